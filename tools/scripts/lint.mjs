@@ -31,7 +31,7 @@ for (const file of walk(path.join(cwd, "src"))) {
   const isPublic = isLibrary && !rel.split(path.sep).includes("internal");
   if (!isPublic) continue;
   lines.forEach((line, i) => {
-    if (!/^export\s+(declare\s+)?(async\s+)?(function|class|const|interface|type|abstract class)\s/.test(line)) return;
+    if (!/^export\s+(declare\s+)?(async\s+)?(function|class|const|interface|type|abstract class)\s/.test(line) || /^export\s+type\s*\{/.test(line)) return;
     let j = i - 1;
     while (j >= 0 && lines[j].trim() === "") j--;
     if (j < 0 || !lines[j].trim().endsWith("*/")) {

@@ -1,0 +1,430 @@
+import { DirectedGraph } from "graphology";
+import { hasCycle } from "graphology-dag";
+import { END } from "./END.js";
+import { GraphConfigError } from "./errors.js";
+import { GateNode, type Target } from "./gates.js";
+import { GraphNode, checkMappable, makeGraphNode } from "./GraphNode.js";
+import { InterruptNode } from "./interrupt.js";
+import { Analysis, type EdgeSpec } from "./internal/analysis.js";
+import { checkName } from "./internal/BaseNode.js";
+import { sha256, stableStringify } from "./internal/hash.js";
+import { renderMermaid } from "./internal/mermaid.js";
+import { didYouMean, quoteList } from "./internal/suggest.js";
+import { validateGraph } from "./internal/validate.js";
+import { FunctionNode } from "./node.js";
+
+/**
+ * Any node a graph can hold.
+ *
+ * @example
+ * ```ts
+ * const nodes: AnyNode[] = [embed, decide, approval, rag.asNode()];
+ * ```
+ */
+export type AnyNode = FunctionNode | GateNode | InterruptNode | GraphNode;
+
+/**
+ * An explicit edge: `[from, to]` carries every value `from` outputs and `to` takes (or only orders them when they
+ * share none); `[from, to, ["x"]]` carries the named values.
+ *
+ * @example
+ * ```ts
+ * const edges: EdgeDefinition[] = [["load", "process", ["config"]], ["warmup", "process"]];
+ * ```
+ */
+export type EdgeDefinition = readonly [from: string, to: string, valueNames?: readonly string[]];
+
+/**
+ * Options of the {@link Graph} constructor.
+ *
+ * @example
+ * ```ts
+ * const options: GraphOptions = { name: "rag", strictTypes: false, completeOnStop: false };
+ * ```
+ */
+export interface GraphOptions {
+  /** Used by `asNode()` and in result paths. */
+  readonly name?: string;
+  /** Require zod schemas on both ends of every data edge and check they are compatible. */
+  readonly strictTypes?: boolean;
+  /** On a stop: keep streaming nodes' partial output and let remaining nodes run (SPEC §4.3). */
+  readonly completeOnStop?: boolean;
+  /** Node(s) where a cycle starts. It never excludes any node from the run. */
+  readonly entrypoint?: string | readonly string[];
+  /** Explicit edges; replaces name inference for data edges. */
+  readonly edges?: readonly EdgeDefinition[];
+}
+
+/**
+ * What a graph needs from the caller. Sets keep node-list order.
+ *
+ * @example
+ * ```ts
+ * const spec: InputSpec = graph.inputs;
+ * spec.required; // Set { "query" }
+ * ```
+ */
+export interface InputSpec {
+  /** No incoming edge, not bound, no default. */
+  readonly required: ReadonlySet<string>;
+  /** Bound, or every consumer has a default. */
+  readonly optional: ReadonlySet<string>;
+  /** First values of cycles (`counter(count) -> count` ⇒ `count`) with no bound value or default. */
+  readonly seeds: ReadonlySet<string>;
+  readonly bound: Readonly<Record<string, unknown>>;
+  /** required ∪ optional ∪ seeds. */
+  readonly all: ReadonlySet<string>;
+}
+
+/**
+ * Attributes of a node in {@link Graph.structure}.
+ *
+ * @example
+ * ```ts
+ * graph.structure.getNodeAttributes("decide").isGate; // true
+ * ```
+ */
+export interface StructureNodeAttributes {
+  readonly node: AnyNode;
+  readonly nodeType: AnyNode["nodeType"];
+  readonly isGate: boolean;
+}
+
+/**
+ * Attributes of an edge in {@link Graph.structure}.
+ *
+ * @example
+ * ```ts
+ * graph.structure.forEachEdge((e, attrs) => console.log(attrs.edgeType, attrs.valueNames));
+ * ```
+ */
+export interface StructureEdgeAttributes {
+  readonly edgeType: "data" | "control" | "ordering";
+  readonly valueNames: readonly string[];
+  /** For control edges: the target's label (`true`/`false` for ifElse, the target name for route). */
+  readonly condition: string | undefined;
+}
+
+interface GraphState {
+  readonly bound: Readonly<Record<string, unknown>>;
+}
+
+const isNode = (value: unknown): value is AnyNode =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { name?: unknown }).name === "string" &&
+  ["function", "route", "branch", "interrupt", "graph"].includes((value as { nodeType?: string }).nodeType ?? "");
+
+/**
+ * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods
+ * are immutable and return new graphs; every build-time problem throws {@link GraphConfigError}.
+ *
+ * @example
+ * ```ts
+ * import { Graph, node } from "@graph/core";
+ * const embed = node({ output: "embedding" }, ({ text }: { text: string }) => [text.length]);
+ * const score = node({ output: "score" }, ({ embedding }: { embedding: number[] }) => embedding[0]);
+ * const graph = new Graph([embed, score], { name: "scoring" });
+ * graph.inputs.required; // Set { "text" }
+ * graph.toMermaid();
+ * ```
+ */
+export class Graph {
+  /** Node name → node, in node-list order. */
+  readonly nodes: ReadonlyMap<string, AnyNode>;
+  readonly name: string | undefined;
+  readonly strictTypes: boolean;
+  readonly completeOnStop: boolean;
+  /** Configured entrypoints. */
+  readonly entrypoint: readonly string[];
+  /** The graphology view: node attrs `node`, `nodeType`, `isGate`; edge attrs `edgeType`, `valueNames`, `condition`. */
+  readonly structure: DirectedGraph<StructureNodeAttributes, StructureEdgeAttributes>;
+  readonly inputs: InputSpec;
+  /** All outputs, node-list order. */
+  readonly outputs: readonly string[];
+  /** Outputs no node of this graph consumes. */
+  readonly leafOutputs: readonly string[];
+  /** @internal The scheduler's view of the graph. */
+  readonly analysis: Analysis;
+
+  readonly #options: GraphOptions;
+  readonly #nodeList: readonly AnyNode[];
+  readonly #edges: readonly EdgeSpec[];
+  #hash: string | undefined;
+  #interruptPaths: readonly string[] | undefined;
+
+  constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
+    if (!Array.isArray(nodes)) throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
+    nodes.forEach((n, i) => {
+      if (!isNode(n)) {
+        throw new GraphConfigError(
+          `Item ${i} of the node list is not a node (got ${n === null ? "null" : typeof n}).\n  How to fix: wrap functions with node(), route(), ifElse() or interrupt(); nest graphs with graph.asNode().`,
+        );
+      }
+    });
+    if (options.name !== undefined) checkName("graph", options.name, `graph '${options.name}'`);
+    this.#options = options;
+    this.#nodeList = nodes;
+    this.name = options.name;
+    this.strictTypes = options.strictTypes ?? false;
+    this.completeOnStop = options.completeOnStop ?? false;
+    const where = this.name === undefined ? "this graph" : `graph '${this.name}'`;
+
+    const byName = new Map<string, AnyNode>();
+    for (const n of nodes) {
+      if (byName.has(n.name)) {
+        throw new GraphConfigError(
+          `Duplicate node name '${n.name}' in ${where}.\n  How to fix: give one of them another name with .withName("…").`,
+          { where: n.name },
+        );
+      }
+      byName.set(n.name, n);
+    }
+    this.nodes = byName;
+
+    const entry = options.entrypoint === undefined ? [] : typeof options.entrypoint === "string" ? [options.entrypoint] : [...options.entrypoint];
+    for (const e of entry) {
+      if (!byName.has(e)) {
+        throw new GraphConfigError(`Unknown entrypoint '${e}' in ${where}.${didYouMean(e, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}`, {
+          where: e,
+        });
+      }
+    }
+    this.entrypoint = entry;
+
+    this.#edges = buildEdges(nodes, byName, options.edges, where);
+    this.structure = new DirectedGraph<StructureNodeAttributes, StructureEdgeAttributes>({ allowSelfLoops: true });
+    for (const n of nodes) this.structure.addNode(n.name, { node: n, nodeType: n.nodeType, isGate: n.isGate });
+    for (const e of this.#edges) {
+      const condition = e.kind === "control" ? controlCondition(byName.get(e.from) as GateNode, e.to) : undefined;
+      if (this.structure.hasEdge(e.from, e.to)) continue;
+      this.structure.addEdge(e.from, e.to, { edgeType: e.kind, valueNames: e.valueNames, condition });
+    }
+
+    const entrySet = new Set(entry);
+    this.analysis = new Analysis(nodes, this.#edges, entrySet, (candidates, component) => pickEntry(byName, candidates, component, entrySet));
+
+    for (const n of nodes) if (n instanceof GraphNode && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
+    validateGraph(this, nodes, where);
+
+    const bound = { ...state.bound };
+    this.inputs = computeInputSpec(nodes, this.analysis, bound);
+    const outputs: string[] = [];
+    for (const n of nodes) for (const o of n.outputs) if (!outputs.includes(o)) outputs.push(o);
+    this.outputs = Object.freeze(outputs);
+    this.leafOutputs = Object.freeze(outputs.filter((o) => (this.analysis.consumers.get(o) ?? []).length === 0));
+  }
+
+  /** True if this level (not nested graphs) has a cycle. */
+  get hasCycles(): boolean {
+    return hasCycle(this.structure);
+  }
+  get hasGates(): boolean {
+    return this.#nodeList.some((n) => n.isGate);
+  }
+  /** True if this graph or a nested one has interrupt nodes. */
+  get hasInterrupts(): boolean {
+    return this.interruptPaths.length > 0;
+  }
+  /** True if any node (here or nested) is async. */
+  get hasAsyncNodes(): boolean {
+    return this.#nodeList.some((n) => (n instanceof FunctionNode && n.isAsync) || (n instanceof GraphNode && n.graph.hasAsyncNodes));
+  }
+  /** Interrupt nodes of this level. */
+  get interruptNodes(): readonly InterruptNode[] {
+    return this.#nodeList.filter((n): n is InterruptNode => n instanceof InterruptNode);
+  }
+  /** Paths of every interrupt, nested ones included (`"review/approval"`). */
+  get interruptPaths(): readonly string[] {
+    this.#interruptPaths ??= this.#nodeList.flatMap((n) =>
+      n instanceof InterruptNode ? [n.name] : n instanceof GraphNode ? n.graph.interruptPaths.map((p) => `${n.name}/${p}`) : [],
+    );
+    return this.#interruptPaths;
+  }
+  /** The explicit or inferred edges. */
+  get edges(): readonly EdgeSpec[] {
+    return this.#edges;
+  }
+
+  /** sha256 of every node's definition hash, the wiring and the options (bound values excluded: they are data). */
+  get definitionHash(): string {
+    this.#hash ??= sha256(
+      stableStringify({
+        name: this.name,
+        nodes: this.#nodeList.map((n) => n.definitionHash),
+        edges: this.#options.edges ?? null,
+        entrypoint: this.entrypoint,
+        strictTypes: this.strictTypes,
+        completeOnStop: this.completeOnStop,
+      }),
+    );
+    return this.#hash;
+  }
+
+  /**
+   * A new graph with these input values bound (merged over earlier binds). Binding a value an edge produces, or
+   * a name that is not an input, is a {@link GraphConfigError}.
+   */
+  bind(values: Readonly<Record<string, unknown>>): Graph {
+    const valid = this.inputs.all;
+    for (const k of Object.keys(values)) {
+      const producers = this.analysis.producers.get(k);
+      if (producers !== undefined && producers.length > 0 && !this.analysis.seedValues.has(k)) {
+        throw new GraphConfigError(
+          `Cannot bind '${k}': it is produced by node '${producers[0]}'.\n  → Edges define the data flow; a bound value would silently override it.\n  How to fix: pass '${k}' in run values to skip '${producers[0]}', or remove that node.`,
+          { where: k },
+        );
+      }
+      if (!valid.has(k)) {
+        throw new GraphConfigError(`Cannot bind '${k}': it is not an input of this graph.${didYouMean(k, valid)}\n  → Valid inputs: ${quoteList(valid)}`, {
+          where: k,
+        });
+      }
+    }
+    return new Graph(this.#nodeList, this.#options, { bound: { ...this.inputs.bound, ...values } });
+  }
+
+  /** A new graph without the given bindings (all of them when no key is given). */
+  unbind(...keys: string[]): Graph {
+    const bound = { ...this.inputs.bound };
+    if (keys.length === 0) for (const k of Object.keys(bound)) delete bound[k];
+    for (const k of keys) delete bound[k];
+    return new Graph(this.#nodeList, this.#options, { bound });
+  }
+
+  /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
+  asNode(options: { readonly name?: string; readonly completeOnStop?: boolean } = {}): GraphNode {
+    const name = options.name ?? this.name;
+    if (name === undefined) {
+      throw new GraphConfigError(
+        "GraphNode requires a name: this graph has none.\n  How to fix: new Graph(nodes, { name: \"rag\" }) or graph.asNode({ name: \"rag\" }).",
+      );
+    }
+    return makeGraphNode(this, name, options.completeOnStop);
+  }
+
+  /** A Mermaid flowchart (paste into Markdown): gates as diamonds, END shown, nested graphs as subgraphs. */
+  toMermaid(): string {
+    return renderMermaid(this);
+  }
+}
+
+function controlCondition(gate: GateNode, target: string): string {
+  if (gate.nodeType === "branch") {
+    const g = gate as unknown as { whenTrue: Target; whenFalse: Target };
+    return g.whenTrue === target ? "true" : "false";
+  }
+  return target;
+}
+
+function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNode>, explicit: GraphOptions["edges"], where: string): EdgeSpec[] {
+  const edges: EdgeSpec[] = [];
+  if (explicit === undefined) {
+    const producers = new Map<string, string[]>();
+    for (const n of nodes) for (const o of n.outputs) (producers.get(o) ?? producers.set(o, []).get(o)!).push(n.name);
+    for (const n of nodes) {
+      const byProducer = new Map<string, string[]>();
+      for (const i of n.inputs) for (const p of producers.get(i) ?? []) (byProducer.get(p) ?? byProducer.set(p, []).get(p)!).push(i);
+      for (const [p, values] of byProducer) edges.push({ from: p, to: n.name, kind: "data", valueNames: values });
+    }
+  } else {
+    for (const [i, def] of explicit.entries()) {
+      const [from, to, names] = def;
+      for (const end of [from, to]) {
+        if (!byName.has(end)) {
+          throw new GraphConfigError(
+            `Explicit edge ${i} [${from} → ${to}] names unknown node '${end}' in ${where}.${didYouMean(end, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}`,
+            { where: end },
+          );
+        }
+      }
+      const source = byName.get(from)!;
+      const target = byName.get(to)!;
+      const carried = names ?? source.outputs.filter((o) => target.inputs.includes(o));
+      for (const v of carried) {
+        if (!source.outputs.includes(v) || !target.inputs.includes(v)) {
+          throw new GraphConfigError(
+            `Explicit edge [${from} → ${to}] carries '${v}', but ${!source.outputs.includes(v) ? `'${from}' does not output it (outputs: ${quoteList(source.outputs)})` : `'${to}' does not take it (inputs: ${quoteList(target.inputs)})`}.`,
+            { where: from },
+          );
+        }
+      }
+      edges.push({ from, to, kind: carried.length === 0 ? "ordering" : "data", valueNames: carried });
+    }
+  }
+  for (const n of nodes) {
+    if (!(n instanceof GateNode)) continue;
+    for (const t of n.targets) {
+      if (t === END) continue;
+      if (!byName.has(t)) {
+        throw new GraphConfigError(
+          `Gate '${n.name}' targets '${t}', but there is no node named '${t}' in ${where}.${didYouMean(t, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}\n  How to fix: add the node, or fix the name in the gate's targets.`,
+          { where: n.name },
+        );
+      }
+      edges.push({ from: n.name, to: t, kind: "control", valueNames: [] });
+    }
+  }
+  return edges;
+}
+
+/**
+ * Entry of a cycle: configured entrypoints first; else, among nodes not held back by a closed gate of the same
+ * cycle, the one with the fewest inputs produced inside the cycle, ties broken by node-list order.
+ */
+function pickEntry(byName: ReadonlyMap<string, AnyNode>, candidates: readonly string[], component: readonly string[], entrypoints: ReadonlySet<string>): readonly string[] {
+  const configured = candidates.filter((c) => entrypoints.has(c));
+  if (configured.length > 0) return configured;
+  const inComponent = new Set(component);
+  const producedInside = new Set(component.flatMap((c) => byName.get(c)!.outputs));
+  const closedByGate = (name: string) =>
+    component.some((g) => {
+      const gate = byName.get(g);
+      return gate instanceof GateNode && !gate.defaultOpen && gate.targets.includes(name);
+    });
+  const open = candidates.filter((c) => !closedByGate(c));
+  if (open.length === 0) return [];
+  let best = open[0]!;
+  let bestScore = Infinity;
+  for (const c of open) {
+    const score = byName.get(c)!.inputs.filter((i) => producedInside.has(i)).length;
+    if (score < bestScore) {
+      best = c;
+      bestScore = score;
+    }
+  }
+  void inComponent;
+  return [best];
+}
+
+function hasDefault(n: AnyNode, input: string): boolean {
+  return n.hasDefault(input);
+}
+
+function computeInputSpec(nodes: readonly AnyNode[], analysis: Analysis, bound: Readonly<Record<string, unknown>>): InputSpec {
+  const required = new Set<string>();
+  const optional = new Set<string>();
+  const seeds = new Set<string>();
+  const external = new Map<string, AnyNode[]>(); // value → consumers that may need it from outside
+  const seedNames = new Set<string>();
+  for (const n of nodes) {
+    const wired = analysis.wiredProducers.get(n.name)!;
+    for (const input of n.inputs) {
+      const producers = [...wired.get(input)!];
+      const fromOutside = producers.length === 0;
+      const onlyFeedback = producers.length > 0 && producers.every((p) => analysis.isFeedback(p, n.name));
+      if (onlyFeedback) seedNames.add(input);
+      if (fromOutside || onlyFeedback) (external.get(input) ?? external.set(input, []).get(input)!).push(n);
+    }
+  }
+  for (const [value, consumers] of external) {
+    const fallback = Object.hasOwn(bound, value) || consumers.every((c) => hasDefault(c, value));
+    if (fallback) optional.add(value);
+    else if (seedNames.has(value)) seeds.add(value);
+    else required.add(value);
+  }
+  const all = new Set<string>();
+  for (const v of external.keys()) all.add(v);
+  return Object.freeze({ required, optional, seeds, bound: Object.freeze({ ...bound }), all });
+}
+

@@ -1,0 +1,167 @@
+import { GraphConfigError } from "./errors.js";
+import type { Graph } from "./Graph.js";
+import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { sha256, stableStringify } from "./internal/hash.js";
+import { quoteList } from "./internal/suggest.js";
+
+/**
+ * How `mapOver` combines several mapped inputs: `zip` pairs items by position (equal lengths required),
+ * `product` runs every combination (first parameter varies slowest).
+ *
+ * @example
+ * ```ts
+ * const mode: MapMode = "product";
+ * ```
+ */
+export type MapMode = "zip" | "product";
+
+/**
+ * The `mapOver` configuration of a GraphNode.
+ *
+ * @example
+ * ```ts
+ * const config: MapOverConfig = { params: ["query"], mode: "zip" };
+ * ```
+ */
+export interface MapOverConfig {
+  /** Public (outer) input names whose values are arrays to iterate. */
+  readonly params: readonly string[];
+  readonly mode: MapMode;
+}
+
+interface GraphNodeSpec extends BaseSpec {
+  readonly graph: Graph;
+  readonly mapOver: MapOverConfig | undefined;
+  readonly completeOnStop: boolean | undefined;
+}
+
+/**
+ * A graph used as a node of another graph. Created by `graph.asNode()`. Its inputs are the inner graph's inputs,
+ * its outputs the inner graph's outputs (rename either side with `withInputs` / `withOutputs`). At run time it
+ * runs the inner graph as a child run; the parent's values hold the projected outputs and, under the node's name,
+ * the child's own `RunResult`.
+ *
+ * @example
+ * ```ts
+ * const rag = new Graph([embed, retrieve], { name: "rag" });
+ * const ragNode = rag.asNode().withInputs({ query: "question" }).mapOver("question");
+ * const outer = new Graph([ragNode, summarize]);
+ * ```
+ */
+export class GraphNode extends BaseNode<GraphNodeSpec> {
+  readonly nodeType = "graph" as const;
+  #hash: string | undefined;
+
+  /** @internal Use `graph.asNode()`. */
+  constructor(spec: GraphNodeSpec) {
+    super(spec);
+    if (spec.mapOver !== undefined) checkMappable(spec.name, spec.graph, spec.mapOver.params);
+  }
+  protected rebuild(spec: GraphNodeSpec): this {
+    const mapOver = spec.mapOver;
+    // Keep mapOver pointing at the same ports after input renames.
+    if (mapOver !== undefined && spec.inputs !== this.spec.inputs) {
+      const byOriginal = new Map(this.spec.inputs.map((p) => [p.name, p.original]));
+      const params = mapOver.params.map((name) => spec.inputs.find((p) => p.original === byOriginal.get(name))!.name);
+      return new GraphNode({ ...spec, mapOver: { ...mapOver, params } }) as this;
+    }
+    return new GraphNode(spec) as this;
+  }
+
+  /** The inner graph. */
+  get graph(): Graph {
+    return this.spec.graph;
+  }
+  get mapOverConfig(): MapOverConfig | undefined {
+    return this.spec.mapOver;
+  }
+  /** This boundary's `completeOnStop` (the `asNode` override, else the inner graph's setting). */
+  get completeOnStop(): boolean {
+    return this.spec.completeOnStop ?? this.spec.graph.completeOnStop;
+  }
+  /** True when the inner graph has async nodes. */
+  get isAsync(): boolean {
+    return this.spec.graph.hasAsyncNodes;
+  }
+
+  /** Inner name of a public input. */
+  innerInput(name: string): string | undefined {
+    return this.originalInput(name);
+  }
+  /** Inner name of a public output. */
+  innerOutput(name: string): string | undefined {
+    return this.spec.outputs.find((p) => p.name === name)?.original;
+  }
+  /** Public name of an inner output, if exposed. */
+  outerOutput(inner: string): string | undefined {
+    return this.spec.outputs.find((p) => p.original === inner)?.name;
+  }
+  /** Public name of an inner input. */
+  outerInput(inner: string): string | undefined {
+    return this.spec.inputs.find((p) => p.original === inner)?.name;
+  }
+
+  /** An input has a default when the inner graph has a fallback for it (bound value or node default). */
+  hasDefault(input: string): boolean {
+    const inner = this.innerInput(input);
+    return inner !== undefined && this.spec.graph.inputs.optional.has(inner);
+  }
+
+  /**
+   * Runs the inner graph once per item of the given (public) inputs; each output becomes an array in item order,
+   * unmapped inputs are broadcast. `zip` requires equal lengths; `product` is cartesian; `[]` gives `[]` outputs.
+   */
+  mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): GraphNode {
+    const list = typeof params === "string" ? [params] : [...params];
+    if (list.length === 0) throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, { where: this.name });
+    for (const p of list) {
+      if (!this.inputs.includes(p)) {
+        throw new GraphConfigError(
+          `GraphNode '${this.name}' cannot map over '${p}': it is not one of its inputs (${quoteList(this.inputs)}).`,
+          { where: this.name },
+        );
+      }
+    }
+    return new GraphNode({ ...this.spec, mapOver: { params: list, mode: options.mode ?? "zip" } });
+  }
+
+  get definitionHash(): string {
+    this.#hash ??= sha256(
+      stableStringify({
+        kind: "graph",
+        name: this.spec.name,
+        graph: this.spec.graph.definitionHash,
+        inputs: this.spec.inputs,
+        outputs: this.spec.outputs,
+        mapOver: this.spec.mapOver,
+        completeOnStop: this.spec.completeOnStop,
+      }),
+    );
+    return this.#hash;
+  }
+}
+
+/** Rule 5 of SPEC §2.5: a graph with interrupts can't be mapped. */
+export function checkMappable(where: string, graph: Graph, params: readonly string[] | undefined): void {
+  const found = graph.interruptPaths;
+  if (found.length === 0) return;
+  throw new GraphConfigError(
+    `GraphNode '${where}' maps over ${quoteList(params ?? [])}, but its graph contains interrupts: ${quoteList(found)}.\n` +
+      `  → mapOver runs the graph many times in one batch, while an interrupt pauses for a human; they can't mix.\n` +
+      `  How to fix: run the graph with runner.run() in a loop, one item at a time, instead of mapOver/runner.map.`,
+    { where },
+  );
+}
+
+/** @internal Creates the GraphNode for `graph.asNode()`. */
+export function makeGraphNode(graph: Graph, name: string, completeOnStop: boolean | undefined): GraphNode {
+  return new GraphNode({
+    name,
+    inputs: [...graph.inputs.all].map((n) => ({ name: n, original: n })),
+    outputs: graph.outputs.map((n) => ({ name: n, original: n })),
+    history: [],
+    graph,
+    mapOver: undefined,
+    completeOnStop,
+  });
+}

@@ -1,0 +1,313 @@
+import { END, type End } from "./END.js";
+import { GraphConfigError, RoutingError } from "./errors.js";
+import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { sha256, stableStringify } from "./internal/hash.js";
+import { detectMode } from "./internal/params.js";
+import { didYouMean, quoteList } from "./internal/suggest.js";
+import { resolveInputs, resolveName, type NodeFunction } from "./node.js";
+
+/**
+ * A gate target: a node name or {@link END}.
+ *
+ * @example
+ * ```ts
+ * const targets: Target[] = ["retrieve", END];
+ * ```
+ */
+export type Target = string | End;
+
+interface GateSpec extends BaseSpec {
+  readonly fn: NodeFunction;
+  readonly targets: readonly Target[];
+  readonly multiTarget: boolean;
+  readonly fallback: Target | undefined;
+  readonly defaultOpen: boolean;
+  readonly implicitDefaults: ReadonlySet<string>;
+  /** ifElse only. */
+  readonly whenTrue?: Target;
+  readonly whenFalse?: Target;
+}
+
+const targetLabel = (t: Target): string => (t === END ? "END" : `'${t}'`);
+
+/**
+ * Shared behaviour of `route` and `ifElse` gates: synchronous functions that choose which targets run next.
+ * Gates produce no data outputs.
+ *
+ * @example
+ * ```ts
+ * const gate: GateNode = route({ targets: ["a", END] }, ({ n }: { n: number }) => (n > 3 ? END : "a"));
+ * gate.targets; // ["a", END]
+ * ```
+ */
+export abstract class GateNode extends BaseNode<GateSpec> {
+  #hash: string | undefined;
+
+  /** Declared targets (node names and possibly END). */
+  get targets(): readonly Target[] {
+    return this.spec.targets;
+  }
+  get multiTarget(): boolean {
+    return this.spec.multiTarget;
+  }
+  get fallback(): Target | undefined {
+    return this.spec.fallback;
+  }
+  /** Before the gate has decided, may its targets (inside the same cycle) run? */
+  get defaultOpen(): boolean {
+    return this.spec.defaultOpen;
+  }
+  get fn(): NodeFunction {
+    return this.spec.fn;
+  }
+  /** True when the input has a default in the destructuring pattern. */
+  hasDefault(input: string): boolean {
+    const original = this.originalInput(input);
+    return original !== undefined && this.spec.implicitDefaults.has(original);
+  }
+  get definitionHash(): string {
+    this.#hash ??= sha256(
+      stableStringify({
+        kind: this.nodeType,
+        source: Function.prototype.toString.call(this.spec.fn),
+        name: this.spec.name,
+        inputs: this.spec.inputs,
+        targets: this.spec.targets.map((t) => (t === END ? "@END" : t)),
+        multiTarget: this.spec.multiTarget,
+        fallback: this.spec.fallback === END ? "@END" : this.spec.fallback,
+        defaultOpen: this.spec.defaultOpen,
+      }),
+    );
+    return this.#hash;
+  }
+
+  /** Converts the function's raw return value into a decision; throws {@link RoutingError} for bad values. */
+  protected abstract normalize(raw: unknown): readonly Target[] | null;
+
+  /**
+   * Calls the gate function and returns its decision: a list of targets (possibly `[END]`), or `null` for no
+   * decision. Throws {@link RoutingError} on an undeclared target or a non-synchronous result.
+   */
+  decide(inputs: Readonly<Record<string, unknown>>, ctx: unknown): readonly Target[] | null {
+    const args: Record<string, unknown> = {};
+    for (const p of this.spec.inputs) if (Object.hasOwn(inputs, p.name)) args[p.original] = inputs[p.name];
+    const raw = this.spec.fn(args, ctx as never);
+    if (raw !== null && typeof raw === "object" && typeof (raw as { then?: unknown }).then === "function") {
+      throw new RoutingError(
+        `Gate '${this.name}' returned a Promise. Gate functions must be synchronous.\n  How to fix: do the async work in a node before the gate and route on its output.`,
+        this.name,
+        raw,
+      );
+    }
+    return this.normalize(raw);
+  }
+
+  protected checkTarget(value: unknown): Target {
+    if (value === END) return END;
+    if (typeof value === "string" && this.spec.targets.includes(value)) return value;
+    const names = this.spec.targets.filter((t): t is string => t !== END);
+    const hint =
+      value === "END"
+        ? " Return the END sentinel (import { END } from \"@graph/core\"), not the string \"END\"."
+        : typeof value === "string"
+          ? didYouMean(value, names)
+          : "";
+    throw new RoutingError(
+      `Gate '${this.name}' returned ${typeof value === "string" ? `'${value}'` : String(value)}, which is not one of its targets (${this.spec.targets.map(targetLabel).join(", ")}).${hint}`,
+      this.name,
+      value,
+    );
+  }
+}
+
+/**
+ * A routing gate created with {@link route}.
+ *
+ * @example
+ * ```ts
+ * const r: RouteNode = route({ targets: ["retrieve", END] }, ({ done }: { done: boolean }) => (done ? END : "retrieve"));
+ * ```
+ */
+export class RouteNode extends GateNode {
+  readonly nodeType = "route" as const;
+  /** @internal Use {@link route}. */
+  constructor(spec: GateSpec) {
+    super(spec);
+  }
+  protected rebuild(spec: GateSpec): this {
+    return new RouteNode(spec) as this;
+  }
+  protected normalize(raw: unknown): readonly Target[] | null {
+    if (raw === undefined || raw === null) return this.spec.fallback === undefined ? null : [this.spec.fallback];
+    if (this.spec.multiTarget) {
+      if (!Array.isArray(raw)) {
+        throw new RoutingError(`Gate '${this.name}' has multiTarget: true and must return an array of targets, got ${typeof raw}.`, this.name, raw);
+      }
+      const out = raw.map((t) => this.checkTarget(t));
+      return out.length === 0 ? (this.spec.fallback === undefined ? null : [this.spec.fallback]) : [...new Set(out)];
+    }
+    if (Array.isArray(raw)) {
+      throw new RoutingError(`Gate '${this.name}' returned an array; set multiTarget: true to route to several targets.`, this.name, raw);
+    }
+    return [this.checkTarget(raw)];
+  }
+}
+
+/**
+ * A boolean gate created with {@link ifElse}.
+ *
+ * @example
+ * ```ts
+ * const b: IfElseNode = ifElse({ whenTrue: "fast", whenFalse: "slow" }, ({ hit }: { hit: boolean }) => hit);
+ * ```
+ */
+export class IfElseNode extends GateNode {
+  readonly nodeType = "branch" as const;
+  /** @internal Use {@link ifElse}. */
+  constructor(spec: GateSpec) {
+    super(spec);
+  }
+  protected rebuild(spec: GateSpec): this {
+    return new IfElseNode(spec) as this;
+  }
+  get whenTrue(): Target {
+    return this.spec.whenTrue!;
+  }
+  get whenFalse(): Target {
+    return this.spec.whenFalse!;
+  }
+  protected normalize(raw: unknown): readonly Target[] | null {
+    if (raw === true) return [this.spec.whenTrue!];
+    if (raw === false) return [this.spec.whenFalse!];
+    throw new RoutingError(
+      `Gate '${this.name}' (ifElse) must return a boolean, got ${raw === null ? "null" : typeof raw} (${String(raw)}).\n  How to fix: return a comparison, e.g. \`return score > 0.5\`.`,
+      this.name,
+      raw,
+    );
+  }
+}
+
+/**
+ * Options of {@link route}.
+ *
+ * @example
+ * ```ts
+ * const opts: RouteOptions = { targets: ["a", "b", END], fallback: "a" };
+ * ```
+ */
+export interface RouteOptions {
+  readonly targets: readonly Target[];
+  readonly name?: string;
+  readonly inputs?: readonly string[];
+  /** Used when the function returns `undefined`. */
+  readonly fallback?: Target;
+  /** Return an array of targets that run in parallel. */
+  readonly multiTarget?: boolean;
+  /** Before the gate has decided, may its targets inside the same cycle run? Default true. */
+  readonly defaultOpen?: boolean;
+}
+
+/**
+ * Options of {@link ifElse}.
+ *
+ * @example
+ * ```ts
+ * const opts: IfElseOptions = { whenTrue: "fastPath", whenFalse: "fullRag" };
+ * ```
+ */
+export interface IfElseOptions {
+  readonly whenTrue: Target;
+  readonly whenFalse: Target;
+  readonly name?: string;
+  readonly inputs?: readonly string[];
+  readonly defaultOpen?: boolean;
+}
+
+function gateSpec(kind: string, name: string | undefined, inputs: readonly string[] | undefined, fn: NodeFunction) {
+  if (typeof fn !== "function") throw new GraphConfigError(`${kind}() expects a function as its second argument, got ${typeof fn}.`);
+  const resolved = resolveName(kind, name, fn);
+  const mode = detectMode(fn as never);
+  if (mode !== "sync") {
+    throw new GraphConfigError(
+      `Gate '${resolved}' is ${mode}; gate functions must be synchronous.\n  How to fix: do the async work in a node before the gate and route on its output.`,
+      { where: resolved },
+    );
+  }
+  const { ports, implicitDefaults } = resolveInputs("gate", resolved, inputs, fn);
+  return { name: resolved, inputs: ports, outputs: [], history: [], fn, implicitDefaults };
+}
+
+function checkTargets(name: string, targets: readonly Target[]): void {
+  for (const t of targets) {
+    if (t === END) continue;
+    if (typeof t !== "string") throw new GraphConfigError(`Gate '${name}' has a target that is not a name or END: ${String(t)}.`, { where: name });
+    if (t === "END") {
+      throw new GraphConfigError(`Gate '${name}' lists the string "END" as a target.\n  How to fix: use the END sentinel: import { END } from "@graph/core".`, {
+        where: name,
+      });
+    }
+    if (t === name) throw new GraphConfigError(`Gate '${name}' targets itself; a gate can't route to itself.`, { where: name });
+  }
+}
+
+/**
+ * Creates a routing gate: a synchronous function that returns a target name, `END`, `undefined` (→ `fallback`,
+ * else nothing runs), or with `multiTarget: true` an array of targets that run in parallel.
+ *
+ * @example
+ * ```ts
+ * import { route, END } from "@graph/core";
+ * const decide = route({ targets: ["retrieve", END] }, function decide({ messages }: { messages: string[] }) {
+ *   return messages.length > 10 ? END : "retrieve";
+ * });
+ * ```
+ */
+export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
+  const base = gateSpec("route", options.name, options.inputs, fn);
+  const targets = [...options.targets];
+  if (targets.length === 0) throw new GraphConfigError(`Gate '${base.name}' declares no targets.`, { where: base.name });
+  checkTargets(base.name, targets);
+  if (options.fallback !== undefined && !targets.includes(options.fallback)) {
+    throw new GraphConfigError(
+      `Gate '${base.name}' has fallback ${targetLabel(options.fallback)}, which is not one of its targets (${quoteList(targets.map((t) => (t === END ? "END" : t)))}).`,
+      { where: base.name },
+    );
+  }
+  return new RouteNode({
+    ...base,
+    targets,
+    multiTarget: options.multiTarget ?? false,
+    fallback: options.fallback,
+    defaultOpen: options.defaultOpen ?? true,
+  });
+}
+
+/**
+ * Creates a boolean gate: the function returns `true` (→ `whenTrue`) or `false` (→ `whenFalse`); anything else is
+ * a {@link RoutingError}.
+ *
+ * @example
+ * ```ts
+ * import { ifElse } from "@graph/core";
+ * const check = ifElse({ whenTrue: "fastPath", whenFalse: "fullRag" }, function check({ query }: { query: string }) {
+ *   return query.length < 20;
+ * });
+ * ```
+ */
+export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
+  const base = gateSpec("ifElse", options.name, options.inputs, fn);
+  const targets: Target[] = [options.whenTrue, options.whenFalse];
+  checkTargets(base.name, targets);
+  if (options.whenTrue === options.whenFalse) {
+    throw new GraphConfigError(`Gate '${base.name}' has the same target for true and false; use a plain edge instead.`, { where: base.name });
+  }
+  return new IfElseNode({
+    ...base,
+    targets,
+    multiTarget: false,
+    fallback: undefined,
+    defaultOpen: options.defaultOpen ?? true,
+    whenTrue: options.whenTrue,
+    whenFalse: options.whenFalse,
+  });
+}

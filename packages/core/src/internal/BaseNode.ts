@@ -1,0 +1,142 @@
+import { GraphConfigError, RenameError } from "../errors.js";
+import { quoteList } from "./suggest.js";
+
+/** A public port name and the name the node's function (or inner graph) knows it by. */
+export interface Port {
+  readonly name: string;
+  readonly original: string;
+}
+
+export interface RenameEntry {
+  readonly kind: "inputs" | "outputs";
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface BaseSpec {
+  readonly name: string;
+  readonly inputs: readonly Port[];
+  readonly outputs: readonly Port[];
+  readonly history: readonly RenameEntry[];
+}
+
+export type NodeType = "function" | "route" | "branch" | "interrupt" | "graph";
+
+/** Why a name is unusable, or undefined when it is fine. */
+export function nameProblem(name: string): string | undefined {
+  if (name.length === 0) return "it is empty";
+  if (name.includes("/")) return "it contains '/', which separates levels in result paths ('rag/docs')";
+  if (name.includes(".")) return "it contains '.', which is reserved";
+  if (name === "END") return "'END' is reserved for the END routing sentinel";
+  return undefined;
+}
+
+export function checkName(kind: string, name: string, where: string): void {
+  const problem = nameProblem(name);
+  if (problem !== undefined) {
+    throw new GraphConfigError(
+      `Invalid ${kind} name '${name}' in ${where}: ${problem}.\n  How to fix: use letters, digits, '_' or '-' (e.g. '${name.replace(/[/.]/g, "_") || "my_name"}').`,
+      { where },
+    );
+  }
+}
+
+export function checkPorts(nodeName: string, kind: "input" | "output", ports: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const p of ports) {
+    checkName(kind, p, `node '${nodeName}'`);
+    if (seen.has(p)) {
+      throw new GraphConfigError(`Node '${nodeName}' declares ${kind} '${p}' twice.\n  How to fix: give each ${kind} a distinct name.`, {
+        where: nodeName,
+      });
+    }
+    seen.add(p);
+  }
+}
+
+/**
+ * Shared behaviour of every node: names, ports, immutable renames with history.
+ * Subclasses keep their whole configuration in one frozen spec and rebuild from a patched copy.
+ */
+export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
+  /** @internal */
+  readonly spec: S;
+  abstract readonly nodeType: NodeType;
+  readonly name: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+
+  protected constructor(spec: S) {
+    checkName("node", spec.name, `node '${spec.name}'`);
+    checkPorts(spec.name, "input", spec.inputs.map((p) => p.name));
+    checkPorts(spec.name, "output", spec.outputs.map((p) => p.name));
+    this.spec = Object.freeze({ ...spec });
+    this.name = spec.name;
+    this.inputs = Object.freeze(spec.inputs.map((p) => p.name));
+    this.outputs = Object.freeze(spec.outputs.map((p) => p.name));
+  }
+
+  /** True for `route` and `ifElse` nodes. */
+  get isGate(): boolean {
+    return this.nodeType === "route" || this.nodeType === "branch";
+  }
+
+  /** @internal Builds a node of the same class from a new spec. */
+  protected abstract rebuild(spec: S): this;
+
+  /** A copy of this node with another name. */
+  withName(name: string): this {
+    return this.rebuild({ ...this.spec, name });
+  }
+
+  /** A copy with inputs renamed (`{ old: "new" }`); all renames of one call apply at once, so `{ a: "b", b: "a" }` swaps. */
+  withInputs(renames: Readonly<Record<string, string>>): this {
+    return this.rebuild({ ...this.spec, ...this.renamed("inputs", renames) });
+  }
+
+  /** A copy with outputs renamed (`{ old: "new" }`). */
+  withOutputs(renames: Readonly<Record<string, string>>): this {
+    return this.rebuild({ ...this.spec, ...this.renamed("outputs", renames) });
+  }
+
+  /** The original (function-side) name of a public input. */
+  originalInput(name: string): string | undefined {
+    return this.spec.inputs.find((p) => p.name === name)?.original;
+  }
+
+  private renamed(kind: "inputs" | "outputs", renames: Readonly<Record<string, string>>): Pick<BaseSpec, "inputs" | "outputs" | "history"> {
+    const ports = this.spec[kind];
+    const current = new Set(ports.map((p) => p.name));
+    for (const from of Object.keys(renames)) {
+      if (!current.has(from)) throw this.unknownPort(kind, from);
+    }
+    const next = ports.map((p) => (Object.hasOwn(renames, p.name) ? { name: renames[p.name]!, original: p.original } : p));
+    const history = [
+      ...this.spec.history,
+      ...Object.entries(renames)
+        .filter(([from, to]) => from !== to)
+        .map(([from, to]) => ({ kind, from, to })),
+    ];
+    return { inputs: this.spec.inputs, outputs: this.spec.outputs, [kind]: next, history } as Pick<BaseSpec, "inputs" | "outputs" | "history">;
+  }
+
+  private unknownPort(kind: "inputs" | "outputs", port: string): RenameError {
+    const singular = kind === "inputs" ? "input" : "output";
+    const current = this.spec[kind].map((p) => p.name);
+    // Follow the rename chain so the message says what the name became.
+    let became: string | undefined;
+    let probe = port;
+    for (const entry of this.spec.history) {
+      if (entry.kind === kind && entry.from === probe) {
+        became = entry.to;
+        probe = entry.to;
+      }
+    }
+    const history = became !== undefined ? `\n  → '${port}' was renamed to '${became}'; rename '${became}' instead.` : "";
+    return new RenameError(
+      `Cannot rename ${singular} '${port}' of node '${this.name}': it has no such ${singular}.${history}\n  → Current ${kind}: ${quoteList(current)}`,
+      this.name,
+      port,
+    );
+  }
+}

@@ -1,0 +1,246 @@
+import { DirectedGraph } from "graphology";
+import { stronglyConnectedComponents } from "graphology-components";
+
+/** Minimal view of a node the analysis needs. */
+export interface AnalysisNode {
+  readonly name: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  readonly isGate: boolean;
+  readonly targets?: readonly unknown[];
+  readonly defaultOpen?: boolean;
+}
+
+export interface EdgeSpec {
+  readonly from: string;
+  readonly to: string;
+  readonly kind: "data" | "control" | "ordering";
+  readonly valueNames: readonly string[];
+}
+
+const key = (from: string, to: string) => `${from}\u0000${to}`;
+
+/**
+ * Everything the scheduler needs to know about a graph's shape, computed once per graph:
+ * strongly connected components, entry nodes, feedback edges, seeds, a deterministic acyclic order and
+ * (lazily, memoised) reachability used by the staleness exemptions and the "upstream first" rule.
+ */
+export class Analysis {
+  readonly order: readonly string[];
+  readonly position: ReadonlyMap<string, number>;
+  /** value name → producers (node-list order). */
+  readonly producers: ReadonlyMap<string, readonly string[]>;
+  /** node → input → wired producers. */
+  readonly wiredProducers: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  /** value name → nodes that consume it through a data edge or as a graph input. */
+  readonly consumers: ReadonlyMap<string, readonly string[]>;
+  /** node → gates that target it. */
+  readonly controllers: ReadonlyMap<string, readonly string[]>;
+  /** node → component id. */
+  readonly componentOf: ReadonlyMap<string, number>;
+  readonly components: readonly (readonly string[])[];
+  /** Components that are cycles (more than one node, or a node with a self edge). */
+  readonly cyclic: ReadonlySet<number>;
+  /** Component id → its entry node(s). */
+  readonly entries: ReadonlyMap<number, readonly string[]>;
+  /** Edge keys (from, to) that close a cycle into its entry. */
+  readonly feedback: ReadonlySet<string>;
+  /** Values carried by feedback data edges: the cycles' first values. */
+  readonly seedValues: ReadonlySet<string>;
+  /** node → seeds of the cycles it belongs to that it produces. */
+  readonly ownCycleSeeds: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Topological position with feedback edges removed (ties broken by node-list order). */
+  readonly acyclicIndex: ReadonlyMap<string, number>;
+  /** Topological position of each component in the condensation. */
+  readonly componentIndex: ReadonlyMap<number, number>;
+
+  readonly #succ = new Map<string, string[]>(); // acyclic successors
+  readonly #compSucc = new Map<number, Set<number>>();
+  readonly #descendants = new Map<string, Set<string>>();
+  readonly #compDescendants = new Map<number, Set<number>>();
+
+  constructor(nodes: readonly AnalysisNode[], edges: readonly EdgeSpec[], entrypoints: ReadonlySet<string>, pickEntry: (candidates: readonly string[], component: readonly string[]) => readonly string[]) {
+    this.order = nodes.map((n) => n.name);
+    this.position = new Map(this.order.map((n, i) => [n, i]));
+    const byName = new Map(nodes.map((n) => [n.name, n]));
+
+    const producers = new Map<string, string[]>();
+    for (const n of nodes) for (const o of n.outputs) (producers.get(o) ?? producers.set(o, []).get(o)!).push(n.name);
+    this.producers = producers;
+
+    const wired = new Map<string, Map<string, Set<string>>>();
+    const consumers = new Map<string, string[]>();
+    for (const n of nodes) {
+      wired.set(n.name, new Map(n.inputs.map((i) => [i, new Set<string>()])));
+      for (const i of n.inputs) (consumers.get(i) ?? consumers.set(i, []).get(i)!).push(n.name);
+    }
+    const controllers = new Map<string, string[]>(nodes.map((n) => [n.name, []]));
+    const g = new DirectedGraph({ allowSelfLoops: true });
+    for (const n of nodes) g.addNode(n.name);
+    const succ = new Map<string, Set<string>>(nodes.map((n) => [n.name, new Set()]));
+    for (const e of edges) {
+      if (e.kind === "data") for (const v of e.valueNames) wired.get(e.to)!.get(v)?.add(e.from);
+      if (e.kind === "control") controllers.get(e.to)!.push(e.from);
+      if (!g.hasEdge(e.from, e.to)) g.addEdge(e.from, e.to);
+      succ.get(e.from)!.add(e.to);
+    }
+    this.wiredProducers = wired;
+    this.consumers = consumers;
+    this.controllers = controllers;
+
+    // Components, in a deterministic topological order of the condensation.
+    const rawComponents = stronglyConnectedComponents(g) as string[][];
+    const componentOf = new Map<string, number>();
+    const comps = rawComponents.map((c) => [...c].sort((a, b) => this.position.get(a)! - this.position.get(b)!));
+    comps.sort((a, b) => this.position.get(a[0]!)! - this.position.get(b[0]!)!);
+    comps.forEach((c, i) => c.forEach((n) => componentOf.set(n, i)));
+    this.componentOf = componentOf;
+    this.components = comps;
+    const cyclic = new Set<number>();
+    comps.forEach((c, i) => {
+      if (c.length > 1 || succ.get(c[0]!)!.has(c[0]!)) cyclic.add(i);
+    });
+    this.cyclic = cyclic;
+    for (const [from, tos] of succ) {
+      for (const to of tos) {
+        const a = componentOf.get(from)!;
+        const b = componentOf.get(to)!;
+        if (a !== b) (this.#compSucc.get(a) ?? this.#compSucc.set(a, new Set()).get(a)!).add(b);
+      }
+    }
+    this.componentIndex = kahn(
+      comps.map((_, i) => i),
+      (i) => this.#compSucc.get(i) ?? [],
+      (i) => this.position.get(comps[i]![0]!)!,
+    );
+
+    // Break cycles: pick an entry per cyclic component, drop the edges into it from inside, recurse.
+    const feedback = new Set<string>();
+    const entries = new Map<number, string[]>();
+    const breakCycles = (members: readonly string[], top: number | undefined) => {
+      const memberSet = new Set(members);
+      const sub = new DirectedGraph({ allowSelfLoops: true });
+      for (const m of members) sub.addNode(m);
+      for (const m of members) for (const t of succ.get(m)!) if (memberSet.has(t) && !feedback.has(key(m, t)) && !sub.hasEdge(m, t)) sub.addEdge(m, t);
+      for (const raw of stronglyConnectedComponents(sub) as string[][]) {
+        const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+        const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
+        if (comp.length === 1 && !selfLoop) continue;
+        const compSet = new Set(comp);
+        const chosen = pickEntry(
+          comp.filter((n) => entrypoints.has(n)).length > 0 ? comp.filter((n) => entrypoints.has(n)) : comp,
+          comp,
+        );
+        if (top !== undefined && !entries.has(top)) entries.set(top, [...chosen]);
+        for (const entry of chosen) for (const m of comp) if (sub.hasEdge(m, entry)) feedback.add(key(m, entry));
+        void compSet;
+        breakCycles(comp, undefined);
+      }
+    };
+    for (const i of cyclic) {
+      breakCycles(comps[i]!, i);
+    }
+    this.feedback = feedback;
+    this.entries = entries;
+
+    const seeds = new Set<string>();
+    const ownCycleSeeds = new Map<string, Set<string>>();
+    for (const e of edges) {
+      if (e.kind !== "data" || !feedback.has(key(e.from, e.to))) continue;
+      for (const v of e.valueNames) {
+        seeds.add(v);
+        // Every producer of the seed inside the same component "owns" it: supplying it does not skip them.
+        const comp = componentOf.get(e.to)!;
+        for (const p of producers.get(v) ?? []) {
+          if (componentOf.get(p) === comp) (ownCycleSeeds.get(p) ?? ownCycleSeeds.set(p, new Set()).get(p)!).add(v);
+        }
+      }
+    }
+    this.seedValues = seeds;
+    this.ownCycleSeeds = ownCycleSeeds;
+
+    for (const [from, tos] of succ) this.#succ.set(from, [...tos].filter((t) => !feedback.has(key(from, t))));
+    this.acyclicIndex = kahn(this.order, (n) => this.#succ.get(n)!, (n) => this.position.get(n)!);
+    void byName;
+  }
+
+  /** Is `edge` (from → to) a feedback edge? */
+  isFeedback(from: string, to: string): boolean {
+    return this.feedback.has(key(from, to));
+  }
+
+  /** Is `b` reachable from `a` once feedback edges are removed? (Used by the downstream-producer exemption.) */
+  reachesAcyclic(a: string, b: string): boolean {
+    if (a === b) return false;
+    if (this.acyclicIndex.get(a)! > this.acyclicIndex.get(b)!) return false;
+    let set = this.#descendants.get(a);
+    if (set === undefined) {
+      set = new Set();
+      const stack = [...this.#succ.get(a)!];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        if (set.has(n)) continue;
+        set.add(n);
+        stack.push(...this.#succ.get(n)!);
+      }
+      this.#descendants.set(a, set);
+    }
+    return set.has(b);
+  }
+
+  /**
+   * Must `b` wait while `a` is ready? True when `a`'s component comes before `b`'s in the condensation (a loop
+   * settles before anything downstream of it starts), or, inside one component, when `a` reaches `b` without
+   * feedback edges.
+   */
+  isUpstream(a: string, b: string): boolean {
+    const ca = this.componentOf.get(a)!;
+    const cb = this.componentOf.get(b)!;
+    if (ca === cb) return this.reachesAcyclic(a, b);
+    if (this.componentIndex.get(ca)! > this.componentIndex.get(cb)!) return false;
+    let set = this.#compDescendants.get(ca);
+    if (set === undefined) {
+      set = new Set();
+      const stack = [...(this.#compSucc.get(ca) ?? [])];
+      while (stack.length > 0) {
+        const c = stack.pop()!;
+        if (set.has(c)) continue;
+        set.add(c);
+        stack.push(...(this.#compSucc.get(c) ?? []));
+      }
+      this.#compDescendants.set(ca, set);
+    }
+    return set.has(cb);
+  }
+
+  /** Are both nodes in the same cyclic component? */
+  sameCycle(a: string, b: string): boolean {
+    const c = this.componentOf.get(a);
+    return c !== undefined && c === this.componentOf.get(b) && this.cyclic.has(c);
+  }
+}
+
+/** Kahn's algorithm with deterministic tie-breaking; returns item → position. */
+function kahn<T>(items: readonly T[], next: (item: T) => Iterable<T>, rank: (item: T) => number): Map<T, number> {
+  const indegree = new Map<T, number>(items.map((i) => [i, 0]));
+  for (const i of items) for (const j of next(i)) indegree.set(j, (indegree.get(j) ?? 0) + 1);
+  const ready = items.filter((i) => indegree.get(i) === 0).sort((a, b) => rank(a) - rank(b));
+  const out = new Map<T, number>();
+  while (ready.length > 0) {
+    const item = ready.shift()!;
+    out.set(item, out.size);
+    for (const j of next(item)) {
+      const d = indegree.get(j)! - 1;
+      indegree.set(j, d);
+      if (d === 0) {
+        const r = rank(j);
+        let at = ready.findIndex((x) => rank(x) > r);
+        if (at < 0) at = ready.length;
+        ready.splice(at, 0, j);
+      }
+    }
+  }
+  // Anything left is in a cycle that feedback edges did not break (should not happen); append in rank order.
+  for (const i of [...items].sort((a, b) => rank(a) - rank(b))) if (!out.has(i)) out.set(i, out.size);
+  return out;
+}

@@ -1,0 +1,76 @@
+import { END } from "../END.js";
+import { GateNode } from "../gates.js";
+import type { Graph } from "../Graph.js";
+import { GraphNode } from "../GraphNode.js";
+
+const label = (text: string) => `"${text.replace(/"/g, "#quot;")}"`;
+
+function shape(id: string, name: string, kind: string): string {
+  switch (kind) {
+    case "route":
+    case "branch":
+      return `${id}{${label(name)}}`;
+    case "interrupt":
+      return `${id}[/${label(name)}/]`;
+    default:
+      return `${id}[${label(name)}]`;
+  }
+}
+
+/** Renders a graph (and nested graphs as subgraphs) as a Mermaid flowchart. */
+export function renderMermaid(graph: Graph): string {
+  const lines = ["flowchart TD"];
+  let endUsed = false;
+  const endId = "graph_END";
+  const inputIds = new Map<string, string>();
+
+  const emit = (g: Graph, prefix: string, indent: string): Map<string, string> => {
+    const ids = new Map<string, string>();
+    let i = 0;
+    for (const n of g.nodes.values()) ids.set(n.name, `${prefix}n${i++}`);
+    for (const n of g.nodes.values()) {
+      const id = ids.get(n.name)!;
+      if (n instanceof GraphNode) {
+        const title = n.mapOverConfig ? `${n.name} (map over ${n.mapOverConfig.params.join(", ")})` : n.name;
+        lines.push(`${indent}subgraph ${id} [${label(title)}]`);
+        emit(n.graph, `${id}_`, `${indent}  `);
+        lines.push(`${indent}end`);
+      } else {
+        lines.push(`${indent}${shape(id, n.name, n.nodeType)}`);
+      }
+    }
+    for (const e of g.edges) {
+      const from = ids.get(e.from)!;
+      const to = ids.get(e.to)!;
+      if (e.kind === "data") lines.push(`${indent}${from} -->|${label(e.valueNames.join(", "))}| ${to}`);
+      else if (e.kind === "ordering") lines.push(`${indent}${from} ==> ${to}`);
+      else {
+        const gate = g.nodes.get(e.from) as GateNode;
+        const cond = gate.nodeType === "branch" ? ((gate as unknown as { whenTrue: unknown }).whenTrue === e.to ? "true" : "false") : e.to;
+        lines.push(`${indent}${from} -.->|${label(cond)}| ${to}`);
+      }
+    }
+    for (const n of g.nodes.values()) {
+      if (!(n instanceof GateNode) || !n.targets.includes(END)) continue;
+      endUsed = true;
+      const cond = n.nodeType === "branch" ? ((n as unknown as { whenTrue: unknown }).whenTrue === END ? "true" : "false") : "END";
+      lines.push(`${indent}${ids.get(n.name)} -.->|${label(cond)}| ${endId}`);
+    }
+    if (prefix === "") {
+      for (const input of g.inputs.all) {
+        const id = `in_${inputIds.size}`;
+        inputIds.set(input, id);
+        lines.push(`${indent}${id}([${label(input)}])`);
+        for (const consumer of g.analysis.consumers.get(input) ?? []) {
+          const wired = g.analysis.wiredProducers.get(consumer)?.get(input);
+          if (wired !== undefined && wired.size > 0 && ![...wired].every((p) => g.analysis.isFeedback(p, consumer))) continue;
+          lines.push(`${indent}${id} -.-> ${ids.get(consumer)}`);
+        }
+      }
+    }
+    return ids;
+  };
+  emit(graph, "", "  ");
+  if (endUsed) lines.push(`  ${endId}((END))`);
+  return lines.join("\n");
+}

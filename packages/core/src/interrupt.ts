@@ -1,0 +1,108 @@
+import { GraphConfigError } from "./errors.js";
+import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { sha256, stableStringify } from "./internal/hash.js";
+
+/**
+ * Auto-resolves an interrupt: return an answer to continue without a human, or `undefined` to pause.
+ *
+ * @example
+ * ```ts
+ * const handler: InterruptHandler = (draft) => (String(draft).length < 100 ? "ok" : undefined);
+ * ```
+ */
+export type InterruptHandler = (value: unknown) => unknown;
+
+interface InterruptSpec extends BaseSpec {
+  readonly handler: InterruptHandler | undefined;
+}
+
+/**
+ * Options of {@link interrupt}.
+ *
+ * @example
+ * ```ts
+ * const opts: InterruptOptions = { name: "approval", input: "draft", response: "decision" };
+ * ```
+ */
+export interface InterruptOptions {
+  readonly name: string;
+  /** The value shown to the human (`pause.value`). */
+  readonly input: string;
+  /** The output the human's answer becomes (`pause.responseKey`). */
+  readonly response: string;
+  readonly handler?: InterruptHandler;
+}
+
+/**
+ * A human-in-the-loop node: when reached with no value for its response, the run pauses.
+ *
+ * @example
+ * ```ts
+ * const approval: InterruptNode = interrupt({ name: "approval", input: "draft", response: "decision" });
+ * approval.responseKey; // "decision"
+ * ```
+ */
+export class InterruptNode extends BaseNode<InterruptSpec> {
+  readonly nodeType = "interrupt" as const;
+  #hash: string | undefined;
+  /** @internal Use {@link interrupt}. */
+  constructor(spec: InterruptSpec) {
+    super(spec);
+  }
+  protected rebuild(spec: InterruptSpec): this {
+    return new InterruptNode(spec) as this;
+  }
+  /** The (public) name of the value shown to the human. */
+  get inputName(): string {
+    return this.inputs[0]!;
+  }
+  /** The (public) name the answer must be supplied under. */
+  get responseKey(): string {
+    return this.outputs[0]!;
+  }
+  /** Interrupt inputs have no defaults. */
+  hasDefault(_input: string): boolean {
+    return false;
+  }
+  get handler(): InterruptHandler | undefined {
+    return this.spec.handler;
+  }
+  get definitionHash(): string {
+    this.#hash ??= sha256(
+      stableStringify({ kind: "interrupt", name: this.spec.name, inputs: this.spec.inputs, outputs: this.spec.outputs, handler: this.spec.handler }),
+    );
+    return this.#hash;
+  }
+}
+
+/**
+ * Creates an interrupt node. It pauses the run when reached and no value for `response` exists; resume by running
+ * again with `{ [response]: answer }`. A `handler` that returns a value answers automatically.
+ *
+ * @example
+ * ```ts
+ * import { interrupt } from "@graph/core";
+ * const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
+ * const autoOk = interrupt({ name: "review", input: "draft", response: "decision", handler: (d) => (String(d).length < 100 ? "ok" : undefined) });
+ * ```
+ */
+export function interrupt(options: InterruptOptions): InterruptNode {
+  if (!options || typeof options.name !== "string") throw new GraphConfigError("interrupt() needs { name, input, response }.");
+  for (const key of ["input", "response"] as const) {
+    if (typeof options[key] !== "string" || options[key].length === 0) {
+      throw new GraphConfigError(`Interrupt '${options.name}' needs '${key}' (a value name).`, { where: options.name });
+    }
+  }
+  if (options.input === options.response) {
+    throw new GraphConfigError(`Interrupt '${options.name}' uses '${options.input}' as both input and response; give the answer its own name.`, {
+      where: options.name,
+    });
+  }
+  return new InterruptNode({
+    name: options.name,
+    inputs: [{ name: options.input, original: options.input }],
+    outputs: [{ name: options.response, original: options.response }],
+    history: [],
+    handler: options.handler,
+  });
+}

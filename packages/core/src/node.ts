@@ -1,0 +1,369 @@
+import type * as z from "zod";
+import { GraphConfigError } from "./errors.js";
+import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
+import { sha256, stableStringify } from "./internal/hash.js";
+import { detectMode, parseDestructuredParams, type ExecutionMode } from "./internal/params.js";
+import type { NodeContext, RetryOptions } from "./NodeContext.js";
+
+/**
+ * How a node function runs, detected from the function itself. Generator modes stream: every `yield` is a chunk.
+ *
+ * @example
+ * ```ts
+ * node({ output: "x" }, async () => 1).mode; // "async"
+ * ```
+ */
+export type NodeMode = ExecutionMode;
+
+/**
+ * Options of {@link node}.
+ *
+ * @example
+ * ```ts
+ * const opts: NodeOptions = { name: "split", inputs: ["x"], output: ["first", "second"] };
+ * ```
+ */
+export interface NodeOptions {
+  /** Defaults to the function's own name. */
+  readonly name?: string;
+  /** Input names, or a record of zod schemas (validated before the call; zod defaults make an input optional). */
+  readonly inputs?: readonly string[] | Readonly<Record<string, z.ZodType>>;
+  /** One output name (the return value as-is), several (an array or object of exactly that arity), or none. */
+  readonly output?: string | readonly string[];
+  /** Defaults for array-form inputs; cloned fresh for every run. */
+  readonly defaults?: Readonly<Record<string, unknown>>;
+  /** A zod schema for the single output, or one per output name. */
+  readonly outputSchema?: z.ZodType | Readonly<Record<string, z.ZodType>>;
+  /** Opt into the runner's cache (key: definition hash + input values). */
+  readonly cache?: boolean;
+  readonly retry?: RetryOptions;
+  /** Timeout of each attempt. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The function a node wraps: one object of resolved inputs and the {@link NodeContext}.
+ *
+ * @example
+ * ```ts
+ * const fn: NodeFunction = ({ text }) => String(text).length;
+ * ```
+ */
+export type NodeFunction = (inputs: any, ctx: NodeContext) => unknown;
+
+interface FunctionSpec extends BaseSpec {
+  readonly fn: NodeFunction;
+  readonly mode: ExecutionMode;
+  /** Keyed by original input name. */
+  readonly schemas: Readonly<Record<string, z.ZodType>> | undefined;
+  /** Keyed by original input name: explicit defaults (array form). */
+  readonly defaults: Readonly<Record<string, unknown>>;
+  /** Original names whose default lives in the destructuring pattern or the zod schema. */
+  readonly implicitDefaults: ReadonlySet<string>;
+  readonly outputKind: "none" | "single" | "many";
+  /** Keyed by original output name. */
+  readonly outputSchemas: Readonly<Record<string, z.ZodType>> | undefined;
+  readonly cache: boolean;
+  readonly retry: RetryOptions | undefined;
+  readonly timeoutMs: number | undefined;
+}
+
+/**
+ * A node that wraps a plain function. Create with {@link node}. Immutable: `withName`, `withInputs`,
+ * `withOutputs` return new nodes.
+ *
+ * @example
+ * ```ts
+ * const embed = node({ output: "embedding" }, async function embed({ text }: { text: string }) { return [text.length]; });
+ * embed.inputs;  // ["text"]
+ * embed.outputs; // ["embedding"]
+ * ```
+ */
+export class FunctionNode extends BaseNode<FunctionSpec> {
+  readonly nodeType = "function" as const;
+  #hash: string | undefined;
+  readonly #identityInputs: boolean;
+
+  /** @internal Use {@link node}. */
+  constructor(spec: FunctionSpec) {
+    super(spec);
+    this.#identityInputs = spec.inputs.every((p) => p.name === p.original);
+  }
+
+  protected rebuild(spec: FunctionSpec): this {
+    return new FunctionNode(spec) as this;
+  }
+
+  /** sync, async, sync-generator or async-generator. */
+  get mode(): NodeMode {
+    return this.spec.mode;
+  }
+  /** True for async functions and async generators. */
+  get isAsync(): boolean {
+    return this.spec.mode === "async" || this.spec.mode === "async-generator";
+  }
+  /** True for generator functions (they stream chunks). */
+  get isStreaming(): boolean {
+    return this.spec.mode === "sync-generator" || this.spec.mode === "async-generator";
+  }
+  get cache(): boolean {
+    return this.spec.cache;
+  }
+  get retry(): RetryOptions | undefined {
+    return this.spec.retry;
+  }
+  get timeoutMs(): number | undefined {
+    return this.spec.timeoutMs;
+  }
+  /** The wrapped function. */
+  get fn(): NodeFunction {
+    return this.spec.fn;
+  }
+
+  /** True when the input has a default (explicit, in the destructuring pattern, or from its zod schema). */
+  hasDefault(input: string): boolean {
+    const original = this.originalInput(input);
+    return original !== undefined && (Object.hasOwn(this.spec.defaults, original) || this.spec.implicitDefaults.has(original));
+  }
+
+  /**
+   * The default to pass for an input, or `undefined` when the function applies it itself (pattern and zod
+   * defaults) or there is none. Explicit defaults are cloned so runs never share mutable defaults.
+   */
+  defaultValue(input: string): { readonly value: unknown } | undefined {
+    const original = this.originalInput(input);
+    if (original === undefined || !Object.hasOwn(this.spec.defaults, original)) return undefined;
+    return { value: structuredClone(this.spec.defaults[original]) };
+  }
+
+  /** sha256 of the function source and the node's configuration (used for caching and graph versions). */
+  get definitionHash(): string {
+    this.#hash ??= sha256(
+      stableStringify({
+        kind: "function",
+        source: Function.prototype.toString.call(this.spec.fn),
+        name: this.spec.name,
+        inputs: this.spec.inputs,
+        outputs: this.spec.outputs,
+        defaults: this.spec.defaults,
+        cache: this.spec.cache,
+        retry: this.spec.retry,
+        timeoutMs: this.spec.timeoutMs,
+      }),
+    );
+    return this.#hash;
+  }
+
+  /**
+   * Calls the function with inputs keyed by public (renamed) name. Validates zod inputs first.
+   * Returns whatever the function returns (a value, a Promise or an iterator); the runner drives it.
+   */
+  invoke(inputs: Readonly<Record<string, unknown>>, ctx: NodeContext): unknown {
+    let args: Record<string, unknown>;
+    if (this.#identityInputs) args = inputs as Record<string, unknown>;
+    else {
+      args = {};
+      for (const p of this.spec.inputs) if (Object.hasOwn(inputs, p.name)) args[p.original] = inputs[p.name];
+    }
+    const schemas = this.spec.schemas;
+    if (schemas !== undefined) {
+      const parsed: Record<string, unknown> = {};
+      for (const p of this.spec.inputs) {
+        const schema = schemas[p.original]!;
+        const result = schema.safeParse(args[p.original]);
+        if (!result.success) {
+          throw new TypeError(
+            `Input '${p.name}' of node '${this.name}' is invalid: ${result.error.issues.map((i) => i.message).join("; ")}`,
+          );
+        }
+        parsed[p.original] = result.data;
+      }
+      args = parsed;
+    }
+    return this.spec.fn(args, ctx);
+  }
+
+  /**
+   * Maps a finished function's return value to outputs keyed by public name, checking arity and output schemas.
+   * Throws a TypeError with the node name on a mismatch.
+   */
+  collectOutputs(returned: unknown): Record<string, unknown> {
+    const { outputs, outputKind, outputSchemas } = this.spec;
+    let values: Record<string, unknown>;
+    if (outputKind === "none") return {};
+    if (outputKind === "single") values = { [outputs[0]!.name]: returned };
+    else {
+      values = {};
+      if (Array.isArray(returned)) {
+        if (returned.length !== outputs.length) {
+          throw new TypeError(
+            `Node '${this.name}' has ${outputs.length} outputs but returned ${returned.length} values.\n  → Outputs: ${outputs.map((p) => `'${p.name}'`).join(", ")}`,
+          );
+        }
+        outputs.forEach((p, i) => (values[p.name] = returned[i]));
+      } else if (typeof returned === "object" && returned !== null) {
+        const record = returned as Record<string, unknown>;
+        const missing = outputs.filter((p) => !Object.hasOwn(record, p.original));
+        if (missing.length > 0) {
+          throw new TypeError(
+            `Node '${this.name}' has ${outputs.length} outputs but its returned object lacks ${missing.map((p) => `'${p.original}'`).join(", ")}.`,
+          );
+        }
+        for (const p of outputs) values[p.name] = record[p.original];
+      } else {
+        throw new TypeError(
+          `Node '${this.name}' has ${outputs.length} outputs and must return an array or an object keyed by output name, but returned ${returned === null ? "null" : typeof returned}.`,
+        );
+      }
+    }
+    if (outputSchemas !== undefined) {
+      for (const p of outputs) {
+        const schema = outputSchemas[p.original];
+        if (schema === undefined) continue;
+        const result = schema.safeParse(values[p.name]);
+        if (!result.success) {
+          throw new TypeError(
+            `Output '${p.name}' of node '${this.name}' does not match its outputSchema: ${result.error.issues.map((i) => i.message).join("; ")}`,
+          );
+        }
+        values[p.name] = result.data;
+      }
+    }
+    return values;
+  }
+
+  /** @internal zod schema of an input (by public name), if declared. */
+  inputSchema(input: string): z.ZodType | undefined {
+    const original = this.originalInput(input);
+    return original === undefined ? undefined : this.spec.schemas?.[original];
+  }
+
+  /** @internal zod schema of an output (by public name), if declared. */
+  outputSchema(output: string): z.ZodType | undefined {
+    const original = this.spec.outputs.find((p) => p.name === output)?.original;
+    return original === undefined ? undefined : this.spec.outputSchemas?.[original];
+  }
+}
+
+function isSchemaRecord(value: NodeOptions["inputs"]): value is Readonly<Record<string, z.ZodType>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function";
+}
+
+/** Reads inputs from options or from the function's destructured parameter. Shared with gates. */
+export function resolveInputs(
+  kind: string,
+  name: string,
+  inputs: NodeOptions["inputs"],
+  fn: NodeFunction,
+): { ports: Port[]; implicitDefaults: Set<string>; schemas: Record<string, z.ZodType> | undefined } {
+  const implicitDefaults = new Set<string>();
+  if (isSchemaRecord(inputs)) {
+    const schemas: Record<string, z.ZodType> = {};
+    for (const [key, schema] of Object.entries(inputs)) {
+      if (!isZodSchema(schema)) {
+        throw new GraphConfigError(`Input '${key}' of ${kind} '${name}' is not a zod schema.\n  How to fix: use z.string(), z.number()… or pass inputs as an array of names.`, {
+          where: name,
+        });
+      }
+      schemas[key] = schema;
+      if (schema.safeParse(undefined).success) implicitDefaults.add(key);
+    }
+    return { ports: Object.keys(inputs).map((n) => ({ name: n, original: n })), implicitDefaults, schemas };
+  }
+  if (Array.isArray(inputs)) {
+    return { ports: (inputs as readonly string[]).map((n) => ({ name: n, original: n })), implicitDefaults, schemas: undefined };
+  }
+  const parsed = parseDestructuredParams(fn as never);
+  if (!parsed.ok) {
+    throw new GraphConfigError(
+      `Cannot read the inputs of ${kind} '${name}': ${parsed.reason}.\n  How to fix: destructure the first parameter (({ a, b }) => …) or pass inputs: ["a", "b"].`,
+      { where: name },
+    );
+  }
+  for (const p of parsed.params) if (p.hasDefault) implicitDefaults.add(p.name);
+  return { ports: parsed.params.map((p) => ({ name: p.name, original: p.name })), implicitDefaults, schemas: undefined };
+}
+
+/** Resolves `options.name ?? fn.name`, with a clear error when neither exists. */
+export function resolveName(kind: string, name: string | undefined, fn: { readonly name: string }): string {
+  const resolved = name ?? fn.name;
+  if (!resolved) {
+    throw new GraphConfigError(
+      `A ${kind} needs a name, and its function is anonymous.\n  How to fix: pass { name: "…" } or use a named function (function embed(…) {…}).`,
+    );
+  }
+  return resolved;
+}
+
+/**
+ * Creates a {@link FunctionNode} from a plain function. Inputs come from `options.inputs` or the function's
+ * destructured first parameter; outputs from `options.output`.
+ *
+ * @example
+ * ```ts
+ * import { node } from "@graph/core";
+ * const split = node({ name: "split", inputs: ["x"], output: ["first", "second"] }, ({ x }) => [x, x + 1]);
+ * const log = node({ inputs: ["msg"] }, function log({ msg }) { console.log(msg); });
+ * const embed = node({ output: "embedding" }, async ({ text }: { text: string }) => [text.length]);
+ * ```
+ */
+export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
+  if (typeof fn !== "function") {
+    throw new GraphConfigError(`node() expects a function as its second argument, got ${typeof fn}.`);
+  }
+  const name = resolveName("node", options.name, fn);
+  const { ports, implicitDefaults, schemas } = resolveInputs("node", name, options.inputs, fn);
+  const defaults = { ...(options.defaults ?? {}) };
+  for (const key of Object.keys(defaults)) {
+    if (!ports.some((p) => p.original === key)) {
+      throw new GraphConfigError(
+        `Node '${name}' has a default for '${key}', which is not one of its inputs (${ports.map((p) => `'${p.name}'`).join(", ") || "none"}).`,
+        { where: name },
+      );
+    }
+  }
+  const outputNames = options.output === undefined ? [] : typeof options.output === "string" ? [options.output] : [...options.output];
+  const outputKind = options.output === undefined ? "none" : typeof options.output === "string" ? "single" : "many";
+  let outputSchemas: Record<string, z.ZodType> | undefined;
+  if (options.outputSchema !== undefined) {
+    if (isZodSchema(options.outputSchema)) {
+      if (outputNames.length !== 1) {
+        throw new GraphConfigError(`Node '${name}' has ${outputNames.length} outputs; give outputSchema as a record keyed by output name.`, { where: name });
+      }
+      outputSchemas = { [outputNames[0]!]: options.outputSchema };
+    } else {
+      outputSchemas = { ...(options.outputSchema as Record<string, z.ZodType>) };
+      for (const key of Object.keys(outputSchemas)) {
+        if (!outputNames.includes(key)) {
+          throw new GraphConfigError(`Node '${name}' has an outputSchema for '${key}', which is not one of its outputs.`, { where: name });
+        }
+      }
+    }
+  }
+  if (options.retry !== undefined && !(Number.isInteger(options.retry.attempts) && options.retry.attempts >= 1)) {
+    throw new GraphConfigError(`Node '${name}': retry.attempts must be an integer ≥ 1, got ${String(options.retry.attempts)}.`, { where: name });
+  }
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
+    throw new GraphConfigError(`Node '${name}': timeoutMs must be > 0, got ${String(options.timeoutMs)}.`, { where: name });
+  }
+  return new FunctionNode({
+    name,
+    inputs: ports,
+    outputs: outputNames.map((n) => ({ name: n, original: n })),
+    history: [],
+    fn,
+    mode: detectMode(fn as never),
+    schemas,
+    defaults,
+    implicitDefaults,
+    outputKind,
+    outputSchemas,
+    cache: options.cache ?? false,
+    retry: options.retry,
+    timeoutMs: options.timeoutMs,
+  });
+}
