@@ -15,3 +15,4 @@ export { InterruptNode, interrupt, type InterruptHandler, type InterruptOptions 
 export { FunctionNode, node, type NodeFunction, type NodeMode, type NodeOptions } from "./node.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
 export { Analysis as GraphAnalysis } from "./internal/analysis.js";
+export { TaggedError as GraphError, hasTag as isTaggedError } from "./internal/errorBase.js";

@@ -1,6 +1,14 @@
 /** Brand shared by every @graph error so guards work across duplicated package copies (no `instanceof`). */
 export const ERROR_BRAND: unique symbol = Symbol.for("@graph/error") as never;
 
+/**
+ * Base class of every @graph error: a `_tag` to match on and a brand so guards work across package copies.
+ *
+ * @example
+ * ```ts
+ * class MyError extends GraphError<"MyError"> { readonly _tag = "MyError" as const; }
+ * ```
+ */
 export abstract class TaggedError<Tag extends string> extends Error {
   abstract readonly _tag: Tag;
   readonly [ERROR_BRAND] = true as const;

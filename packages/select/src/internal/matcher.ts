@@ -1,0 +1,44 @@
+import type { MatchCursor, Matcher, Path } from "../Matcher.js";
+import { Automaton } from "./automaton.js";
+import { parsePattern, patternList } from "./parse.js";
+
+function levels(path: Path): readonly string[] {
+  if (typeof path !== "string") return path;
+  return path === "" ? [] : path.split("/");
+}
+
+class CompiledMatcher implements Matcher {
+  readonly patterns: readonly string[];
+  readonly #automaton: Automaton;
+
+  constructor(patterns: readonly string[], automaton: Automaton) {
+    this.patterns = patterns;
+    this.#automaton = automaton;
+    Object.freeze(this);
+  }
+
+  cursor(path: Path = []): MatchCursor {
+    let cursor = this.#automaton.root;
+    for (const name of levels(path)) {
+      if (!cursor.canDescend && !cursor.matched) break; // dead: nothing below can match either
+      cursor = cursor.child(name);
+    }
+    return cursor;
+  }
+
+  matches(path: Path): boolean {
+    return this.cursor(path).matched;
+  }
+
+  couldMatchBelow(path: Path): boolean {
+    return this.cursor(path).canDescend;
+  }
+}
+
+export function compileMatcher(input: string | readonly string[]): Matcher {
+  // Array.from turns holes in a sparse array into `undefined`, which parsePattern rejects.
+  const patterns = Array.from(patternList(input));
+  // Validate everything before building anything, so the error is about the first bad pattern.
+  const parsed = patterns.map((pattern) => parsePattern(pattern));
+  return new CompiledMatcher(Object.freeze(patterns as string[]), new Automaton(parsed));
+}
