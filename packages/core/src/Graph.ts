@@ -10,7 +10,7 @@ import { checkName } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
-import { validateGraph } from "./internal/validate.js";
+import { deadlockError, validateGraph } from "./internal/validate.js";
 import { FunctionNode } from "./node.js";
 
 /**
@@ -155,6 +155,9 @@ export class Graph {
 
   constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
     if (!Array.isArray(nodes)) throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
+    if (typeof options !== "object" || options === null) {
+      throw new GraphConfigError(`new Graph() expects an options object as its second argument, got ${options === null ? "null" : typeof options}.`);
+    }
     nodes.forEach((n, i) => {
       if (!isNode(n)) {
         throw new GraphConfigError(
@@ -197,12 +200,37 @@ export class Graph {
     for (const n of nodes) this.structure.addNode(n.name, { node: n, nodeType: n.nodeType, isGate: n.isGate });
     for (const e of this.#edges) {
       const condition = e.kind === "control" ? controlCondition(byName.get(e.from) as GateNode, e.to) : undefined;
-      if (this.structure.hasEdge(e.from, e.to)) continue;
+      if (this.structure.hasEdge(e.from, e.to)) {
+        // One structure edge per pair (explicit edges may repeat a pair): a control edge wins over an ordering edge
+        // from the same gate; data edges merge their value names.
+        const existing = this.structure.getEdgeAttributes(e.from, e.to);
+        if (e.kind === "control") this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "control", valueNames: [], condition });
+        else if (e.kind === "data" && existing.edgeType !== "control") {
+          const valueNames = [...new Set([...existing.valueNames, ...e.valueNames])];
+          this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "data", valueNames, condition: undefined });
+        }
+        continue;
+      }
       this.structure.addEdge(e.from, e.to, { edgeType: e.kind, valueNames: e.valueNames, condition });
     }
 
     const entrySet = new Set(entry);
-    this.analysis = new Analysis(nodes, this.#edges, entrySet, (candidates, component) => pickEntry(byName, candidates, component, entrySet));
+    this.analysis = new Analysis(nodes, this.#edges, entrySet, (candidates, component) => {
+      const chosen = pickEntry(byName, candidates, component, entrySet);
+      // With no possible entry the cycle can never start; say so now (breaking the cycle needs an entry).
+      if (chosen.length === 0) throw deadlockError(where, component, component.map((m) => byName.get(m)).filter((n): n is GateNode => n instanceof GateNode));
+      return chosen;
+    });
+    for (const e of entry) {
+      if (!this.analysis.cyclic.has(this.analysis.componentOf.get(e)!)) {
+        throw new GraphConfigError(
+          `entrypoint '${e}' is not part of a cycle in ${where}.\n` +
+            `  → An entrypoint only picks which node of a cycle runs first; outside a cycle it has no effect (nodes run when their inputs are ready).\n` +
+            `  How to fix: remove '${e}' from entrypoint, or name a node of a cycle${cycleList(this.analysis)}.`,
+          { where: e },
+        );
+      }
+    }
 
     for (const n of nodes) if (n instanceof GraphNode && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
     validateGraph(this, nodes, where);
@@ -266,20 +294,23 @@ export class Graph {
    * a name that is not an input, is a {@link GraphConfigError}.
    */
   bind(values: Readonly<Record<string, unknown>>): Graph {
+    if (typeof values !== "object" || values === null || Array.isArray(values)) {
+      throw new GraphConfigError(`bind() expects an object of input values ({ name: value }), got ${values === null ? "null" : Array.isArray(values) ? "an array" : typeof values}.`);
+    }
     const valid = this.inputs.all;
     for (const k of Object.keys(values)) {
+      // Graph inputs (seeds included) can be bound; a value only reachable through an edge cannot.
+      if (valid.has(k)) continue;
       const producers = this.analysis.producers.get(k);
-      if (producers !== undefined && producers.length > 0 && !this.analysis.seedValues.has(k)) {
+      if (producers !== undefined && producers.length > 0) {
         throw new GraphConfigError(
           `Cannot bind '${k}': it is produced by node '${producers[0]}'.\n  → Edges define the data flow; a bound value would silently override it.\n  How to fix: pass '${k}' in run values to skip '${producers[0]}', or remove that node.`,
           { where: k },
         );
       }
-      if (!valid.has(k)) {
-        throw new GraphConfigError(`Cannot bind '${k}': it is not an input of this graph.${didYouMean(k, valid)}\n  → Valid inputs: ${quoteList(valid)}`, {
-          where: k,
-        });
-      }
+      throw new GraphConfigError(`Cannot bind '${k}': it is not an input of this graph.${didYouMean(k, valid)}\n  → Valid inputs: ${quoteList(valid)}`, {
+        where: k,
+      });
     }
     return new Graph(this.#nodeList, this.#options, { bound: { ...this.inputs.bound, ...values } });
   }
@@ -307,6 +338,12 @@ export class Graph {
   toMermaid(): string {
     return renderMermaid(this);
   }
+}
+
+/** `: 'a', 'b'` — the nodes that are in a cycle, for the entrypoint hint; empty when there are none. */
+function cycleList(analysis: Analysis): string {
+  const inCycles = [...analysis.cyclic].flatMap((c) => analysis.components[c]!);
+  return inCycles.length === 0 ? " (this graph has none)" : ` (${quoteList(inCycles)})`;
 }
 
 function controlCondition(gate: GateNode, target: string): string {
@@ -356,6 +393,12 @@ function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNo
     if (!(n instanceof GateNode)) continue;
     for (const t of n.targets) {
       if (t === END) continue;
+      if (t === n.name) {
+        // route()/ifElse() reject this, but withName() can rename a gate to one of its own targets.
+        throw new GraphConfigError(`Gate '${n.name}' targets itself in ${where}; a gate can't route to itself.\n  How to fix: rename the gate (.withName("…")) or remove '${t}' from its targets.`, {
+          where: n.name,
+        });
+      }
       if (!byName.has(t)) {
         throw new GraphConfigError(
           `Gate '${n.name}' targets '${t}', but there is no node named '${t}' in ${where}.${didYouMean(t, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}\n  How to fix: add the node, or fix the name in the gate's targets.`,

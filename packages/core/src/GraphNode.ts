@@ -114,6 +114,14 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
   mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): GraphNode {
     const list = typeof params === "string" ? [params] : [...params];
     if (list.length === 0) throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, { where: this.name });
+    const mode = options.mode ?? "zip";
+    if (mode !== "zip" && mode !== "product") {
+      throw new GraphConfigError(`GraphNode '${this.name}': mapOver mode must be "zip" or "product", got ${JSON.stringify(mode)}.`, { where: this.name });
+    }
+    const duplicate = list.find((p, i) => list.indexOf(p) !== i);
+    if (duplicate !== undefined) {
+      throw new GraphConfigError(`GraphNode '${this.name}': mapOver lists '${duplicate}' twice.\n  How to fix: name each mapped input once.`, { where: this.name });
+    }
     for (const p of list) {
       if (!this.inputs.includes(p)) {
         throw new GraphConfigError(
@@ -122,7 +130,7 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
         );
       }
     }
-    return new GraphNode({ ...this.spec, mapOver: { params: list, mode: options.mode ?? "zip" } });
+    return new GraphNode({ ...this.spec, mapOver: { params: list, mode } });
   }
 
   get definitionHash(): string {

@@ -16,3 +16,4 @@ export { FunctionNode, node, type NodeFunction, type NodeMode, type NodeOptions 
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
 export { Analysis as GraphAnalysis } from "./internal/analysis.js";
 export { TaggedError as GraphError, hasTag as isTaggedError } from "./internal/errorBase.js";
+export { closestName } from "./internal/suggest.js";

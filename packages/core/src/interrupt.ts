@@ -93,6 +93,12 @@ export function interrupt(options: InterruptOptions): InterruptNode {
       throw new GraphConfigError(`Interrupt '${options.name}' needs '${key}' (a value name).`, { where: options.name });
     }
   }
+  if (options.handler !== undefined && typeof options.handler !== "function") {
+    throw new GraphConfigError(
+      `Interrupt '${options.name}' has a handler that is not a function (got ${options.handler === null ? "null" : typeof options.handler}).\n  How to fix: pass handler: (value) => answer | undefined, or leave it out to always pause.`,
+      { where: options.name },
+    );
+  }
   if (options.input === options.response) {
     throw new GraphConfigError(`Interrupt '${options.name}' uses '${options.input}' as both input and response; give the answer its own name.`, {
       where: options.name,

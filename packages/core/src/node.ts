@@ -1,7 +1,7 @@
 import type * as z from "zod";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
-import { sha256, stableStringify } from "./internal/hash.js";
+import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
 import { detectMode, parseDestructuredParams, type ExecutionMode } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 
@@ -146,6 +146,9 @@ export class FunctionNode extends BaseNode<FunctionSpec> {
         inputs: this.spec.inputs,
         outputs: this.spec.outputs,
         defaults: this.spec.defaults,
+        // Schemas are configuration too: a changed zod default or type must change the hash (cache keys).
+        schemas: schemaFingerprints(this.spec.schemas),
+        outputSchemas: schemaFingerprints(this.spec.outputSchemas),
         cache: this.spec.cache,
         retry: this.spec.retry,
         timeoutMs: this.spec.timeoutMs,
@@ -290,6 +293,12 @@ export function resolveInputs(
 
 /** Resolves `options.name ?? fn.name`, with a clear error when neither exists. */
 export function resolveName(kind: string, name: string | undefined, fn: { readonly name: string }): string {
+  if (name !== undefined && typeof name !== "string") {
+    throw new GraphConfigError(`A ${kind}'s name must be a string, got ${typeof name}.\n  How to fix: pass { name: "…" }.`);
+  }
+  if (name === "") {
+    throw new GraphConfigError(`A ${kind} was given an empty name.\n  How to fix: pass a non-empty { name: "…" } or leave name out to use the function's own name.`);
+  }
   const resolved = name ?? fn.name;
   if (!resolved) {
     throw new GraphConfigError(
@@ -312,6 +321,11 @@ export function resolveName(kind: string, name: string | undefined, fn: { readon
  * ```
  */
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
+  if (typeof options !== "object" || options === null) {
+    throw new GraphConfigError(
+      `node() expects an options object as its first argument, got ${options === null ? "null" : typeof options}.\n  How to fix: node({ output: "x" }, fn) — pass {} when there is nothing to configure.`,
+    );
+  }
   if (typeof fn !== "function") {
     throw new GraphConfigError(`node() expects a function as its second argument, got ${typeof fn}.`);
   }

@@ -31,11 +31,19 @@ export function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
+function suggestName(name: string): string {
+  if (name === "END") return "end_step";
+  return name.replace(/[/.]/g, "_") || "my_name";
+}
+
 export function checkName(kind: string, name: string, where: string): void {
+  if (typeof name !== "string") {
+    throw new GraphConfigError(`Invalid ${kind} name in ${where}: expected a string, got ${name === null ? "null" : typeof name}.`, { where });
+  }
   const problem = nameProblem(name);
   if (problem !== undefined) {
     throw new GraphConfigError(
-      `Invalid ${kind} name '${name}' in ${where}: ${problem}.\n  How to fix: use letters, digits, '_' or '-' (e.g. '${name.replace(/[/.]/g, "_") || "my_name"}').`,
+      `Invalid ${kind} name '${name}' in ${where}: ${problem}.\n  How to fix: use letters, digits, '_' or '-' (e.g. '${suggestName(name)}').`,
       { where },
     );
   }

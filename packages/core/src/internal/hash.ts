@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import * as z from "zod";
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -6,6 +7,7 @@ export function sha256(text: string): string {
 
 /** Stable JSON for hashing configuration: sorted keys, functions by source, symbols by description. */
 export function stableStringify(value: unknown): string {
+  // Objects on the current path only: a value shared by two branches is not a cycle and must hash in full.
   const seen = new WeakSet<object>();
   const walk = (v: unknown): unknown => {
     if (typeof v === "function") return `fn:${Function.prototype.toString.call(v)}`;
@@ -15,13 +17,33 @@ export function stableStringify(value: unknown): string {
     if (typeof v !== "object" || v === null) return v;
     if (seen.has(v)) return "[circular]";
     seen.add(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v instanceof Date) return `date:${v.toISOString()}`;
-    if (v instanceof Map) return { $map: [...v.entries()].map(([k, x]) => [walk(k), walk(x)]) };
-    if (v instanceof Set) return { $set: [...v].map(walk) };
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = walk((v as Record<string, unknown>)[k]);
+    let out: unknown;
+    if (Array.isArray(v)) out = v.map(walk);
+    else if (v instanceof Date) out = `date:${Number.isNaN(v.getTime()) ? "invalid" : v.toISOString()}`;
+    else if (v instanceof Map) out = { $map: [...v.entries()].map(([k, x]) => [walk(k), walk(x)]) };
+    else if (v instanceof Set) out = { $set: [...v].map(walk) };
+    else {
+      const record: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) record[k] = walk((v as Record<string, unknown>)[k]);
+      out = record;
+    }
+    seen.delete(v);
     return out;
   };
   return JSON.stringify(walk(value));
+}
+
+/** A stable description of a zod schema for hashing: its JSON Schema (type, defaults, literals, …). */
+export function schemaFingerprint(schema: z.ZodType): unknown {
+  try {
+    return z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
+  } catch {
+    return { zodType: (schema as { def?: { type?: unknown } }).def?.type ?? "unknown" };
+  }
+}
+
+/** {@link schemaFingerprint} for each schema of a record (undefined stays undefined). */
+export function schemaFingerprints(schemas: Readonly<Record<string, z.ZodType>> | undefined): unknown {
+  if (schemas === undefined) return undefined;
+  return Object.fromEntries(Object.entries(schemas).map(([k, s]) => [k, schemaFingerprint(s)]));
 }

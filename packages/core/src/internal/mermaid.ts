@@ -20,12 +20,13 @@ function shape(id: string, name: string, kind: string): string {
 /** Renders a graph (and nested graphs as subgraphs) as a Mermaid flowchart. */
 export function renderMermaid(graph: Graph): string {
   const lines = ["flowchart TD"];
-  let endUsed = false;
-  const endId = "graph_END";
   const inputIds = new Map<string, string>();
 
   const emit = (g: Graph, prefix: string, indent: string): Map<string, string> => {
     const ids = new Map<string, string>();
+    // Each level draws its own END: a nested graph's END finishes that subgraph, not the outer run.
+    const endId = prefix === "" ? "graph_END" : `${prefix}END`;
+    let endUsed = false;
     let i = 0;
     for (const n of g.nodes.values()) ids.set(n.name, `${prefix}n${i++}`);
     for (const n of g.nodes.values()) {
@@ -56,6 +57,7 @@ export function renderMermaid(graph: Graph): string {
       const cond = n.nodeType === "branch" ? ((n as unknown as { whenTrue: unknown }).whenTrue === END ? "true" : "false") : "END";
       lines.push(`${indent}${ids.get(n.name)} -.->|${label(cond)}| ${endId}`);
     }
+    if (endUsed) lines.push(`${indent}${endId}((END))`);
     if (prefix === "") {
       for (const input of g.inputs.all) {
         const id = `in_${inputIds.size}`;
@@ -71,6 +73,5 @@ export function renderMermaid(graph: Graph): string {
     return ids;
   };
   emit(graph, "", "  ");
-  if (endUsed) lines.push(`  ${endId}((END))`);
   return lines.join("\n");
 }

@@ -15,7 +15,31 @@ export type ParseResult =
 const OPEN = new Set(["(", "[", "{"]);
 const CLOSE: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
 
-/** Index just after the string/template/comment starting at i, or i if none starts there. */
+/** Characters after which a `/` starts a regular expression literal rather than a division. */
+const REGEX_PRECEDERS = new Set(["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^"]);
+
+/** Index just after the regular expression literal starting at i, or i if the `/` there is a division. */
+function skipRegex(src: string, i: number): number {
+  let k = i - 1;
+  while (k >= 0 && /\s/.test(src[k]!)) k--;
+  if (k >= 0 && !REGEX_PRECEDERS.has(src[k]!)) return i;
+  let inClass = false;
+  for (let j = i + 1; j < src.length; j++) {
+    const ch = src[j]!;
+    if (ch === "\\") j++;
+    else if (ch === "\n") return i;
+    else if (ch === "[") inClass = true;
+    else if (ch === "]") inClass = false;
+    else if (ch === "/" && !inClass) {
+      let end = j + 1;
+      while (end < src.length && /[a-z]/i.test(src[end]!)) end++;
+      return end;
+    }
+  }
+  return i;
+}
+
+/** Index just after the string/template/comment/regex literal starting at i, or i if none starts there. */
 function skipLiteral(src: string, i: number): number {
   const c = src[i];
   if (c === '"' || c === "'" || c === "`") {
@@ -23,7 +47,10 @@ function skipLiteral(src: string, i: number): number {
     while (j < src.length && src[j] !== c) {
       if (src[j] === "\\") j++;
       else if (c === "`" && src[j] === "$" && src[j + 1] === "{") {
-        j = matchBracket(src, j + 1) ;
+        const close = matchBracket(src, j + 1);
+        // Unbalanced interpolation (should not happen in real source): give up on the rest rather than loop.
+        if (close < 0) return src.length;
+        j = close;
       }
       j++;
     }
@@ -37,6 +64,7 @@ function skipLiteral(src: string, i: number): number {
     const end = src.indexOf("*/", i + 2);
     return end < 0 ? src.length : end + 2;
   }
+  if (c === "/") return skipRegex(src, i);
   return i;
 }
 
@@ -82,8 +110,20 @@ function splitTopLevel(src: string): string[] {
   return parts.map((p) => stripComments(p).trim()).filter((p) => p.length > 0);
 }
 
+/** Replaces comments with a space, leaving strings, templates and regex literals (which may contain `//`) intact. */
 function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
+  let out = "";
+  for (let i = 0; i < src.length; i++) {
+    const skipped = skipLiteral(src, i);
+    if (skipped === i) {
+      out += src[i];
+      continue;
+    }
+    const isComment = src[i] === "/" && (src[i + 1] === "/" || src[i + 1] === "*");
+    out += isComment ? " " : src.slice(i, skipped);
+    i = skipped - 1;
+  }
+  return out;
 }
 
 /** Index of the first top-level occurrence of `ch` (outside brackets/literals), or -1. */

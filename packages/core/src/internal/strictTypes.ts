@@ -72,25 +72,71 @@ export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolea
     const ok = pt.every((t) => ct.includes(t) || (t === "integer" && ct.includes("number")));
     if (!ok) return false;
   }
-  if (ct?.includes("array")) {
-    const ci = consumer.items as JsonSchema | undefined;
-    const pi = producer.items as JsonSchema | undefined;
-    if (ci !== undefined && !(pi !== undefined && isAssignable(pi, ci))) return false;
-  }
-  if (ct?.includes("object")) {
-    const cp = (consumer.properties ?? {}) as Record<string, JsonSchema>;
-    const pp = (producer.properties ?? {}) as Record<string, JsonSchema>;
-    const creq = (consumer.required ?? []) as string[];
-    const preq = new Set((producer.required ?? []) as string[]);
-    for (const r of creq) if (!preq.has(r)) return false;
-    for (const [k, schema] of Object.entries(cp)) if (pp[k] !== undefined && !isAssignable(pp[k]!, schema)) return false;
-  }
+  if (ct?.includes("array") && !arrayAssignable(producer, consumer)) return false;
+  if (ct?.includes("object") && !objectAssignable(producer, consumer)) return false;
   return true;
+}
+
+/** A JSON-Schema sub-schema slot (`items`, `additionalProperties`): a schema, `false` (nothing allowed) or absent. */
+const slot = (v: unknown): JsonSchema | false | undefined => (v === false ? false : typeof v === "object" && v !== null ? (v as JsonSchema) : undefined);
+
+function arrayAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
+  const cPrefix = consumer.prefixItems as JsonSchema[] | undefined;
+  const pPrefix = producer.prefixItems as JsonSchema[] | undefined;
+  const ci = slot(consumer.items);
+  const pi = slot(producer.items);
+  if (cPrefix !== undefined) {
+    // Tuple consumer: only a tuple of the same length with compatible positions is safe.
+    if (pPrefix === undefined || pPrefix.length !== cPrefix.length) return false;
+    if (!pPrefix.every((p, i) => isAssignable(p, cPrefix[i]!))) return false;
+    return ci === undefined || pi === false || (pi !== undefined && ci !== false && isAssignable(pi, ci));
+  }
+  if (ci === undefined) return true;
+  // Every element the producer may hold (tuple positions and rest items) must fit the consumer's items.
+  if (pPrefix !== undefined && !pPrefix.every((p) => ci !== false && isAssignable(p, ci))) return false;
+  if (pi === false) return true;
+  if (pi === undefined) return pPrefix !== undefined ? false : ci !== false && isAssignable({}, ci);
+  return ci !== false && isAssignable(pi, ci);
+}
+
+function objectAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
+  const cp = (consumer.properties ?? {}) as Record<string, JsonSchema>;
+  const pp = (producer.properties ?? {}) as Record<string, JsonSchema>;
+  const creq = (consumer.required ?? []) as string[];
+  const preq = new Set((producer.required ?? []) as string[]);
+  for (const r of creq) if (!preq.has(r)) return false;
+  for (const [k, schema] of Object.entries(cp)) if (pp[k] !== undefined && !isAssignable(pp[k]!, schema)) return false;
+  // Keys the consumer does not name are checked against its additionalProperties (records, strict objects).
+  const cAdditional = slot(consumer.additionalProperties);
+  if (cAdditional === undefined) return true;
+  const extraKeys = Object.keys(pp).filter((k) => !Object.hasOwn(cp, k));
+  const pAdditional = slot(producer.additionalProperties);
+  if (cAdditional === false) return extraKeys.length === 0 && pAdditional === false;
+  if (!extraKeys.every((k) => isAssignable(pp[k]!, cAdditional))) return false;
+  return pAdditional === false || isAssignable(pAdditional ?? {}, cAdditional);
+}
+
+/** May this (producer) schema let `undefined` through? Defaults fill it in, so they don't count. */
+function mayBeUndefined(schema: z.ZodType): boolean {
+  try {
+    const result = schema.safeParse(undefined);
+    return result.success && result.data === undefined;
+  } catch {
+    return false;
+  }
+}
+
+function acceptsUndefined(schema: z.ZodType): boolean {
+  try {
+    return schema.safeParse(undefined).success;
+  } catch {
+    return false;
+  }
 }
 
 function describe(s: JsonSchema): string {
   const text = JSON.stringify(s, (k, v) => (k === "$schema" ? undefined : v));
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return text.length > 240 ? `${text.slice(0, 237)}...` : text;
 }
 
 /** Rule 8 of SPEC §2.5. Gates and interrupts have no schemas and are not checked (documented in the README). */
@@ -116,9 +162,11 @@ export function checkStrictTypes(graph: Graph, nodes: readonly AnyNode[], where:
       }
       const produced = toJson(out, "output");
       const accepted = toJson(inp, "input");
-      if (!isAssignable(produced, accepted)) {
+      // JSON Schema has no `undefined`: an optional producer feeding a required consumer is checked on the zod side.
+      const undefinedLeaks = mayBeUndefined(out) && !acceptsUndefined(inp);
+      if (undefinedLeaks || !isAssignable(produced, accepted)) {
         throw new GraphConfigError(
-          `Type mismatch in ${where} on '${value}': '${e.from}' produces ${describe(produced)} but '${e.to}' expects ${describe(accepted)}.\n` +
+          `Type mismatch in ${where} on '${value}': '${e.from}' produces ${describe(produced)}${undefinedLeaks ? " or undefined" : ""} but '${e.to}' expects ${describe(accepted)}.\n` +
             `  How to fix: make the schemas agree, or convert the value in a node between them.`,
           { where: e.to },
         );

@@ -15,6 +15,14 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/**
+ * The closest candidate if it is close enough to be a plausible typo — what "Did you mean" suggestions use.
+ *
+ * @example
+ * ```ts
+ * closestName("retreive", ["retrieve", "generate"]); // "retrieve"
+ * ```
+ */
 /** The closest candidate if it is close enough to be a plausible typo (case-insensitive, ≤ ~1/3 of the length). */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;

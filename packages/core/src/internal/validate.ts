@@ -97,15 +97,22 @@ function checkCycles(graph: Graph, nodes: readonly AnyNode[], where: string): vo
       }
     }
     const entries = analysis.entries.get(c) ?? [];
-    if (entries.length === 0) {
-      const closed = gates.filter((g) => !g.defaultOpen).map((g) => g.name);
-      throw new GraphConfigError(
-        `Cycle cannot start (deadlock) in ${where}: ${cycleText}.\n` +
-          `  → Every node waits on the cycle: each is a target of a gate with defaultOpen: false (${quoteList(closed)}) that has not decided yet.\n` +
-          `  How to fix: set entrypoint to the node that should run first, or defaultOpen: true on the gate.`,
-        { where: members[0]! },
-      );
-    }
+    if (entries.length === 0) throw deadlockError(where, members, gates);
   }
   void nodes;
+}
+
+/**
+ * Rule 4 of SPEC §2.5: every node of the cycle is held back by a `defaultOpen: false` gate of the same cycle, so
+ * nothing can run first. Also thrown while the cycles are being broken (the entry picker finds no candidate).
+ */
+export function deadlockError(where: string, members: readonly string[], gates: readonly GateNode[]): GraphConfigError {
+  const cycleText = [...members, members[0]!].join(" → ");
+  const closed = gates.filter((g) => !g.defaultOpen).map((g) => g.name);
+  return new GraphConfigError(
+    `Cycle cannot start (deadlock) in ${where}: ${cycleText}.\n` +
+      `  → Every node waits on the cycle: each is a target of a gate with defaultOpen: false (${quoteList(closed)}) that has not decided yet.\n` +
+      `  How to fix: set entrypoint to the node that should run first, or defaultOpen: true on the gate.`,
+    { where: members[0]! },
+  );
 }

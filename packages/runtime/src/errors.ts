@@ -1,0 +1,157 @@
+import { GraphError, isTaggedError } from "@graph/core";
+import type { RunResult } from "./RunResult.js";
+
+/**
+ * The run could not start: required inputs (or cycle seeds) have no value. Lists what is missing, what was
+ * provided, "Did you mean" suggestions and the `bind()` hint.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { values: {} }); } catch (e) { if (isMissingInputError(e)) console.log(e.missing); }
+ * ```
+ */
+export class MissingInputError extends GraphError<"MissingInputError"> {
+  readonly _tag = "MissingInputError" as const;
+  override readonly name = "MissingInputError";
+  readonly missing: readonly string[];
+  readonly provided: readonly string[];
+  constructor(message: string, missing: readonly string[], provided: readonly string[]) {
+    super(message);
+    this.missing = missing;
+    this.provided = provided;
+  }
+}
+
+/**
+ * A run exceeded `maxIterations` supersteps. Names the nodes that were still running.
+ *
+ * @example
+ * ```ts
+ * await runner.run(loop, { values: { count: 0 }, maxIterations: 50 }).catch((e) => isInfiniteLoopError(e) && console.log(e.nodes));
+ * ```
+ */
+export class InfiniteLoopError extends GraphError<"InfiniteLoopError"> {
+  readonly _tag = "InfiniteLoopError" as const;
+  override readonly name = "InfiniteLoopError";
+  readonly nodes: readonly string[];
+  readonly maxIterations: number;
+  constructor(nodes: readonly string[], maxIterations: number, workflowId: string) {
+    super(
+      `Workflow '${workflowId}' ran more than ${maxIterations} supersteps; still running: ${nodes.map((n) => `'${n}'`).join(", ")}.\n` +
+        `  → A gate keeps routing back, or values keep changing in a loop.\n` +
+        `  How to fix: make the loop's gate return END eventually, or raise maxIterations if the loop is meant to be long.`,
+    );
+    this.nodes = nodes;
+    this.maxIterations = maxIterations;
+  }
+}
+
+/**
+ * A node's function threw (or timed out, or returned the wrong shape). `cause` is the thrown error itself;
+ * `partialResult` holds what the run produced before the failure.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { values }); } catch (e) { if (isNodeExecutionError(e)) console.log(e.nodeName, e.cause); }
+ * ```
+ */
+export class NodeExecutionError extends GraphError<"NodeExecutionError"> {
+  readonly _tag = "NodeExecutionError" as const;
+  override readonly name = "NodeExecutionError";
+  readonly nodeName: string;
+  override readonly cause: unknown;
+  partialResult: RunResult | undefined;
+  constructor(nodeName: string, cause: unknown, partialResult?: RunResult) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`Node '${nodeName}' failed: ${reason}`);
+    this.nodeName = nodeName;
+    this.cause = cause;
+    this.partialResult = partialResult;
+  }
+}
+
+/**
+ * The graph can't run with this runner method: `runSync` with async nodes or interrupts, `runner.map` over a
+ * graph with interrupts.
+ *
+ * @example
+ * ```ts
+ * try { runner.runSync(asyncGraph); } catch (e) { if (isIncompatibleRunnerError(e)) await runner.run(asyncGraph); }
+ * ```
+ */
+export class IncompatibleRunnerError extends GraphError<"IncompatibleRunnerError"> {
+  readonly _tag = "IncompatibleRunnerError" as const;
+  override readonly name = "IncompatibleRunnerError";
+}
+
+/**
+ * The stored workflow was created by a different graph definition. Pass `force: true` to run anyway.
+ *
+ * @example
+ * ```ts
+ * await runner.run(graph, { workflowId: "wf-1", force: true });
+ * ```
+ */
+export class VersionMismatchError extends GraphError<"VersionMismatchError"> {
+  readonly _tag = "VersionMismatchError" as const;
+  override readonly name = "VersionMismatchError";
+  readonly workflowId: string;
+  readonly storedHash: string;
+  readonly currentHash: string;
+  constructor(workflowId: string, storedHash: string, currentHash: string) {
+    super(
+      `Workflow '${workflowId}' was created by a different version of this graph (stored ${storedHash.slice(0, 12)}…, now ${currentHash.slice(0, 12)}…).\n` +
+        `  → Resuming with changed nodes could mix results of two definitions.\n` +
+        `  How to fix: resume with the original graph, start a new workflowId, or pass force: true to continue anyway.`,
+    );
+    this.workflowId = workflowId;
+    this.storedHash = storedHash;
+    this.currentHash = currentHash;
+  }
+}
+
+/**
+ * True for a {@link MissingInputError}.
+ *
+ * @example
+ * ```ts
+ * if (isMissingInputError(e)) console.log(e.missing);
+ * ```
+ */
+export const isMissingInputError = (e: unknown): e is MissingInputError => isTaggedError(e, "MissingInputError");
+/**
+ * True for an {@link InfiniteLoopError}.
+ *
+ * @example
+ * ```ts
+ * if (isInfiniteLoopError(e)) console.log(e.nodes);
+ * ```
+ */
+export const isInfiniteLoopError = (e: unknown): e is InfiniteLoopError => isTaggedError(e, "InfiniteLoopError");
+/**
+ * True for a {@link NodeExecutionError}.
+ *
+ * @example
+ * ```ts
+ * if (isNodeExecutionError(e)) console.log(e.nodeName);
+ * ```
+ */
+export const isNodeExecutionError = (e: unknown): e is NodeExecutionError => isTaggedError(e, "NodeExecutionError");
+/**
+ * True for an {@link IncompatibleRunnerError}.
+ *
+ * @example
+ * ```ts
+ * if (isIncompatibleRunnerError(e)) console.log(e.message);
+ * ```
+ */
+export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerError => isTaggedError(e, "IncompatibleRunnerError");
+/**
+ * True for a {@link VersionMismatchError}.
+ *
+ * @example
+ * ```ts
+ * if (isVersionMismatchError(e)) console.log(e.storedHash);
+ * ```
+ */
+export const isVersionMismatchError = (e: unknown): e is VersionMismatchError => isTaggedError(e, "VersionMismatchError");

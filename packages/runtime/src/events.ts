@@ -1,0 +1,77 @@
+import type { Target } from "@graph/core";
+import type { RunStatus } from "./RunResult.js";
+
+/**
+ * Fields every event carries. Nested runs and map items form a tree through `spanId` / `parentSpanId`.
+ *
+ * @example
+ * ```ts
+ * const base: EventBase = { runId: "r1", workflowId: "wf", spanId: "s1", parentSpanId: undefined, timestamp: Date.now() };
+ * ```
+ */
+export interface EventBase {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | undefined;
+  readonly timestamp: number;
+}
+
+/**
+ * Every event the runtime emits, discriminated by `type`.
+ *
+ * @example
+ * ```ts
+ * for await (const ev of runner.stream(graph, { values })) {
+ *   if (ev.type === "StreamingChunk") process.stdout.write(String(ev.chunk));
+ *   if (ev.type === "NodeEnd") console.log(ev.nodeName, ev.durationMs);
+ * }
+ * ```
+ */
+export type GraphEvent =
+  | (EventBase & { readonly type: "RunStart"; readonly graphName: string | undefined; readonly depth: number })
+  | (EventBase & { readonly type: "RunEnd"; readonly status: RunStatus; readonly durationMs: number; readonly error?: unknown })
+  | (EventBase & { readonly type: "SuperstepStart"; readonly superstep: number; readonly nodes: readonly string[] })
+  | (EventBase & { readonly type: "NodeStart"; readonly nodeName: string; readonly inputs: Readonly<Record<string, unknown>> })
+  | (EventBase & {
+      readonly type: "NodeEnd";
+      readonly nodeName: string;
+      readonly outputs: Readonly<Record<string, unknown>>;
+      readonly durationMs: number;
+      readonly cached: boolean;
+      readonly replayed: boolean;
+      readonly truncated: boolean;
+    })
+  | (EventBase & { readonly type: "NodeError"; readonly nodeName: string; readonly error: unknown; readonly attempt: number; readonly willRetry: boolean })
+  | (EventBase & { readonly type: "StreamingChunk"; readonly nodeName: string; readonly chunk: unknown; readonly index: number })
+  | (EventBase & { readonly type: "RouteDecision"; readonly gate: string; readonly decision: readonly Target[] | null; readonly replayed: boolean })
+  | (EventBase & { readonly type: "Paused"; readonly nodeName: string; readonly value: unknown; readonly responseKey: string })
+  | (EventBase & { readonly type: "StopRequested"; readonly info: unknown })
+  | (EventBase & { readonly type: "CacheHit"; readonly nodeName: string })
+  | (EventBase & { readonly type: "CheckpointSaved"; readonly superstep: number; readonly nodeName: string })
+  | (EventBase & { readonly type: "MapProgress"; readonly nodeName: string; readonly completed: number; readonly total: number })
+  | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] });
+
+/**
+ * The `type` of an event.
+ *
+ * @example
+ * ```ts
+ * const t: GraphEventType = "NodeEnd";
+ * ```
+ */
+export type GraphEventType = GraphEvent["type"];
+
+/**
+ * Receives every event of every run of a runner. A failing processor never fails a run.
+ *
+ * @example
+ * ```ts
+ * const logger: EventProcessor = { onEvent: (ev) => { if (ev.type === "NodeEnd") console.log(ev.nodeName); } };
+ * const runner = new Runner({ eventProcessors: [logger] });
+ * ```
+ */
+export interface EventProcessor {
+  onEvent(event: GraphEvent): void | Promise<void>;
+  shutdown?(): void | Promise<void>;
+}

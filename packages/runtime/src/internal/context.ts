@@ -1,0 +1,199 @@
+import type { CheckpointStoreService } from "@graph/checkpoint/effect";
+import type { Checkpoint } from "@graph/checkpoint";
+import { Deferred, Effect } from "effect";
+import type { NodeCache } from "../cache.js";
+import type { EventProcessor, GraphEvent } from "../events.js";
+
+/** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
+export interface Shared {
+  /** Permits for leaf node executions, shared across nesting and map items. */
+  readonly semaphore: Effect.Semaphore | undefined;
+  readonly maxConcurrency: number | undefined;
+  readonly cache: NodeCache | undefined;
+  readonly store: CheckpointStoreService | undefined;
+  readonly processors: readonly EventProcessor[];
+  readonly owner: string;
+  readonly leaseTtlMs: number;
+  nextSpan: number;
+}
+
+/** Where a run's events go: the runner's processors plus, for `stream()`/`start()`, one subscriber. */
+export interface Emitter {
+  readonly active: boolean;
+  emit(event: GraphEvent): void;
+  /** Resolves when a slow subscriber has room again; undefined when there is room now. */
+  pressure(): Promise<void> | undefined;
+}
+
+export function makeEmitter(processors: readonly EventProcessor[], subscriber: Subscriber | undefined): Emitter {
+  const active = processors.length > 0 || subscriber !== undefined;
+  return {
+    active,
+    emit(event) {
+      for (const p of processors) {
+        // A failing processor never fails a run: swallow sync throws and async rejections.
+        try {
+          const r = p.onEvent(event) as unknown;
+          if (r !== undefined && typeof (r as Promise<void>).then === "function") (r as Promise<void>).catch(() => {});
+        } catch {
+          /* ignored on purpose */
+        }
+      }
+      subscriber?.push(event);
+    },
+    pressure: () => subscriber?.pressure(),
+  };
+}
+
+/**
+ * A bounded event buffer read as an AsyncIterable. The runtime checks `pressure()` between supersteps and before
+ * every streamed chunk, so a slow reader slows the run instead of growing memory without bound.
+ */
+export class Subscriber implements AsyncIterable<GraphEvent> {
+  readonly #limit: number;
+  readonly #buffer: GraphEvent[] = [];
+  #head = 0;
+  #closed = false;
+  #failure: unknown;
+  #wakeReader: (() => void) | undefined;
+  #wakeWriter: (() => void) | undefined;
+  #writerWaiting: Promise<void> | undefined;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  push(event: GraphEvent): void {
+    if (this.#closed) return;
+    this.#buffer.push(event);
+    this.#wakeReader?.();
+  }
+
+  pressure(): Promise<void> | undefined {
+    if (this.#closed || this.#buffer.length - this.#head < this.#limit) return undefined;
+    this.#writerWaiting ??= new Promise<void>((resolve) => {
+      this.#wakeWriter = () => {
+        this.#writerWaiting = undefined;
+        this.#wakeWriter = undefined;
+        resolve();
+      };
+    });
+    return this.#writerWaiting;
+  }
+
+  close(failure?: unknown): void {
+    this.#closed = true;
+    this.#failure = failure;
+    this.#wakeReader?.();
+    this.#wakeWriter?.();
+  }
+
+  /** Stop buffering (the reader went away); the run continues without backpressure. */
+  detach(): void {
+    this.#closed = true;
+    this.#buffer.length = 0;
+    this.#head = 0;
+    this.#wakeWriter?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<GraphEvent> {
+    try {
+      while (true) {
+        if (this.#head < this.#buffer.length) {
+          const event = this.#buffer[this.#head++]!;
+          if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
+            this.#buffer.splice(0, this.#head);
+            this.#head = 0;
+          }
+          if (this.#wakeWriter !== undefined && this.#buffer.length - this.#head < this.#limit) this.#wakeWriter();
+          yield event;
+          continue;
+        }
+        if (this.#closed) {
+          if (this.#failure !== undefined) throw this.#failure;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.#wakeReader = resolve));
+        this.#wakeReader = undefined;
+      }
+    } finally {
+      if (!this.#closed) this.detach();
+    }
+  }
+}
+
+/** Stop state of one run boundary. A child boundary follows its parent's stop. */
+export class RunControl {
+  stopRequested = false;
+  stopInfo: unknown;
+  readonly stopped: Deferred.Deferred<void>;
+  readonly #controllers = new Set<AbortController>();
+  readonly #children = new Set<RunControl>();
+  #onStop: Array<(info: unknown) => void> = [];
+
+  constructor() {
+    this.stopped = Effect.runSync(Deferred.make<void>());
+  }
+
+  /** Requests a stop: aborts every in-flight node's signal and wakes the runs waiting on it. */
+  stop(info: unknown): void {
+    if (this.stopRequested) return;
+    this.stopRequested = true;
+    this.stopInfo = info;
+    for (const c of this.#controllers) c.abort(info ?? new Error("Run stopped"));
+    for (const child of this.#children) child.stop(info);
+    for (const f of this.#onStop) f(info);
+    this.#onStop = [];
+    Effect.runSync(Deferred.succeed(this.stopped, undefined));
+  }
+
+  onStop(f: (info: unknown) => void): void {
+    if (this.stopRequested) f(this.stopInfo);
+    else this.#onStop.push(f);
+  }
+
+  child(): RunControl {
+    const c = new RunControl();
+    if (this.stopRequested) c.stop(this.stopInfo);
+    else this.#children.add(c);
+    return c;
+  }
+
+  release(child: RunControl): void {
+    this.#children.delete(child);
+  }
+
+  track(controller: AbortController): void {
+    if (this.stopRequested) controller.abort(this.stopInfo ?? new Error("Run stopped"));
+    this.#controllers.add(controller);
+  }
+
+  untrack(controller: AbortController): void {
+    this.#controllers.delete(controller);
+  }
+}
+
+/** Per-run configuration handed to the engine. */
+export interface RunConfig {
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly maxIterations: number;
+  readonly shared: Shared;
+  readonly emitter: Emitter;
+  readonly control: RunControl;
+  readonly completeOnStop: boolean;
+  readonly parentSpanId: string | undefined;
+  readonly depth: number;
+  readonly checkpoint: Checkpoint | undefined;
+  readonly force: boolean;
+  /** Top-level runs take the workflow lease; child runs are covered by their parent's. */
+  readonly isChild: boolean;
+  readonly parentWorkflowId: string | undefined;
+  /** Set when the run is a map item: never persisted as its own workflow when there is no store anyway. */
+  readonly persist: boolean;
+}
+
+export function nextSpanId(shared: Shared): string {
+  return `s${(shared.nextSpan++).toString(36)}`;
+}

@@ -1,0 +1,1091 @@
+import { END, FunctionNode, closestName, GateNode, GraphNode, InterruptNode, RoutingError, isTaggedError, type AnyNode, type Graph, type Target } from "@graph/core";
+import { END_DECISION, INPUT_STEP, type Lease, type StepRecord, type StoredError, type WorkflowRecord } from "@graph/checkpoint";
+import { Deferred, Effect, Either } from "effect";
+import { InfiniteLoopError, MissingInputError, NodeExecutionError, VersionMismatchError } from "../errors.js";
+import type { GraphEvent } from "../events.js";
+import { RunResult, type PauseInfo, type RunStatus } from "../RunResult.js";
+import { nextSpanId, type RunConfig } from "./context.js";
+import { deepEqual, stableKey } from "./equal.js";
+
+/** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
+interface Slot {
+  value: unknown;
+  version: number;
+  writer: string;
+}
+
+/** What running one node produced. */
+type Outcome =
+  | { kind: "completed"; outputs: Record<string, unknown>; decision?: readonly Target[] | null; nested?: RunResult; truncated?: boolean; cached?: boolean; childWorkflowId?: string }
+  | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
+  | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
+  | { kind: "failed"; error: unknown; nested?: RunResult; childWorkflowId?: string };
+
+interface Execution {
+  node: AnyNode;
+  inputs: Record<string, unknown>;
+  versions: Record<string, number>;
+  spanId: string;
+  startedAt: number;
+}
+
+/** Errors a run can fail with (typed failures of the Effect). */
+export type RunError = NodeExecutionError | MissingInputError | InfiniteLoopError | VersionMismatchError | RoutingError | import("@graph/checkpoint").CheckpointError | import("@graph/checkpoint").WorkflowConflictError;
+
+const STOPPED = Symbol("stopped");
+
+function toStoredError(error: unknown): StoredError {
+  const e = error as { name?: string; message?: string; _tag?: string; stack?: string };
+  const out: { name: string; message: string; tag?: string; stack?: string } = {
+    name: typeof e?.name === "string" ? e.name : "Error",
+    message: typeof e?.message === "string" ? e.message : String(error),
+  };
+  if (typeof e?._tag === "string") out.tag = e._tag;
+  return out;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+}
+
+function isIterator(value: unknown): value is Iterator<unknown> | AsyncIterator<unknown> {
+  return value !== null && typeof value === "object" && typeof (value as { next?: unknown }).next === "function";
+}
+
+const decisionToStored = (d: readonly Target[] | null | undefined): string | readonly string[] | null =>
+  d === null || d === undefined ? null : d.map((t) => (t === END ? END_DECISION : t));
+const decisionFromStored = (d: string | readonly string[] | null | undefined): readonly Target[] | null =>
+  d === null || d === undefined ? null : (typeof d === "string" ? [d] : d).map((t) => (t === END_DECISION ? END : t));
+
+/** Response keys a graph needs passed in (its interrupts' and, through GraphNodes, nested ones), outer names. */
+const responseKeyCache = new WeakMap<Graph, ReadonlySet<string>>();
+export function responseKeys(graph: Graph): ReadonlySet<string> {
+  let keys = responseKeyCache.get(graph);
+  if (keys === undefined) {
+    const set = new Set<string>();
+    for (const n of graph.nodes.values()) {
+      if (n instanceof InterruptNode) set.add(n.responseKey);
+      else if (n instanceof GraphNode) for (const k of responseKeys(n.graph)) {
+        const outer = n.outerOutput(k);
+        if (outer !== undefined) set.add(outer);
+      }
+    }
+    keys = set;
+    responseKeyCache.set(graph, keys);
+  }
+  return keys;
+}
+
+/**
+ * One run of one graph: restores state (when there is a store), merges the caller's values, then runs supersteps
+ * until nothing is ready. Readiness is maintained incrementally: only nodes whose inputs, permissions or decisions
+ * changed are re-examined (SEMANTICS §4).
+ */
+export class Engine {
+  readonly graph: Graph;
+  readonly config: RunConfig;
+  readonly spanId: string;
+  readonly #analysis: Graph["analysis"];
+  readonly #nodes: readonly AnyNode[];
+  readonly #bound: Readonly<Record<string, unknown>>;
+
+  readonly #values = new Map<string, Slot>();
+  readonly #consumed = new Map<string, Map<string, number>>();
+  readonly #everRan = new Set<string>();
+  readonly #ranThisRun = new Set<string>();
+  readonly #pending = new Map<string, Set<Target>>();
+  readonly #decided = new Set<string>();
+  readonly #nested = new Map<string, RunResult>();
+  /** Nodes stopped or failed in this run: not retried within it. */
+  readonly #settled = new Set<string>();
+  #dirty = new Set<string>();
+  #waiting = new Set<string>();
+
+  #nextIndex = 1;
+  #superstep = 0;
+  #runSupersteps = 0;
+  #pause: PauseInfo | undefined;
+  #failure: unknown;
+  #stopped = false;
+  #lease: Lease | undefined;
+  #workflow: WorkflowRecord | undefined;
+  #lastCandidates: readonly string[] = [];
+  readonly #startedAt = Date.now();
+
+  constructor(graph: Graph, config: RunConfig) {
+    this.graph = graph;
+    this.config = config;
+    this.spanId = nextSpanId(config.shared);
+    this.#analysis = graph.analysis;
+    this.#nodes = [...graph.nodes.values()];
+    this.#bound = graph.inputs.bound;
+  }
+
+  // ───────────────────────────────────────────── events ─────────────────────────────────────────────
+
+  #event<T extends GraphEvent["type"]>(type: T, fields: Omit<Extract<GraphEvent, { type: T }>, "type" | "runId" | "workflowId" | "spanId" | "parentSpanId" | "timestamp">, spanId?: string): void {
+    const { emitter } = this.config;
+    if (!emitter.active) return;
+    emitter.emit({
+      type,
+      runId: this.config.runId,
+      workflowId: this.config.workflowId,
+      spanId: spanId ?? this.spanId,
+      parentSpanId: spanId === undefined ? this.config.parentSpanId : this.spanId,
+      timestamp: Date.now(),
+      ...fields,
+    } as unknown as GraphEvent);
+  }
+
+  #pressure(): Effect.Effect<void> {
+    const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
+    return wait === undefined ? Effect.void : Effect.promise(() => wait);
+  }
+
+  // ───────────────────────────────────────────── run ─────────────────────────────────────────────
+
+  /** Runs to the end; typed failures only for problems before the first node and store errors. */
+  run(): Effect.Effect<RunResult, RunError> {
+    return Effect.suspend(() => {
+      this.#event("RunStart", { graphName: this.graph.name, depth: this.config.depth });
+      const store = this.config.shared.store;
+      const prepare = store !== undefined && this.config.persist ? this.#restore() : Effect.sync(() => this.#mergeInputs());
+      return prepare.pipe(
+        Effect.flatMap(() => this.#checkMissing()),
+        Effect.flatMap(() => (store !== undefined && this.config.persist ? this.#begin() : Effect.void)),
+        Effect.flatMap(() => {
+          for (const n of this.#nodes) this.#dirty.add(n.name);
+          return this.#loop();
+        }),
+        Effect.flatMap(() => this.#finish()),
+        Effect.onError(() => this.#abandon()),
+      );
+    });
+  }
+
+  #loop(): Effect.Effect<void, RunError> {
+    return Effect.suspend(() => {
+      if (this.#pause !== undefined || this.#failure !== undefined) return Effect.void;
+      if (this.config.control.stopRequested) {
+        this.#stopped = true;
+        if (!this.config.completeOnStop) return Effect.void;
+      }
+      const ready = this.#computeReady();
+      if (ready.length === 0) return Effect.void;
+      if (this.#runSupersteps >= this.config.maxIterations) {
+        return Effect.fail(new InfiniteLoopError(ready.map((n) => n.name), this.config.maxIterations, this.config.workflowId));
+      }
+      this.#runSupersteps++;
+      this.#superstep++;
+      this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
+      return this.#runSuperstep(ready).pipe(
+        Effect.zipRight(this.#pressure()),
+        Effect.flatMap(() => this.#loop()),
+      );
+    });
+  }
+
+  // ───────────────────────────────────────────── readiness ─────────────────────────────────────────────
+
+  #computeReady(): AnyNode[] {
+    const check = this.#waiting.size === 0 ? this.#dirty : new Set([...this.#dirty, ...this.#waiting]);
+    this.#dirty = new Set();
+    const permitMemo = new Map<string, boolean>();
+    let candidates: string[] = [];
+    for (const name of check) if (this.#isCandidate(name, permitMemo)) candidates.push(name);
+    this.#waiting = new Set();
+    if (candidates.length > 1) {
+      const pos = this.#analysis.position;
+      candidates.sort((a, b) => pos.get(a)! - pos.get(b)!);
+      // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
+      const kept = candidates.filter((c) => !candidates.some((d) => d !== c && this.#analysis.isUpstream(d, c)));
+      for (const c of candidates) if (!kept.includes(c)) this.#waiting.add(c);
+      candidates = kept;
+    }
+    this.#lastCandidates = candidates;
+    return candidates.map((c) => this.graph.nodes.get(c)!);
+  }
+
+  #permitted(name: string, memo: Map<string, boolean>): boolean {
+    const controllers = this.#analysis.controllers.get(name)!;
+    if (controllers.length === 0) return true;
+    const cached = memo.get(name);
+    if (cached !== undefined) return cached;
+    memo.set(name, false); // cycles of gates: assume not permitted while deciding
+    let ok = false;
+    for (const g of controllers) {
+      const pending = this.#pending.get(g);
+      if (pending !== undefined && pending.has(name)) {
+        ok = true;
+        break;
+      }
+      const gate = this.graph.nodes.get(g) as GateNode;
+      // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it.
+      if (!this.#decided.has(g) && !this.#ranThisRun.has(name) && gate.defaultOpen && this.#analysis.sameCycle(g, name) && this.#entryAllows(name) && this.#permitted(g, memo)) {
+        ok = true;
+        break;
+      }
+    }
+    memo.set(name, ok);
+    return ok;
+  }
+
+  /** Before a gate decides, only the configured entrypoint of a cycle (if any) may start it. */
+  #entryAllows(name: string): boolean {
+    const entry = this.graph.entrypoint;
+    if (entry.length === 0) return true;
+    const comp = this.#analysis.componentOf.get(name);
+    const inComponent = entry.filter((e) => this.#analysis.componentOf.get(e) === comp);
+    return inComponent.length === 0 || inComponent.includes(name);
+  }
+
+  #available(n: AnyNode, input: string): boolean {
+    return this.#values.has(input) || Object.hasOwn(this.#bound, input) || n.hasDefault(input);
+  }
+
+  #isCandidate(name: string, memo: Map<string, boolean>): boolean {
+    if (this.#settled.has(name)) return false;
+    const n = this.graph.nodes.get(name)!;
+    if (!this.#permitted(name, memo)) return false;
+    for (const input of n.inputs) if (!this.#available(n, input)) return false;
+    for (const g of this.#analysis.controllers.get(name)!) if (this.#pending.get(g)?.has(name)) return true;
+    if (!this.#everRan.has(name)) {
+      if (n.outputs.length === 0) return true;
+      const own = this.#analysis.ownCycleSeeds.get(name);
+      const supplied = n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
+      return !supplied;
+    }
+    return this.#isStale(n);
+  }
+
+  #isStale(n: AnyNode): boolean {
+    const consumed = this.#consumed.get(n.name);
+    const gated = this.#analysis.controllers.get(n.name)!.length > 0;
+    const wired = this.#analysis.wiredProducers.get(n.name)!;
+    for (const input of n.inputs) {
+      const slot = this.#values.get(input);
+      if (slot === undefined) continue;
+      if (slot.version === (consumed?.get(input) ?? 0)) continue;
+      const writer = slot.writer;
+      if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
+      if (!gated) {
+        if (writer === n.name) continue; // own output never re-triggers
+        if (writer !== INPUT_STEP && this.#analysis.reachesAcyclic(n.name, writer)) continue; // produced downstream: next turn
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // ───────────────────────────────────────────── supersteps ─────────────────────────────────────────────
+
+  #resolveInputs(n: AnyNode): { inputs: Record<string, unknown>; versions: Record<string, number> } {
+    const inputs: Record<string, unknown> = {};
+    const versions: Record<string, number> = {};
+    for (const input of n.inputs) {
+      const slot = this.#values.get(input);
+      if (slot !== undefined) {
+        inputs[input] = slot.value;
+        versions[input] = slot.version;
+      } else if (Object.hasOwn(this.#bound, input)) {
+        inputs[input] = structuredCloneSafe(this.#bound[input]);
+        versions[input] = 0;
+      } else {
+        versions[input] = 0;
+        if (n instanceof FunctionNode) {
+          const d = n.defaultValue(input);
+          if (d !== undefined) inputs[input] = d.value;
+        }
+      }
+    }
+    return { inputs, versions };
+  }
+
+  #runSuperstep(ready: readonly AnyNode[]): Effect.Effect<void, RunError> {
+    const executions: Execution[] = [];
+    for (const n of ready) {
+      if (n instanceof GateNode) {
+        // A gate about to decide again forgets its previous decision first (no extra loop iteration).
+        this.#pending.delete(n.name);
+      }
+      const { inputs, versions } = this.#resolveInputs(n);
+      if (n instanceof InterruptNode) {
+        const response = this.#values.get(n.responseKey);
+        if (response !== undefined) versions[n.responseKey] = response.version;
+      }
+      const spanId = this.config.emitter.active ? nextSpanId(this.config.shared) : this.spanId;
+      executions.push({ node: n, inputs, versions, spanId, startedAt: Date.now() });
+    }
+    const outcomes = new Array<Outcome>(executions.length);
+    const effects: Effect.Effect<void, RunError>[] = [];
+    for (let i = 0; i < executions.length; i++) {
+      const ex = executions[i]!;
+      this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
+      const fast = this.#tryFast(ex);
+      if (fast !== undefined) {
+        outcomes[i] = fast;
+        const save = this.#afterNode(ex, fast);
+        if (save !== undefined) effects.push(save);
+      } else {
+        effects.push(
+          this.#execute(ex).pipe(
+            Effect.flatMap((o) => {
+              outcomes[i] = o;
+              return this.#afterNode(ex, o) ?? Effect.void;
+            }),
+          ),
+        );
+      }
+    }
+    const apply = Effect.sync(() => {
+      for (let i = 0; i < executions.length; i++) this.#apply(executions[i]!, outcomes[i]!);
+    });
+    if (effects.length === 0) return apply;
+    if (effects.length === 1) return Effect.zipRight(effects[0]!, apply);
+    return Effect.zipRight(Effect.all(effects, { concurrency: "unbounded", discard: true }), apply);
+  }
+
+  /** Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. */
+  #tryFast(ex: Execution): Outcome | undefined {
+    const n = ex.node;
+    if (n instanceof GateNode) {
+      try {
+        return { kind: "completed", outputs: {}, decision: n.decide(ex.inputs, this.#context(ex, undefined)) };
+      } catch (error) {
+        return { kind: "failed", error };
+      }
+    }
+    if (!(n instanceof FunctionNode) || n.mode !== "sync" || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return undefined;
+    if (this.config.control.stopRequested && !this.config.completeOnStop) return { kind: "stopped" };
+    let returned: unknown;
+    try {
+      returned = n.invoke(ex.inputs, this.#context(ex, undefined));
+    } catch (error) {
+      return { kind: "failed", error };
+    }
+    if (isThenable(returned) || isIterator(returned)) return undefined; // rare: handled by the general path
+    try {
+      return { kind: "completed", outputs: n.collectOutputs(returned) };
+    } catch (error) {
+      return { kind: "failed", error };
+    }
+  }
+
+  #context(ex: Execution, controller: AbortController | undefined, attempt = 1) {
+    const control = this.config.control;
+    let chunkIndex = 0;
+    const self = this;
+    return {
+      get signal() {
+        return (controller ??= new AbortController()).signal;
+      },
+      get stopRequested() {
+        return control.stopRequested;
+      },
+      workflowId: this.config.workflowId,
+      runId: this.config.runId,
+      nodeName: ex.node.name,
+      attempt,
+      emit(chunk: unknown) {
+        self.#event("StreamingChunk", { nodeName: ex.node.name, chunk, index: chunkIndex++ }, ex.spanId);
+      },
+    };
+  }
+
+  /** The general path: async, streaming, cached, retried, timed-out nodes, interrupts and nested graphs. */
+  #execute(ex: Execution): Effect.Effect<Outcome, RunError> {
+    const n = ex.node;
+    if (n instanceof GraphNode) return this.#executeGraph(ex, n);
+    if (n instanceof InterruptNode) return this.#executeInterrupt(ex, n);
+    const fn = n as FunctionNode;
+    const run = this.#executeFunction(ex, fn);
+    const semaphore = this.config.shared.semaphore;
+    return semaphore === undefined ? run : semaphore.withPermits(1)(run);
+  }
+
+  #executeFunction(ex: Execution, n: FunctionNode): Effect.Effect<Outcome, never> {
+    const cache = this.config.shared.cache;
+    let key: string | undefined;
+    if (n.cache && cache !== undefined) {
+      try {
+        key = `${n.definitionHash}:${stableKey(ex.inputs)}`;
+      } catch {
+        key = undefined; // inputs that can't be keyed (functions, cycles) are simply not cached
+      }
+    }
+    const attemptOnce = (attempt: number): Effect.Effect<Outcome, never> =>
+      Effect.suspend(() => {
+        if (this.config.control.stopRequested && !this.config.completeOnStop) return Effect.succeed<Outcome>({ kind: "stopped" });
+        const controller = new AbortController();
+        this.config.control.track(controller);
+        const call = this.#call(ex, n, controller, attempt);
+        const timed =
+          n.timeoutMs === undefined
+            ? call
+            : call.pipe(
+                Effect.timeoutFail({
+                  duration: n.timeoutMs,
+                  onTimeout: () => {
+                    const error = new Error(`Node '${n.name}' timed out after ${n.timeoutMs} ms (attempt ${attempt}).`);
+                    error.name = "TimeoutError";
+                    controller.abort(error);
+                    return error;
+                  },
+                }),
+              );
+        // Regular nodes are cut off when a stop arrives; streaming nodes end themselves (they may keep partial output).
+        // A node that starts after the stop (completeOnStop: true) runs to the end.
+        const raced = n.isStreaming || this.config.control.stopRequested
+          ? timed
+          : Effect.raceFirst(
+              timed,
+              Deferred.await(this.config.control.stopped).pipe(Effect.as(STOPPED as typeof STOPPED)),
+            );
+        return raced.pipe(
+          Effect.either,
+          Effect.ensuring(Effect.sync(() => this.config.control.untrack(controller))),
+          Effect.flatMap((result): Effect.Effect<Outcome, never> => {
+            if (Either.isRight(result)) {
+              const value = result.right;
+              if (value === STOPPED) return Effect.succeed({ kind: "stopped" });
+              return Effect.succeed(value as Outcome);
+            }
+            const error = result.left;
+            const retry = n.retry;
+            const willRetry =
+              retry !== undefined && attempt < retry.attempts && !this.config.control.stopRequested && (retry.retryOn?.(error) ?? true);
+            this.#event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
+            if (!willRetry) return Effect.succeed({ kind: "failed", error });
+            return Effect.sleep(retryDelay(retry!, attempt)).pipe(Effect.zipRight(attemptOnce(attempt + 1)));
+          }),
+        );
+      });
+    if (key === undefined) return attemptOnce(1);
+    return Effect.promise(async () => cache!.get(key)).pipe(
+      Effect.catchAllDefect(() => Effect.succeed(undefined)),
+      Effect.flatMap((hit): Effect.Effect<Outcome, never> => {
+        if (hit !== undefined) {
+          this.#event("CacheHit", { nodeName: n.name }, ex.spanId);
+          return Effect.succeed({ kind: "completed", outputs: { ...hit.value }, cached: true });
+        }
+        return attemptOnce(1).pipe(
+          Effect.tap((o) =>
+            o.kind === "completed" && !o.truncated
+              ? Effect.promise(async () => cache!.set(key, o.outputs)).pipe(Effect.catchAllDefect(() => Effect.void))
+              : Effect.void,
+          ),
+        );
+      }),
+    );
+  }
+
+  /** Calls the function and drives its result (value, promise, or generator) to an Outcome; errors as failures. */
+  #call(ex: Execution, n: FunctionNode, controller: AbortController, attempt: number): Effect.Effect<Outcome, unknown> {
+    return Effect.suspend(() => {
+      const ctx = this.#context(ex, controller, attempt);
+      let returned: unknown;
+      try {
+        returned = n.invoke(ex.inputs, ctx);
+      } catch (error) {
+        return Effect.fail(error);
+      }
+      if (n.isStreaming && isIterator(returned)) return this.#drive(ex, n, returned);
+      const finish = (value: unknown): Effect.Effect<Outcome, unknown> =>
+        Effect.try({ try: () => ({ kind: "completed", outputs: n.collectOutputs(value) }) as Outcome, catch: (e) => e });
+      if (isThenable(returned)) {
+        return Effect.tryPromise({ try: () => Promise.resolve(returned), catch: (e) => e }).pipe(Effect.flatMap(finish));
+      }
+      return finish(returned);
+    });
+  }
+
+  /** Drives a sync or async generator: each yield is a StreamingChunk; honours backpressure and stop signals. */
+  #drive(ex: Execution, n: FunctionNode, iterator: Iterator<unknown> | AsyncIterator<unknown>): Effect.Effect<Outcome, unknown> {
+    const chunks: unknown[] = [];
+    const control = this.config.control;
+    const completeOnStop = this.config.completeOnStop;
+    const emitter = this.config.emitter;
+    // A node started after the stop (completeOnStop: true) streams to its end.
+    const stopAtStart = control.stopRequested;
+    const stopNow = () => control.stopRequested && !stopAtStart;
+    const onStop = (): Outcome =>
+      completeOnStop ? { kind: "completed", outputs: n.collectOutputs(joinChunks(chunks)), truncated: true } : { kind: "stopped" };
+    const push = (chunk: unknown) => {
+      chunks.push(chunk);
+      this.#event("StreamingChunk", { nodeName: n.name, chunk, index: chunks.length - 1 }, ex.spanId);
+    };
+    const done = (value: unknown): Outcome => ({ kind: "completed", outputs: n.collectOutputs(value !== undefined ? value : joinChunks(chunks)) });
+    if (n.mode === "sync-generator") {
+      // Sync generators can't be paused for a slow reader; they run to the end (or the stop) in one go.
+      return Effect.try({
+        try: () => {
+          const it = iterator as Iterator<unknown>;
+          while (true) {
+            if (stopNow()) {
+              it.return?.(undefined);
+              return onStop();
+            }
+            const step = it.next();
+            if (step.done) return done(step.value);
+            push(step.value);
+          }
+        },
+        catch: (e) => e,
+      });
+    }
+    const work = async (): Promise<Outcome> => {
+      const it = iterator as AsyncIterator<unknown>;
+      while (true) {
+        if (stopNow()) {
+          await it.return?.(undefined);
+          return onStop();
+        }
+        const step = await it.next();
+        if (step.done) return done(step.value);
+        if (stopNow() && !completeOnStop) {
+          await it.return?.(undefined);
+          return { kind: "stopped" };
+        }
+        push(step.value);
+        const wait = emitter.active ? emitter.pressure() : undefined;
+        if (wait !== undefined) await wait;
+      }
+    };
+    const streamed = Effect.tryPromise({ try: work, catch: (e) => e });
+    if (stopAtStart) return streamed;
+    // Don't wait for a slow generator's next chunk: end on the stop with what arrived so far.
+    return Effect.raceFirst(streamed, Deferred.await(control.stopped).pipe(Effect.flatMap(() => Effect.try({ try: onStop, catch: (e) => e }))));
+  }
+
+  #executeInterrupt(ex: Execution, n: InterruptNode): Effect.Effect<Outcome, never> {
+    return Effect.suspend(() => {
+      const response = this.#values.get(n.responseKey);
+      const consumedAnswer = this.#consumed.get(n.name)?.get(n.responseKey) ?? 0;
+      if (response !== undefined && response.writer === INPUT_STEP && response.version > consumedAnswer) {
+        return Effect.succeed<Outcome>({ kind: "completed", outputs: { [n.responseKey]: response.value } });
+      }
+      const value = ex.inputs[n.inputName];
+      const paused: Outcome = { kind: "paused", pause: { reason: "human_input", nodeName: n.name, value, responseKey: n.responseKey } };
+      const handler = n.handler;
+      if (handler === undefined) return Effect.succeed(paused);
+      return Effect.tryPromise({ try: async () => handler(value), catch: (e) => e }).pipe(
+        Effect.map((answer): Outcome => (answer === undefined ? paused : { kind: "completed", outputs: { [n.responseKey]: answer } })),
+        Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error })),
+      );
+    });
+  }
+
+  #childConfig(ex: Execution, n: GraphNode, workflowId: string, values: Record<string, unknown>): RunConfig {
+    return {
+      ...this.config,
+      values,
+      workflowId,
+      runId: this.config.runId,
+      control: this.config.control.child(),
+      completeOnStop: n.completeOnStop,
+      parentSpanId: ex.spanId,
+      depth: this.config.depth + 1,
+      checkpoint: undefined,
+      force: this.config.force,
+      isChild: true,
+      parentWorkflowId: this.config.workflowId,
+    };
+  }
+
+  /** Values a child run receives: its inputs by inner name, plus answers for its interrupts. */
+  #childValues(ex: Execution, n: GraphNode): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const input of n.inputs) if (Object.hasOwn(ex.inputs, input)) values[n.innerInput(input)!] = ex.inputs[input];
+    for (const inner of responseKeys(n.graph)) {
+      const outer = n.outerOutput(inner);
+      const slot = outer === undefined ? undefined : this.#values.get(outer);
+      if (slot !== undefined && slot.writer === INPUT_STEP) values[inner] = slot.value;
+    }
+    return values;
+  }
+
+  #executeGraph(ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+    const mapOver = n.mapOverConfig;
+    if (mapOver === undefined) {
+      const childId = `${this.config.workflowId}/${n.name}`;
+      const config = this.#childConfig(ex, n, childId, this.#childValues(ex, n));
+      return new Engine(n.graph, config).run().pipe(
+        Effect.ensuring(Effect.sync(() => this.config.control.release(config.control))),
+        Effect.map((child) => this.#projectChild(n, child, childId)),
+        Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
+      );
+    }
+    return this.#executeMapped(ex, n);
+  }
+
+  #projectChild(n: GraphNode, child: RunResult, childWorkflowId: string): Outcome {
+    if (child.status === "failed") return { kind: "failed", error: child.error, nested: child, childWorkflowId };
+    if (child.status === "paused") {
+      const pause = child.pause!;
+      return {
+        kind: "paused",
+        nested: child,
+        childWorkflowId,
+        pause: { ...pause, nodeName: `${n.name}/${pause.nodeName}`, responseKey: n.outerOutput(pause.responseKey) ?? pause.responseKey },
+      };
+    }
+    if (child.status === "stopped" && !n.completeOnStop) return { kind: "stopped", nested: child, childWorkflowId };
+    const outputs: Record<string, unknown> = {};
+    for (const outer of n.outputs) {
+      const inner = n.innerOutput(outer)!;
+      if (Object.hasOwn(child.values, inner) && !(child.values[inner] instanceof RunResult)) outputs[outer] = child.values[inner];
+    }
+    return { kind: "completed", outputs, nested: child, childWorkflowId, truncated: child.status === "stopped" };
+  }
+
+  #executeMapped(ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+    return Effect.suspend(() => {
+      const base = this.#childValues(ex, n);
+      const items = mapItems(n.name, n.mapOverConfig!.params.map((p) => [n.innerInput(p)!, ex.inputs[p]] as const), n.mapOverConfig!.mode);
+      if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
+      const total = items.length;
+      const results = new Array<RunResult>(total);
+      let completed = 0;
+      const concurrency = this.config.shared.maxConcurrency ?? 256;
+      const parentId = `${this.config.workflowId}/${n.name}`;
+      const runItem = (item: Record<string, unknown>, i: number) => {
+        const config = this.#childConfig(ex, n, `${parentId}/${i}`, { ...base, ...item });
+        return new Engine(n.graph, config).run().pipe(
+          Effect.ensuring(Effect.sync(() => this.config.control.release(config.control))),
+          Effect.map((r) => {
+            results[i] = r;
+            completed++;
+            this.#event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
+            return r;
+          }),
+        );
+      };
+      return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
+        Effect.map((): Outcome => {
+          const outputs: Record<string, unknown> = {};
+          const innerValues: Record<string, unknown[]> = {};
+          for (const outer of n.outputs) {
+            const inner = n.innerOutput(outer)!;
+            const column = results.map((r) => r.values[inner]);
+            outputs[outer] = column;
+            innerValues[inner] = column;
+          }
+          const failed = results.find((r) => r.status === "failed");
+          const stopped = results.some((r) => r.status === "stopped");
+          const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
+          const nested = new RunResult({ status, values: innerValues, workflowId: parentId, runId: this.config.runId, error: failed?.error });
+          if (failed) return { kind: "failed", error: failed.error, nested, childWorkflowId: parentId };
+          if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
+          return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
+        }),
+        Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
+      );
+    });
+  }
+
+  /** Persists a finished node's step right away (siblings that finished before a crash stay done). */
+  #afterNode(ex: Execution, o: Outcome): Effect.Effect<void, RunError> | undefined {
+    (o as { index?: number }).index = this.#nextIndex++;
+    const store = this.config.shared.store;
+    if (store === undefined || !this.config.persist) return undefined;
+    const step = this.#stepRecord(ex, o, (o as { index?: number }).index!);
+    return store.saveStep(step, this.#fence()).pipe(
+      Effect.tap(() => this.#event("CheckpointSaved", { superstep: this.#superstep, nodeName: ex.node.name })),
+    );
+  }
+
+  #fence() {
+    return this.#lease === undefined ? undefined : { epoch: this.#lease.epoch };
+  }
+
+  #stepRecord(ex: Execution, o: Outcome, index: number): StepRecord {
+    const now = new Date();
+    const status = o.kind;
+    const step: {
+      -readonly [K in keyof StepRecord]: StepRecord[K];
+    } = {
+      workflowId: this.config.workflowId,
+      superstep: this.#superstep,
+      nodeName: ex.node.name,
+      index,
+      status,
+      inputVersions: ex.versions,
+      values: o.kind === "completed" ? o.outputs : {},
+      truncated: o.kind === "completed" && o.truncated === true,
+      startedAt: new Date(ex.startedAt),
+      completedAt: now,
+    };
+    if (o.kind === "completed" && o.decision !== undefined) step.decision = decisionToStored(o.decision);
+    if (o.childWorkflowId !== undefined) step.childWorkflowId = o.childWorkflowId;
+    if (o.kind === "paused") step.pause = { value: o.pause.value, responseKey: o.pause.responseKey };
+    if (o.kind === "failed") step.error = toStoredError(o.error);
+    return step;
+  }
+
+  /** Applies one node's outcome to run state (all outcomes of a superstep are applied together, in node order). */
+  #apply(ex: Execution, o: Outcome): void {
+    const n = ex.node;
+    const index = (o as { index?: number }).index!;
+    if (o.nested !== undefined) this.#nested.set(n.name, o.nested);
+    const durationMs = Date.now() - ex.startedAt;
+    switch (o.kind) {
+      case "completed": {
+        this.#everRan.add(n.name);
+        this.#ranThisRun.add(n.name);
+        this.#consumed.set(n.name, new Map(Object.entries(ex.versions)));
+        this.#dirty.add(n.name);
+        for (const g of this.#analysis.controllers.get(n.name)!) this.#pending.get(g)?.delete(n.name);
+        for (const [k, v] of Object.entries(o.outputs)) this.#write(k, v, index, n.name);
+        if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
+        this.#event("NodeEnd", { nodeName: n.name, outputs: o.outputs, durationMs, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
+        if (o.truncated) this.#stopped = true;
+        return;
+      }
+      case "paused":
+        this.#pause ??= o.pause;
+        this.#event("Paused", { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey }, ex.spanId);
+        return;
+      case "stopped":
+        this.#settled.add(n.name);
+        this.#stopped = true;
+        this.#event("NodeEnd", { nodeName: n.name, outputs: {}, durationMs, cached: false, replayed: false, truncated: false }, ex.spanId);
+        return;
+      case "failed": {
+        this.#settled.add(n.name);
+        const error = o.error;
+        this.#failure ??= wrapFailure(n, error);
+        this.#event("NodeError", { nodeName: n.name, error, attempt: 0, willRetry: false }, ex.spanId);
+        return;
+      }
+    }
+  }
+
+  #write(name: string, value: unknown, version: number, writer: string): void {
+    this.#values.set(name, { value, version, writer });
+    const consumers = this.#analysis.consumers.get(name);
+    if (consumers !== undefined) for (const c of consumers) this.#dirty.add(c);
+  }
+
+  #decide(gate: GateNode, decision: readonly Target[] | null, replayed: boolean): void {
+    this.#decided.add(gate.name);
+    if (decision === null) this.#pending.delete(gate.name);
+    else this.#pending.set(gate.name, new Set(decision));
+    const mark = (g: GateNode, seen: Set<string>) => {
+      for (const t of g.targets) {
+        if (t === END || seen.has(t)) continue;
+        seen.add(t);
+        this.#dirty.add(t);
+        const target = this.graph.nodes.get(t);
+        if (target instanceof GateNode) mark(target, seen);
+      }
+    };
+    mark(gate, new Set());
+    this.#event("RouteDecision", { gate: gate.name, decision, replayed });
+  }
+
+  // ───────────────────────────────────────────── inputs, restore, finish ─────────────────────────────────────────────
+
+  /** Writes caller values that differ from state as one input step; returns it (or undefined when nothing changed). */
+  #mergeInputs(): StepRecord | undefined {
+    const changed: Record<string, unknown> = {};
+    const answers = responseKeys(this.graph);
+    let any = false;
+    for (const [k, v] of Object.entries(this.config.values)) {
+      const slot = this.#values.get(k);
+      // An answer to an interrupt is always new, even when equal to the last one (every visit needs its own).
+      if (slot !== undefined && !answers.has(k) && deepEqual(slot.value, v)) continue;
+      changed[k] = v;
+      any = true;
+    }
+    if (!any) return undefined;
+    const index = this.#nextIndex++;
+    this.#superstep++; // the input step gets its own superstep so it never replaces an earlier one
+    for (const [k, v] of Object.entries(changed)) this.#write(k, v, index, INPUT_STEP);
+    const now = new Date();
+    return {
+      workflowId: this.config.workflowId,
+      superstep: this.#superstep,
+      nodeName: INPUT_STEP,
+      index,
+      status: "completed",
+      inputVersions: {},
+      values: changed,
+      truncated: false,
+      startedAt: now,
+      completedAt: now,
+    };
+  }
+
+  #checkMissing(): Effect.Effect<void, MissingInputError> {
+    return Effect.suspend(() => {
+      const spec = this.graph.inputs;
+      const missing = [...spec.required, ...spec.seeds].filter((k) => !this.#values.has(k));
+      const known = new Set<string>([...spec.all, ...this.graph.outputs]);
+      const unknown = Object.keys(this.config.values).filter((k) => !known.has(k));
+      if (unknown.length > 0) {
+        this.#event("Warning", {
+          message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.graph.name ? `graph '${this.graph.name}'` : "this graph"}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
+          unknownInputs: unknown,
+        });
+      }
+      if (missing.length === 0) return Effect.void;
+      const provided = Object.keys(this.config.values);
+      const hints = missing
+        .map((m) => {
+          const close = closestName(m, unknown);
+          return close === undefined ? undefined : `  → Did you mean '${m}' instead of '${close}'?`;
+        })
+        .filter((h): h is string => h !== undefined);
+      const where = this.graph.name ? `graph '${this.graph.name}'` : "the graph";
+      const message =
+        `Missing required input(s) for ${where}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
+        `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
+        (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
+        `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
+        `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
+      return Effect.fail(new MissingInputError(message, missing, provided));
+    });
+  }
+
+  /** Loads the workflow (if it exists): checks the graph version, folds steps into state, restores gates. */
+  #restore(): Effect.Effect<void, RunError> {
+    const store = this.config.shared.store!;
+    const id = this.config.workflowId;
+    return store.getWorkflow(id).pipe(
+      Effect.flatMap((workflow): Effect.Effect<{ steps: readonly StepRecord[]; turn: boolean }, RunError> => {
+        this.#workflow = workflow;
+        if (workflow !== undefined && workflow.graphHash !== this.graph.definitionHash && !this.config.force) {
+          return Effect.fail(new VersionMismatchError(id, workflow.graphHash, this.graph.definitionHash));
+        }
+        if (workflow !== undefined) return store.getSteps(id).pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
+        const cp = this.config.checkpoint;
+        this.#forked = cp === undefined ? [] : cp.steps.map((s) => ({ ...s, workflowId: id }));
+        return Effect.succeed({ steps: this.#forked, turn: false });
+      }),
+      Effect.map(({ steps, turn }) => this.#fold(steps, turn)),
+    );
+  }
+
+  #forked: StepRecord[] = [];
+  #inputStep: StepRecord | undefined;
+
+  #fold(steps: readonly StepRecord[], newTurn: boolean): void {
+    const sorted = [...steps].sort((a, b) => a.index - b.index);
+    const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
+    const lastCompleted = new Map<string, StepRecord>();
+    for (const s of sorted) {
+      this.#nextIndex = Math.max(this.#nextIndex, s.index + 1);
+      this.#superstep = Math.max(this.#superstep, s.superstep);
+      for (const [k, v] of Object.entries(s.values)) this.#values.set(k, { value: v, version: s.index, writer: s.nodeName });
+      if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
+      const node = this.graph.nodes.get(s.nodeName);
+      if (node === undefined) continue;
+      this.#everRan.add(s.nodeName);
+      this.#consumed.set(s.nodeName, new Map(Object.entries(s.inputVersions)));
+      lastCompleted.set(s.nodeName, s);
+      if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
+    }
+    // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
+    if (!newTurn) {
+      for (const [gate, { index, decision }] of lastDecision) {
+        this.#decided.add(gate);
+        if (decision === null) continue;
+        const pending = new Set<Target>(decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)));
+        this.#pending.set(gate, pending);
+        this.#event("RouteDecision", { gate, decision, replayed: true });
+      }
+    }
+    for (const [name, s] of lastCompleted) {
+      if (this.graph.nodes.get(name) instanceof GateNode) continue;
+      this.#event("NodeEnd", { nodeName: name, outputs: s.values, durationMs: 0, cached: false, replayed: true, truncated: s.truncated });
+    }
+    this.#inputStep = this.#mergeInputs();
+  }
+
+  /** Creates/claims the workflow and writes the forked history and the input step. */
+  #begin(): Effect.Effect<void, RunError> {
+    const store = this.config.shared.store!;
+    const id = this.config.workflowId;
+    const shared = this.config.shared;
+    const create =
+      this.#workflow !== undefined
+        ? Effect.void
+        : store.createWorkflow({ id, graphName: this.graph.name ?? "graph", graphHash: this.graph.definitionHash, ...(this.config.parentWorkflowId === undefined ? {} : { parentId: this.config.parentWorkflowId }) }).pipe(Effect.asVoid);
+    const claim = this.config.isChild
+      ? Effect.void
+      : store.claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs }).pipe(Effect.map((lease) => void (this.#lease = lease)));
+    return create.pipe(
+      Effect.zipRight(claim),
+      Effect.flatMap(() =>
+        store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence()),
+      ),
+      Effect.flatMap(() => Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#fence()), { discard: true })),
+      Effect.flatMap(() => (this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#fence()))),
+      Effect.tap(() => (this.#lease === undefined ? Effect.void : this.#startRenewal())),
+    );
+  }
+
+  #renewal: ReturnType<typeof setInterval> | undefined;
+  #startRenewal(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      const store = this.config.shared.store!;
+      const every = Math.max(50, Math.floor(this.config.shared.leaseTtlMs / 3));
+      this.#renewal = setInterval(() => {
+        Effect.runPromise(Effect.either(store.claimWorkflow(this.config.workflowId, { owner: this.config.shared.owner, ttlMs: this.config.shared.leaseTtlMs }))).catch(() => {});
+      }, every);
+      this.#renewal.unref?.();
+    });
+  }
+
+  #stopRenewal(): void {
+    if (this.#renewal !== undefined) clearInterval(this.#renewal);
+    this.#renewal = undefined;
+  }
+
+  #status(): RunStatus {
+    if (this.#failure !== undefined) return "failed";
+    if (this.#pause !== undefined) return "paused";
+    if (this.#stopped || this.config.control.stopRequested) return "stopped";
+    return "completed";
+  }
+
+  /** The produced outputs (not the inputs) plus nested results. */
+  #resultValues(): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const [k, slot] of this.#values) if (slot.writer !== INPUT_STEP) values[k] = slot.value;
+    for (const [k, nested] of this.#nested) values[k] = nested;
+    return values;
+  }
+
+  #result(): RunResult {
+    const status = this.#status();
+    return new RunResult({
+      status,
+      values: this.#resultValues(),
+      workflowId: this.config.workflowId,
+      runId: this.config.runId,
+      pause: status === "paused" ? this.#pause : undefined,
+      error: status === "failed" ? this.#failure : undefined,
+    });
+  }
+
+  #finish(): Effect.Effect<RunResult, RunError> {
+    return Effect.suspend(() => {
+      this.#stopRenewal();
+      const result = this.#result();
+      const store = this.config.shared.store;
+      const end = () => this.#event("RunEnd", { status: result.status, durationMs: Date.now() - this.#startedAt, ...(result.error === undefined ? {} : { error: result.error }) });
+      if (store === undefined || !this.config.persist) {
+        end();
+        return Effect.succeed(result);
+      }
+      const id = this.config.workflowId;
+      const update = {
+        status: result.status,
+        pause: result.pause === undefined ? null : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
+        error: result.error === undefined ? null : toStoredError(result.error),
+      };
+      return store.updateWorkflow(id, update, this.#fence()).pipe(
+        Effect.zipRight(this.config.isChild ? Effect.void : store.flush(id)),
+        Effect.zipRight(this.#lease === undefined ? Effect.void : store.releaseWorkflow(id, this.#lease)),
+        Effect.map(() => {
+          end();
+          return result;
+        }),
+      );
+    });
+  }
+
+  /** On a typed failure or interruption: stop renewing, flush what was saved, give the lease back. */
+  #abandon(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.#stopRenewal();
+      this.#event("RunEnd", { status: "failed", durationMs: Date.now() - this.#startedAt });
+      const store = this.config.shared.store;
+      if (store === undefined || this.#lease === undefined) return Effect.void;
+      const id = this.config.workflowId;
+      return store.flush(id).pipe(
+        Effect.zipRight(store.updateWorkflow(id, { status: "failed" }, this.#fence())),
+        Effect.zipRight(store.releaseWorkflow(id, this.#lease)),
+        Effect.ignore,
+      );
+    });
+  }
+
+  /** Result-so-far (for NodeExecutionError.partialResult). */
+  partialResult(): RunResult {
+    return this.#result();
+  }
+
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  get lastCandidates(): readonly string[] {
+    return this.#lastCandidates;
+  }
+}
+
+function wrapFailure(n: AnyNode, error: unknown): unknown {
+  if (isTaggedError(error, "RoutingError")) return error;
+  if (n instanceof GraphNode && isTaggedError(error, "NodeExecutionError")) {
+    const inner = error as NodeExecutionError;
+    return new NodeExecutionError(`${n.name}/${inner.nodeName}`, inner.cause);
+  }
+  if (isTaggedError(error, "NodeExecutionError")) return error;
+  if (n instanceof GraphNode && error !== null && typeof error === "object" && "_tag" in error) return error;
+  return new NodeExecutionError(n.name, error);
+}
+
+function joinChunks(chunks: readonly unknown[]): unknown {
+  return chunks.every((c) => typeof c === "string") ? chunks.join("") : [...chunks];
+}
+
+function retryDelay(retry: NonNullable<FunctionNode["retry"]>, attempt: number): number {
+  const initial = retry.initialDelayMs ?? 100;
+  const max = retry.maxDelayMs ?? 30_000;
+  const backoff = retry.backoff ?? "exponential";
+  const raw = backoff === "constant" ? initial : backoff === "linear" ? initial * attempt : initial * 2 ** (attempt - 1);
+  return Math.min(raw, max);
+}
+
+function structuredCloneSafe(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Items of a mapOver: zip (equal lengths) or product (first parameter slowest). Returns an Error on bad input. */
+export function mapItems(where: string, params: readonly (readonly [string, unknown])[], mode: "zip" | "product"): Record<string, unknown>[] | Error {
+  for (const [name, value] of params) {
+    if (!Array.isArray(value)) {
+      return new TypeError(`'${where}' maps over '${name}', which must be an array but is ${value === null ? "null" : typeof value}.`);
+    }
+  }
+  const lists = params.map(([, v]) => v as unknown[]);
+  if (mode === "zip") {
+    const lengths = lists.map((l) => l.length);
+    if (new Set(lengths).size > 1) {
+      return new TypeError(
+        `'${where}' zips inputs of different lengths: ${params.map(([n], i) => `'${n}' has ${lengths[i]}`).join(", ")}.\n  How to fix: pass equal-length arrays, or use mode "product".`,
+      );
+    }
+    const length = lengths[0] ?? 0;
+    const out: Record<string, unknown>[] = new Array(length);
+    for (let i = 0; i < length; i++) {
+      const item: Record<string, unknown> = {};
+      params.forEach(([name], j) => (item[name] = lists[j]![i]));
+      out[i] = item;
+    }
+    return out;
+  }
+  let out: Record<string, unknown>[] = [{}];
+  params.forEach(([name], j) => {
+    const next: Record<string, unknown>[] = [];
+    for (const partial of out) for (const v of lists[j]!) next.push({ ...partial, [name]: v });
+    out = next;
+  });
+  return lists.some((l) => l.length === 0) ? [] : out;
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { GraphConfigError, isTaggedError, type Graph } from "@graph/core";
+import { WorkflowConflictError, type Checkpoint, type Checkpointer } from "@graph/checkpoint";
+import { makeCheckpointStore, type CheckpointStoreService } from "@graph/checkpoint/effect";
+import { selectTree, runResultAdapter } from "@graph/select";
+import { Cause, Effect, Exit, Option, Scope } from "effect";
+import type { NodeCache } from "../cache.js";
+import { IncompatibleRunnerError, NodeExecutionError } from "../errors.js";
+import type { EventProcessor, GraphEvent } from "../events.js";
+import { RunResult, type MapResult, type RunStatus } from "../RunResult.js";
+import { RunControl, Subscriber, makeEmitter, type RunConfig, type Shared } from "./context.js";
+import { Engine, mapItems, type RunError } from "./engine.js";
+
+/** Options of the runner. */
+export interface RunnerOptions {
+  readonly checkpointer?: Checkpointer;
+  readonly cache?: NodeCache;
+  readonly maxConcurrency?: number;
+  readonly eventProcessors?: readonly EventProcessor[];
+  /** Lease length for workflows this runner runs; renewed while running. Default 30 s. */
+  readonly leaseTtlMs?: number;
+  /** Lease owner id. Default `host:pid:random`. */
+  readonly owner?: string;
+  /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */
+  readonly eventBufferSize?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  readonly values?: Readonly<Record<string, unknown>>;
+  readonly workflowId?: string;
+  /** Fork: start a new workflow id from this checkpoint. */
+  readonly checkpoint?: Checkpoint;
+  /** `@graph/select` patterns that filter `result.values`. */
+  readonly select?: string | readonly string[];
+  /** Supersteps per run before `InfiniteLoopError`. Default 1000. */
+  readonly maxIterations?: number;
+  /** "raise" (default) rejects with `NodeExecutionError`; "continue" resolves with `status: "failed"`. */
+  readonly errorHandling?: "raise" | "continue";
+  /** Aborting it stops the run (like `handle.stop()`). */
+  readonly signal?: AbortSignal;
+  /** Run even if the stored workflow was created by another graph version. */
+  readonly force?: boolean;
+}
+
+/** Options of `runner.map`. */
+export interface MapOptions extends Omit<RunOptions, "checkpoint"> {
+  readonly mapOver: string | readonly string[];
+  readonly mapMode?: "zip" | "product";
+  readonly maxConcurrency?: number;
+}
+
+/** What `runner.start` returns. */
+export interface RunHandle {
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly events: AsyncIterable<GraphEvent>;
+  readonly result: Promise<RunResult>;
+  stop(info?: unknown): void;
+}
+
+const isGraph = (value: unknown): value is Graph =>
+  typeof value === "object" && value !== null && (value as { nodes?: unknown }).nodes instanceof Map && typeof (value as { analysis?: unknown }).analysis === "object";
+
+/**
+ * The core of both APIs: owns the store's scope, the shared limits and the table of live runs.
+ * Every operation is an Effect; the Promise facade runs them.
+ */
+export class RunnerCore {
+  readonly options: RunnerOptions;
+  readonly #scope: Scope.CloseableScope;
+  #store: Effect.Effect<CheckpointStoreService | undefined, RunError> | undefined;
+  readonly #live = new Map<string, RunControl>();
+  readonly #semaphore: Effect.Semaphore | undefined;
+  readonly #owner: string;
+  #spans = { value: 1 };
+  #closed = false;
+
+  constructor(options: RunnerOptions = {}) {
+    this.options = options;
+    this.#scope = Effect.runSync(Scope.make());
+    const max = options.maxConcurrency;
+    if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
+      throw new GraphConfigError(`Runner maxConcurrency must be an integer ≥ 1, got ${String(max)}.`);
+    }
+    this.#semaphore = max === undefined ? undefined : Effect.runSync(Effect.makeSemaphore(max));
+    this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  get hasCheckpointer(): boolean {
+    return this.options.checkpointer !== undefined;
+  }
+
+  /** The store, built once (setup runs before first use, inside the store). */
+  store(): Effect.Effect<CheckpointStoreService | undefined, RunError> {
+    const cp = this.options.checkpointer;
+    if (cp === undefined) return Effect.succeed(undefined);
+    this.#store ??= Effect.runSync(
+      Effect.cached(
+        makeCheckpointStore(cp).pipe(
+          Scope.extend(this.#scope),
+          Effect.tap((s) => s.setup),
+        ),
+      ),
+    );
+    return this.#store;
+  }
+
+  #shared(store: CheckpointStoreService | undefined): Shared {
+    const spans = this.#spans;
+    const shared: Shared = {
+      semaphore: this.#semaphore,
+      maxConcurrency: this.options.maxConcurrency,
+      cache: this.options.cache,
+      store,
+      processors: this.options.eventProcessors ?? [],
+      owner: this.#owner,
+      leaseTtlMs: this.options.leaseTtlMs ?? 30_000,
+      get nextSpan() {
+        return spans.value;
+      },
+      set nextSpan(v: number) {
+        spans.value = v;
+      },
+    };
+    return shared;
+  }
+
+  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
+    if (this.#closed) return Effect.fail(new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`));
+    if (!isGraph(graph)) return Effect.fail(new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`));
+    return Effect.succeed(graph);
+  }
+
+  /** One run as an Effect. `subscriber` receives this run's events (for start/stream). */
+  run(graph: Graph, options: RunOptions = {}, subscriber?: Subscriber, control = new RunControl()): Effect.Effect<RunResult, RunError | GraphConfigError> {
+    return this.#check(graph, "run").pipe(
+      Effect.flatMap(() => this.store()),
+      Effect.flatMap((store) =>
+        Effect.suspend(() => {
+          const workflowId = options.workflowId ?? randomUUID();
+          if (this.#live.has(workflowId)) {
+            return Effect.fail(
+              new WorkflowConflictError({
+                workflowId,
+                message: `Workflow '${workflowId}' is already running in this process. Wait for it to finish (or stop it with runner.stop('${workflowId}')) before running it again.`,
+              }),
+            );
+          }
+          this.#live.set(workflowId, control);
+          const detach = linkSignal(options.signal, control);
+          const config = this.#config(graph, options, store, workflowId, control, subscriber);
+          const engine = new Engine(graph, config);
+          return engine.run().pipe(
+            Effect.flatMap((result) => finalize(result, options)),
+            Effect.ensuring(
+              Effect.sync(() => {
+                this.#live.delete(workflowId);
+                detach();
+              }),
+            ),
+          );
+        }),
+      ),
+    );
+  }
+
+  #config(graph: Graph, options: RunOptions, store: CheckpointStoreService | undefined, workflowId: string, control: RunControl, subscriber: Subscriber | undefined): RunConfig {
+    const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
+    control.onStop((info) => {
+      if (emitter.active) {
+        emitter.emit({ type: "StopRequested", info, runId: runIdOf.get(control) ?? "", workflowId, spanId: "stop", parentSpanId: undefined, timestamp: Date.now() });
+      }
+    });
+    const runId = randomUUID();
+    runIdOf.set(control, runId);
+    return {
+      values: options.values ?? {},
+      workflowId,
+      runId,
+      maxIterations: options.maxIterations ?? 1000,
+      shared: this.#shared(store),
+      emitter,
+      control,
+      completeOnStop: graph.completeOnStop,
+      parentSpanId: undefined,
+      depth: 0,
+      checkpoint: options.checkpoint,
+      force: options.force ?? false,
+      isChild: false,
+      parentWorkflowId: undefined,
+      persist: true,
+    };
+  }
+
+  map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunError | GraphConfigError> {
+    return this.#check(graph, "map").pipe(
+      Effect.flatMap(() => {
+        if (graph.hasInterrupts) {
+          return Effect.fail(
+            new GraphConfigError(
+              `runner.map can't run a graph with interrupts (${graph.interruptPaths.map((p) => `'${p}'`).join(", ")}): map runs many items in one batch, an interrupt pauses for a human.\n  How to fix: call runner.run() in a loop, one item at a time.`,
+            ),
+          );
+        }
+        const params = typeof options.mapOver === "string" ? [options.mapOver] : [...options.mapOver];
+        const values = options.values ?? {};
+        const items = mapItems("runner.map", params.map((p) => [p, values[p]] as const), options.mapMode ?? "zip");
+        if (!Array.isArray(items)) return Effect.fail(new GraphConfigError(items.message));
+        const base = options.workflowId ?? randomUUID();
+        const concurrency = options.maxConcurrency ?? this.options.maxConcurrency ?? 256;
+        const results = new Array<RunResult>(items.length);
+        const runItem = (item: Record<string, unknown>, i: number) =>
+          this.run(graph, { ...options, values: { ...values, ...item }, workflowId: `${base}/${i}`, errorHandling: "continue" }).pipe(
+            Effect.map((r) => void (results[i] = r)),
+          );
+        return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
+          Effect.flatMap(() => {
+            const failed = results.find((r) => r.status === "failed");
+            if (failed !== undefined && (options.errorHandling ?? "raise") === "raise") return Effect.fail(failed.error as RunError);
+            const status: RunStatus = failed ? "failed" : results.some((r) => r.status === "stopped") ? "stopped" : "completed";
+            const columns: Record<string, unknown[]> = {};
+            for (const o of graph.outputs) columns[o] = results.map((r) => r.values[o]);
+            return Effect.succeed<MapResult>({ status, results, values: columns });
+          }),
+        );
+      }),
+    );
+  }
+
+  /** Requests a stop of a live run in this process. */
+  stop(workflowId: string, info?: unknown): boolean {
+    const control = this.#live.get(workflowId);
+    if (control === undefined) return false;
+    control.stop(info);
+    return true;
+  }
+
+  close(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.#closed) return Effect.void;
+      this.#closed = true;
+      for (const c of this.#live.values()) c.stop({ reason: "runner closed" });
+      const processors = this.options.eventProcessors ?? [];
+      return Scope.close(this.#scope, Exit.void).pipe(
+        Effect.zipRight(
+          Effect.forEach(processors, (p) => Effect.promise(async () => p.shutdown?.()).pipe(Effect.catchAllDefect(() => Effect.void)), { discard: true }),
+        ),
+      );
+    });
+  }
+
+  checkSync(graph: Graph): void {
+    if (!isGraph(graph)) throw new GraphConfigError("runner.runSync() expects a Graph as its first argument.");
+    const reasons: string[] = [];
+    if (graph.hasAsyncNodes) reasons.push("it has async nodes");
+    if (graph.hasInterrupts) reasons.push(`it has interrupts (${graph.interruptPaths.join(", ")})`);
+    if (this.hasCheckpointer) reasons.push("the runner has a checkpointer (storage is asynchronous)");
+    if (reasons.length > 0) {
+      throw new IncompatibleRunnerError(`runner.runSync() can't run this graph: ${reasons.join("; ")}.\n  How to fix: use await runner.run(graph, options).`);
+    }
+  }
+}
+
+const runIdOf = new WeakMap<RunControl, string>();
+
+function linkSignal(signal: AbortSignal | undefined, control: RunControl): () => void {
+  if (signal === undefined) return () => {};
+  const onAbort = () => control.stop(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
+  const selected = options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
+  if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
+    const error = result.error;
+    if (isTaggedError(error, "NodeExecutionError")) {
+      (error as NodeExecutionError).partialResult = selected;
+      return Effect.fail(error as NodeExecutionError);
+    }
+    return Effect.fail(error as RunError);
+  }
+  return Effect.succeed(selected);
+}
+
+/** Runs an Effect as a Promise that rejects with the typed error itself (not Effect's wrapper). */
+export async function runPromise<A>(effect: Effect.Effect<A, unknown>): Promise<A> {
+  const exit = await Effect.runPromiseExit(effect);
+  return unwrap(exit);
+}
+
+export function unwrap<A>(exit: Exit.Exit<A, unknown>): A {
+  if (Exit.isSuccess(exit)) return exit.value;
+  const failure = Cause.failureOption(exit.cause);
+  if (Option.isSome(failure)) throw failure.value;
+  throw Cause.squash(exit.cause);
+}
