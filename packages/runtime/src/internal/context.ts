@@ -126,13 +126,18 @@ export class Subscriber implements AsyncIterable<GraphEvent> {
 export class RunControl {
   stopRequested = false;
   stopInfo: unknown;
-  readonly stopped: Deferred.Deferred<void>;
+  #stopped: Deferred.Deferred<void> | undefined;
   readonly #controllers = new Set<AbortController>();
   readonly #children = new Set<RunControl>();
   #onStop: Array<(info: unknown) => void> = [];
 
-  constructor() {
-    this.stopped = Effect.runSync(Deferred.make<void>());
+  /** Completes when a stop is requested. Created on first use: most runs never race against a stop. */
+  get stopped(): Deferred.Deferred<void> {
+    if (this.#stopped === undefined) {
+      this.#stopped = Effect.runSync(Deferred.make<void>());
+      if (this.stopRequested) Effect.runSync(Deferred.succeed(this.#stopped, undefined));
+    }
+    return this.#stopped;
   }
 
   /** Requests a stop: aborts every in-flight node's signal and wakes the runs waiting on it. */
@@ -144,7 +149,7 @@ export class RunControl {
     for (const child of this.#children) child.stop(info);
     for (const f of this.#onStop) f(info);
     this.#onStop = [];
-    Effect.runSync(Deferred.succeed(this.stopped, undefined));
+    if (this.#stopped !== undefined) Effect.runSync(Deferred.succeed(this.#stopped, undefined));
   }
 
   onStop(f: (info: unknown) => void): void {

@@ -90,7 +90,7 @@ export class Engine {
   readonly #bound: Readonly<Record<string, unknown>>;
 
   readonly #values = new Map<string, Slot>();
-  readonly #consumed = new Map<string, Map<string, number>>();
+  readonly #consumed = new Map<string, Readonly<Record<string, number>>>();
   readonly #everRan = new Set<string>();
   readonly #ranThisRun = new Set<string>();
   readonly #pending = new Map<string, Set<Target>>();
@@ -99,6 +99,8 @@ export class Engine {
   /** Nodes stopped or failed in this run: not retried within it. */
   readonly #settled = new Set<string>();
   #dirty = new Set<string>();
+  #spareSet = new Set<string>();
+  readonly #permitMemo = new Map<string, boolean>();
   #waiting = new Set<string>();
 
   #nextIndex = 1;
@@ -165,35 +167,42 @@ export class Engine {
 
   #loop(): Effect.Effect<void, RunError> {
     return Effect.suspend(() => {
-      if (this.#pause !== undefined || this.#failure !== undefined) return Effect.void;
-      if (this.config.control.stopRequested) {
-        this.#stopped = true;
-        if (!this.config.completeOnStop) return Effect.void;
+      // Supersteps whose nodes are all synchronous run inline in this loop; only async work returns to Effect.
+      while (true) {
+        if (this.#pause !== undefined || this.#failure !== undefined) return Effect.void;
+        if (this.config.control.stopRequested) {
+          this.#stopped = true;
+          if (!this.config.completeOnStop) return Effect.void;
+        }
+        const ready = this.#computeReady();
+        if (ready.length === 0) return Effect.void;
+        if (this.#runSupersteps >= this.config.maxIterations) {
+          return Effect.fail(new InfiniteLoopError(ready.map((n) => n.name), this.config.maxIterations, this.config.workflowId));
+        }
+        this.#runSupersteps++;
+        this.#superstep++;
+        if (this.config.emitter.active) this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
+        const pending = this.#runSuperstep(ready);
+        if (pending !== undefined) return pending.pipe(Effect.zipRight(this.#pressure()), Effect.flatMap(() => this.#loop()));
+        const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
+        if (wait !== undefined) return Effect.promise(() => wait).pipe(Effect.flatMap(() => this.#loop()));
       }
-      const ready = this.#computeReady();
-      if (ready.length === 0) return Effect.void;
-      if (this.#runSupersteps >= this.config.maxIterations) {
-        return Effect.fail(new InfiniteLoopError(ready.map((n) => n.name), this.config.maxIterations, this.config.workflowId));
-      }
-      this.#runSupersteps++;
-      this.#superstep++;
-      this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
-      return this.#runSuperstep(ready).pipe(
-        Effect.zipRight(this.#pressure()),
-        Effect.flatMap(() => this.#loop()),
-      );
     });
   }
 
   // ───────────────────────────────────────────── readiness ─────────────────────────────────────────────
 
   #computeReady(): AnyNode[] {
-    const check = this.#waiting.size === 0 ? this.#dirty : new Set([...this.#dirty, ...this.#waiting]);
-    this.#dirty = new Set();
-    const permitMemo = new Map<string, boolean>();
+    const check = this.#dirty;
+    for (const w of this.#waiting) check.add(w);
+    this.#dirty = this.#spareSet;
+    this.#spareSet = check;
+    const permitMemo = this.#permitMemo;
+    permitMemo.clear();
     let candidates: string[] = [];
     for (const name of check) if (this.#isCandidate(name, permitMemo)) candidates.push(name);
-    this.#waiting = new Set();
+    check.clear();
+    if (this.#waiting.size > 0) this.#waiting = new Set();
     if (candidates.length > 1) {
       const pos = this.#analysis.position;
       candidates.sort((a, b) => pos.get(a)! - pos.get(b)!);
@@ -250,7 +259,8 @@ export class Engine {
     for (const input of n.inputs) if (!this.#available(n, input)) return false;
     for (const g of this.#analysis.controllers.get(name)!) if (this.#pending.get(g)?.has(name)) return true;
     if (!this.#everRan.has(name)) {
-      if (n.outputs.length === 0) return true;
+      // Side-effect nodes always run once; an interrupt runs to take (or ask for) its answer.
+      if (n.outputs.length === 0 || n instanceof InterruptNode) return true;
       const own = this.#analysis.ownCycleSeeds.get(name);
       const supplied = n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
       return !supplied;
@@ -265,7 +275,7 @@ export class Engine {
     for (const input of n.inputs) {
       const slot = this.#values.get(input);
       if (slot === undefined) continue;
-      if (slot.version === (consumed?.get(input) ?? 0)) continue;
+      if (slot.version === (consumed?.[input] ?? 0)) continue;
       const writer = slot.writer;
       if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
       if (!gated) {
@@ -301,7 +311,8 @@ export class Engine {
     return { inputs, versions };
   }
 
-  #runSuperstep(ready: readonly AnyNode[]): Effect.Effect<void, RunError> {
+  /** Runs one superstep; returns undefined when every node ran inline (nothing to wait for). */
+  #runSuperstep(ready: readonly AnyNode[]): Effect.Effect<void, RunError> | undefined {
     const executions: Execution[] = [];
     for (const n of ready) {
       if (n instanceof GateNode) {
@@ -314,13 +325,14 @@ export class Engine {
         if (response !== undefined) versions[n.responseKey] = response.version;
       }
       const spanId = this.config.emitter.active ? nextSpanId(this.config.shared) : this.spanId;
-      executions.push({ node: n, inputs, versions, spanId, startedAt: Date.now() });
+      executions.push({ node: n, inputs, versions, spanId, startedAt: this.config.emitter.active || this.config.shared.store !== undefined ? Date.now() : 0 });
     }
     const outcomes = new Array<Outcome>(executions.length);
     const effects: Effect.Effect<void, RunError>[] = [];
+    const active = this.config.emitter.active;
     for (let i = 0; i < executions.length; i++) {
       const ex = executions[i]!;
-      this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
+      if (active) this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
       const fast = this.#tryFast(ex);
       if (fast !== undefined) {
         outcomes[i] = fast;
@@ -337,12 +349,15 @@ export class Engine {
         );
       }
     }
-    const apply = Effect.sync(() => {
+    const apply = () => {
       for (let i = 0; i < executions.length; i++) this.#apply(executions[i]!, outcomes[i]!);
-    });
-    if (effects.length === 0) return apply;
-    if (effects.length === 1) return Effect.zipRight(effects[0]!, apply);
-    return Effect.zipRight(Effect.all(effects, { concurrency: "unbounded", discard: true }), apply);
+    };
+    if (effects.length === 0) {
+      apply();
+      return undefined;
+    }
+    const all = effects.length === 1 ? effects[0]! : Effect.all(effects, { concurrency: "unbounded", discard: true });
+    return Effect.zipRight(all, Effect.sync(apply));
   }
 
   /** Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. */
@@ -371,25 +386,13 @@ export class Engine {
     }
   }
 
-  #context(ex: Execution, controller: AbortController | undefined, attempt = 1) {
-    const control = this.config.control;
-    let chunkIndex = 0;
-    const self = this;
-    return {
-      get signal() {
-        return (controller ??= new AbortController()).signal;
-      },
-      get stopRequested() {
-        return control.stopRequested;
-      },
-      workflowId: this.config.workflowId,
-      runId: this.config.runId,
-      nodeName: ex.node.name,
-      attempt,
-      emit(chunk: unknown) {
-        self.#event("StreamingChunk", { nodeName: ex.node.name, chunk, index: chunkIndex++ }, ex.spanId);
-      },
-    };
+  #context(ex: Execution, controller: AbortController | undefined, attempt = 1): NodeCtx {
+    return new NodeCtx(this, ex, controller, attempt);
+  }
+
+  /** @internal used by NodeCtx.emit */
+  emitChunk(ex: Execution, chunk: unknown, index: number): void {
+    this.#event("StreamingChunk", { nodeName: ex.node.name, chunk, index }, ex.spanId);
   }
 
   /** The general path: async, streaming, cached, retried, timed-out nodes, interrupts and nested graphs. */
@@ -560,7 +563,7 @@ export class Engine {
   #executeInterrupt(ex: Execution, n: InterruptNode): Effect.Effect<Outcome, never> {
     return Effect.suspend(() => {
       const response = this.#values.get(n.responseKey);
-      const consumedAnswer = this.#consumed.get(n.name)?.get(n.responseKey) ?? 0;
+      const consumedAnswer = this.#consumed.get(n.name)?.[n.responseKey] ?? 0;
       if (response !== undefined && response.writer === INPUT_STEP && response.version > consumedAnswer) {
         return Effect.succeed<Outcome>({ kind: "completed", outputs: { [n.responseKey]: response.value } });
       }
@@ -727,17 +730,18 @@ export class Engine {
     const n = ex.node;
     const index = (o as { index?: number }).index!;
     if (o.nested !== undefined) this.#nested.set(n.name, o.nested);
-    const durationMs = Date.now() - ex.startedAt;
     switch (o.kind) {
       case "completed": {
         this.#everRan.add(n.name);
         this.#ranThisRun.add(n.name);
-        this.#consumed.set(n.name, new Map(Object.entries(ex.versions)));
+        this.#consumed.set(n.name, ex.versions);
         this.#dirty.add(n.name);
         for (const g of this.#analysis.controllers.get(n.name)!) this.#pending.get(g)?.delete(n.name);
-        for (const [k, v] of Object.entries(o.outputs)) this.#write(k, v, index, n.name);
+        for (const k in o.outputs) this.#write(k, o.outputs[k], index, n.name);
         if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
-        this.#event("NodeEnd", { nodeName: n.name, outputs: o.outputs, durationMs, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
+        if (this.config.emitter.active) {
+          this.#event("NodeEnd", { nodeName: n.name, outputs: o.outputs, durationMs: Date.now() - ex.startedAt, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
+        }
         if (o.truncated) this.#stopped = true;
         return;
       }
@@ -748,7 +752,7 @@ export class Engine {
       case "stopped":
         this.#settled.add(n.name);
         this.#stopped = true;
-        this.#event("NodeEnd", { nodeName: n.name, outputs: {}, durationMs, cached: false, replayed: false, truncated: false }, ex.spanId);
+        this.#event("NodeEnd", { nodeName: n.name, outputs: {}, durationMs: Date.now() - ex.startedAt, cached: false, replayed: false, truncated: false }, ex.spanId);
         return;
       case "failed": {
         this.#settled.add(n.name);
@@ -780,7 +784,7 @@ export class Engine {
       }
     };
     mark(gate, new Set());
-    this.#event("RouteDecision", { gate: gate.name, decision, replayed });
+    if (this.config.emitter.active) this.#event("RouteDecision", { gate: gate.name, decision, replayed });
   }
 
   // ───────────────────────────────────────────── inputs, restore, finish ─────────────────────────────────────────────
@@ -881,7 +885,7 @@ export class Engine {
       const node = this.graph.nodes.get(s.nodeName);
       if (node === undefined) continue;
       this.#everRan.add(s.nodeName);
-      this.#consumed.set(s.nodeName, new Map(Object.entries(s.inputVersions)));
+      this.#consumed.set(s.nodeName, s.inputVersions);
       lastCompleted.set(s.nodeName, s);
       if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
     }
@@ -1088,4 +1092,41 @@ export function mapItems(where: string, params: readonly (readonly [string, unkn
     out = next;
   });
   return lists.some((l) => l.length === 0) ? [] : out;
+}
+
+/** The `ctx` argument of node functions. A class (not an object literal with getters) keeps the hot path cheap. */
+class NodeCtx {
+  readonly #engine: Engine;
+  readonly #ex: Execution;
+  #controller: AbortController | undefined;
+  readonly attempt: number;
+  #chunks = 0;
+  constructor(engine: Engine, ex: Execution, controller: AbortController | undefined, attempt: number) {
+    this.#engine = engine;
+    this.#ex = ex;
+    this.#controller = controller;
+    this.attempt = attempt;
+  }
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#engine.config.control.stopRequested) this.#controller.abort(this.#engine.config.control.stopInfo);
+    }
+    return this.#controller.signal;
+  }
+  get stopRequested(): boolean {
+    return this.#engine.config.control.stopRequested;
+  }
+  get workflowId(): string {
+    return this.#engine.config.workflowId;
+  }
+  get runId(): string {
+    return this.#engine.config.runId;
+  }
+  get nodeName(): string {
+    return this.#ex.node.name;
+  }
+  emit(chunk: unknown): void {
+    this.#engine.emitChunk(this.#ex, chunk, this.#chunks++);
+  }
 }
