@@ -1,1 +1,79 @@
-export {};
+/**
+ * `@graph/checkpoint-conformance` — the suite every `@graph` checkpointer adapter runs, in a few lines:
+ *
+ * ```ts
+ * import { describeCheckpointer } from "@graph/checkpoint-conformance";
+ * import { MemoryCheckpointer } from "@graph/checkpoint";
+ *
+ * describeCheckpointer({ name: "memory", create: (options) => new MemoryCheckpointer(options) });
+ * ```
+ *
+ * @module
+ */
+import { describe } from "vitest";
+import { describeEngine } from "./internal/engine.js";
+import type { EngineOptions } from "./internal/engine.js";
+import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./internal/options.js";
+import { describeStorage } from "./internal/storage.js";
+
+/**
+ * Options of the engine half of the suite (crash/resume, lease races, growth through the runtime).
+ *
+ * @example
+ * ```ts
+ * const engine: EngineOptions = { skip: true };
+ * ```
+ */
+export type { EngineOptions };
+
+/**
+ * What the suite passes to your factory: the `policy` the new checkpointer must use, when a test needs one
+ * (retention, ttl). Pass it to your constructor; the suite fails with a clear message if it is ignored.
+ *
+ * @example
+ * ```ts
+ * const create = (options: CreateCheckpointerOptions) => new SqliteCheckpointer({ path: file, ...options });
+ * ```
+ */
+export type { CreateCheckpointerOptions };
+
+/**
+ * Options of {@link describeCheckpointer}.
+ *
+ * - `create` makes a new checkpointer. Instances may share storage (one database) — the suite only relies on
+ *   workflow ids being isolated, and uses ids unique to each run.
+ * - `destroy` disposes of one (default: `close()`).
+ * - `storageBytes` measures the bytes the backend stores (e.g. the database file size); the growth test uses
+ *   the difference before/after writing 1,000 steps. Without it, the JSON size of `getSteps` is measured.
+ * - `engine` configures the engine tests.
+ *
+ * @example
+ * ```ts
+ * const options: DescribeCheckpointerOptions = {
+ *   name: "sqlite",
+ *   create: (options) => new SqliteCheckpointer({ path: file, ...options }),
+ *   storageBytes: async () => fs.statSync(file).size,
+ * };
+ * ```
+ */
+export type { DescribeCheckpointerOptions };
+
+/**
+ * Registers the conformance suite (storage tests, then engine tests) as vitest `describe` blocks. Call it at the
+ * top level of a test file.
+ *
+ * @example
+ * ```ts
+ * import { describeCheckpointer } from "@graph/checkpoint-conformance";
+ * import { MemoryCheckpointer } from "@graph/checkpoint";
+ *
+ * describeCheckpointer({ name: "memory", create: (options) => new MemoryCheckpointer(options) });
+ * ```
+ */
+export function describeCheckpointer(options: DescribeCheckpointerOptions): void {
+  describe(`checkpointer conformance: ${options.name}`, () => {
+    describe("storage", () => describeStorage(options));
+    // describeEngine registers its own `describe("engine", …)` block (an empty describe fails in vitest).
+    if (options.engine?.skip !== true) describeEngine(options);
+  });
+}

@@ -1,1 +1,7 @@
-export {};
+/**
+ * `@graph/checkpoint-sqlite` — the SQLite checkpointer (kysely + better-sqlite3), the embedded default.
+ *
+ * @module
+ */
+export { SqliteCheckpointer } from "./SqliteCheckpointer.js";
+export type { SqliteCheckpointerOptions } from "./SqliteCheckpointer.js";

@@ -1,1 +1,64 @@
-export {};
+/**
+ * `@graph/checkpoint` — the `Checkpointer` contract, record types, policy, serializer, shared helpers and the
+ * in-memory checkpointer. The Effect-facing store lives in `@graph/checkpoint/effect`.
+ *
+ * @module
+ */
+/** The adapter contract and record types. */
+export type {
+  Checkpoint,
+  Checkpointer,
+  Fence,
+  Lease,
+  ListWorkflowsOptions,
+  NewWorkflow,
+  StepRecord,
+  StepStatus,
+  StoredError,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowStatus,
+  WorkflowUpdate,
+} from "./Checkpointer.js";
+export { END_DECISION, INPUT_STEP } from "./Checkpointer.js";
+
+/** Tagged errors and their brand-checking guards. */
+export type { CheckpointErrorOptions, WorkflowConflictErrorOptions } from "./errors.js";
+export {
+  CheckpointError,
+  GRAPH_ERROR_BRAND,
+  isCheckpointError,
+  isWorkflowConflictError,
+  WorkflowConflictError,
+} from "./errors.js";
+
+/** Durability / retention policy. */
+export type { CheckpointPolicy, Durability, Retention } from "./CheckpointPolicy.js";
+export { DEFAULT_POLICY, resolvePolicy } from "./CheckpointPolicy.js";
+
+/** Serialisation. */
+export type { Serializer, StoredValueContext } from "./Serializer.js";
+export { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
+
+/** Pure helpers shared by every adapter. */
+export type { FoldedState, StepSummary, WorkflowPosition } from "./state.js";
+export {
+  compactSteps,
+  compareWorkflowPosition,
+  decodeWorkflowCursor,
+  DEFAULT_LIST_LIMIT,
+  encodeWorkflowCursor,
+  foldSteps,
+  resolveListLimit,
+  stepKey,
+  validateStepRecord,
+  validateWorkflowId,
+} from "./state.js";
+
+/** The guard the runtime wraps every adapter in. */
+export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
+export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
+
+/** The in-memory checkpointer. */
+export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
+export { MemoryCheckpointer } from "./MemoryCheckpointer.js";

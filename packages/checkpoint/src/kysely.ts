@@ -1,1 +1,210 @@
-export {};
+/**
+ * The SQL checkpointer shared by `@graph/checkpoint-sqlite` and `@graph/checkpoint-postgres`: one
+ * implementation of the whole {@link Checkpointer} contract over a `Kysely` instance and a small dialect
+ * descriptor. Adapters only build the `Kysely` instance (driver, pragmas, pool) and pass it here.
+ *
+ * Tables (names prefixed with `tablePrefix`, default `graph_`; on Postgres inside `schema`):
+ * - `workflows` — one row per workflow: status, graph hash, parent, pause/error, lease owner/epoch/expiry,
+ *   last superstep, step count, timestamps (ms).
+ * - `steps` — one row per (workflow, superstep, node): index, status, input versions, written keys, values
+ *   (serializer text), decision, child workflow, pause, error, timestamps. Indexed by (workflow, index).
+ * - `migrations` — applied schema versions. `setup()` migrates in one transaction, serialised across
+ *   processes (SQLite write lock; Postgres advisory lock).
+ *
+ * Requires `kysely` (an optional peer dependency of this package).
+ *
+ * @module
+ */
+import type { Kysely } from "kysely";
+import type {
+  Checkpoint,
+  Checkpointer,
+  Fence,
+  Lease,
+  ListWorkflowsOptions,
+  NewWorkflow,
+  StepRecord,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowUpdate,
+} from "./Checkpointer.js";
+import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+import { KyselyStore } from "./internal/kysely/store.js";
+import type { Serializer } from "./Serializer.js";
+
+/**
+ * Which SQL dialect the `Kysely` instance speaks, and where the tables live.
+ *
+ * @example
+ * ```ts
+ * const sqlite: KyselyDialectDescriptor = { kind: "sqlite" };
+ * const postgres: KyselyDialectDescriptor = { kind: "postgres", schema: "graph", tablePrefix: "" };
+ * ```
+ */
+export interface KyselyDialectDescriptor {
+  readonly kind: "sqlite" | "postgres";
+  /** Postgres only: the schema holding the tables (created by `setup()` if missing). Default: the search path. */
+  readonly schema?: string;
+  /** Prefix of every table and index name (letters, digits, `_`). Default `"graph_"`. */
+  readonly tablePrefix?: string;
+  /**
+   * SQLite only: checkpointers of one process with the same key (use the resolved database file path) queue
+   * their write transactions in-process. Needed when one process opens several connections to one file:
+   * better-sqlite3 waits for SQLite's lock synchronously, which would otherwise block the event loop that the
+   * lock holder needs to commit.
+   */
+  readonly writeLockKey?: string;
+}
+
+/**
+ * Context passed to {@link KyselyCheckpointerOptions.describeError}.
+ *
+ * @example
+ * ```ts
+ * const context: ErrorContext = { operation: "saveStep", workflowId: "wf-1" };
+ * ```
+ */
+export interface ErrorContext {
+  readonly operation: string;
+  readonly workflowId?: string;
+}
+
+/**
+ * Options of {@link KyselyCheckpointer}.
+ *
+ * @example
+ * ```ts
+ * import { Kysely, SqliteDialect } from "kysely";
+ * import Database from "better-sqlite3";
+ * const options: KyselyCheckpointerOptions = {
+ *   db: new Kysely({ dialect: new SqliteDialect({ database: new Database("graph.db") }) }),
+ *   dialect: { kind: "sqlite" },
+ *   policy: { retention: "latest" },
+ * };
+ * ```
+ */
+export interface KyselyCheckpointerOptions {
+  readonly db: Kysely<any>;
+  readonly dialect: KyselyDialectDescriptor;
+  /** Partial policy; defaults filled by `resolvePolicy` (async + full). Retention and `ttlMs` apply here. */
+  readonly policy?: Partial<CheckpointPolicy>;
+  /** How values become text. Default: `defaultSerializer`. */
+  readonly serializer?: Serializer;
+  /** Destroy `db` in `close()`. Default `true`; pass `false` when the application owns the `Kysely` instance. */
+  readonly destroyOnClose?: boolean;
+  /**
+   * Turns a driver error into an actionable sentence (what is wrong and how to fix it), e.g. naming the
+   * host and port of a refused connection. Return `undefined` to use the generic message.
+   */
+  readonly describeError?: (error: unknown, context: ErrorContext) => string | undefined;
+}
+
+/**
+ * A {@link Checkpointer} over any `Kysely` instance for SQLite or Postgres. Adapters (`SqliteCheckpointer`,
+ * `PostgresCheckpointer`) extend it; use it directly to share an application's existing `Kysely` instance.
+ *
+ * Every write is one transaction: `saveStep` checks the fencing epoch against the workflow row (row-locked on
+ * Postgres, under the write lock on SQLite), upserts the step, updates the workflow and applies retention.
+ * `claimWorkflow` is one conditional `UPDATE`, so exactly one of several concurrent claimers — in one
+ * process or many — wins. Values are serialised before the transaction opens, so a value that cannot be
+ * stored writes nothing.
+ *
+ * @example
+ * ```ts
+ * import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
+ * const checkpointer = new KyselyCheckpointer({ db, dialect: { kind: "postgres", schema: "graph" }, destroyOnClose: false });
+ * await checkpointer.setup();
+ * await checkpointer.createWorkflow({ id: "wf-1", graphName: "rag", graphHash: "abc" });
+ * ```
+ */
+export class KyselyCheckpointer implements Checkpointer {
+  /** The resolved policy (retention and `ttlMs` are applied by this store; durability by the runtime). */
+  readonly policy: CheckpointPolicy;
+  readonly #store: KyselyStore;
+
+  constructor(options: KyselyCheckpointerOptions) {
+    this.#store = new KyselyStore(options, new.target.name);
+    this.policy = this.#store.policy;
+  }
+
+  /** Creates the tables (and schema) or migrates them. Idempotent; safe when several processes call it at once. */
+  setup(): Promise<void> {
+    return this.#store.setup();
+  }
+
+  /** Creates the workflow unless it exists (then returns the stored one with `created: false`). */
+  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+    return this.#store.createWorkflow(workflow);
+  }
+
+  /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */
+  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+    return this.#store.claimWorkflow(id, options);
+  }
+
+  /** Gives the lease up (ignored when `owner`/`epoch` no longer match). */
+  releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
+    return this.#store.releaseWorkflow(id, lease);
+  }
+
+  /** Upserts one step atomically and applies retention. */
+  saveStep(step: StepRecord, fence?: Fence): Promise<void> {
+    return this.#store.saveStep(step, fence);
+  }
+
+  /** Changes status, graph hash, pause or error of a workflow. */
+  updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
+    return this.#store.updateWorkflow(id, update, fence);
+  }
+
+  /** The stored workflow, or `undefined`. */
+  getWorkflow(id: string): Promise<WorkflowRecord | undefined> {
+    return this.#store.getWorkflow(id);
+  }
+
+  /** Steps in `index` order, optionally only through a superstep. */
+  getSteps(id: string, options?: { readonly throughSuperstep?: number }): Promise<readonly StepRecord[]> {
+    return this.#store.getSteps(id, options);
+  }
+
+  /** The fold of step values in `index` order. */
+  getState(id: string, options?: { readonly throughSuperstep?: number }): Promise<Readonly<Record<string, unknown>>> {
+    return this.#store.getState(id, options);
+  }
+
+  /** State, versions and steps through a superstep (default: the latest), read from one snapshot. */
+  getCheckpoint(id: string, options?: { readonly superstep?: number }): Promise<Checkpoint | undefined> {
+    return this.#store.getCheckpoint(id, options);
+  }
+
+  /** Workflows ordered by creation time then id, one page at a time. */
+  listWorkflows(options?: ListWorkflowsOptions): Promise<WorkflowPage> {
+    return this.#store.listWorkflows(options);
+  }
+
+  /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
+  deleteWorkflow(id: string): Promise<void> {
+    return this.#store.deleteWorkflow(id);
+  }
+
+  /**
+   * Deletes workflows not updated for `policy.ttlMs` (unless running under a live lease) and returns how many
+   * root workflows went. Also runs in `setup()` and `createWorkflow()`.
+   */
+  pruneExpired(): Promise<number> {
+    return this.#store.pruneExpired();
+  }
+
+  /**
+   * Bytes the checkpoint tables occupy. SQLite: the database's used pages. Postgres: the size
+   * of the stored rows (`pg_column_size`). Meant for storage-growth checks, not for billing.
+   */
+  storageBytes(): Promise<number> {
+    return this.#store.storageBytes();
+  }
+
+  /** Waits for operations in flight, then destroys the `Kysely` instance (unless `destroyOnClose: false`). */
+  close(): Promise<void> {
+    return this.#store.close();
+  }
+}

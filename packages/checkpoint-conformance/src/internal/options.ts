@@ -1,0 +1,16 @@
+import type { Checkpointer, CheckpointPolicy } from "@graph/checkpoint";
+import type { EngineOptions } from "./engine.js";
+
+/** What the suite passes to `create`: the policy the new checkpointer must use (when the test needs one). */
+export interface CreateCheckpointerOptions {
+  readonly policy?: CheckpointPolicy;
+}
+
+/** Options of `describeCheckpointer`. */
+export interface DescribeCheckpointerOptions {
+  readonly name: string;
+  readonly create: (options: CreateCheckpointerOptions) => Promise<Checkpointer> | Checkpointer;
+  readonly destroy?: (checkpointer: Checkpointer) => Promise<void>;
+  readonly storageBytes?: (checkpointer: Checkpointer) => Promise<number>;
+  readonly engine?: EngineOptions;
+}

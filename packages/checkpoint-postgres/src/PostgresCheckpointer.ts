@@ -1,0 +1,159 @@
+/**
+ * The PostgreSQL checkpointer: for several machines sharing one database.
+ *
+ * @module
+ */
+import { CheckpointError } from "@graph/checkpoint";
+import type { CheckpointPolicy, Serializer } from "@graph/checkpoint";
+import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Pool } from "pg";
+import { addressOf, describePostgresError, guardPool } from "./internal/connection.js";
+
+/**
+ * Options every way of connecting shares.
+ *
+ * @example
+ * ```ts
+ * const common: PostgresCommonOptions = { schema: "graph", policy: { retention: "latest" } };
+ * ```
+ */
+export interface PostgresCommonOptions {
+  /** Schema holding the tables; created by `setup()` if missing. Default `"graph"`. */
+  readonly schema?: string;
+  /** Prefix of the table names inside the schema. Default `""` (tables `graph.workflows`, `graph.steps`, …). */
+  readonly tablePrefix?: string;
+  /** Partial policy; defaults filled by `resolvePolicy` (async + full). */
+  readonly policy?: Partial<CheckpointPolicy>;
+  /** How values become text. Default: `defaultSerializer`. */
+  readonly serializer?: Serializer;
+}
+
+/**
+ * Connect with a connection string; the checkpointer owns the pool and ends it in `close()`.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresConnectionStringOptions = { connectionString: "postgres://postgres@127.0.0.1:5432/postgres" };
+ * ```
+ */
+export interface PostgresConnectionStringOptions extends PostgresCommonOptions {
+  /** `postgres://user:password@host:port/database`. Default: `process.env.DATABASE_URL`. */
+  readonly connectionString?: string;
+  /** Maximum pool size. Default 10. */
+  readonly max?: number;
+  /** How long to wait for a new connection before failing. Default 10000 ms. */
+  readonly connectionTimeoutMs?: number;
+}
+
+/**
+ * Use an existing `pg` pool; `close()` leaves it open (the application owns it).
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * const options: PostgresPoolOptions = { pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) };
+ * ```
+ */
+export interface PostgresPoolOptions extends PostgresCommonOptions {
+  readonly pool: Pool;
+}
+
+/**
+ * Use an existing `Kysely` instance for Postgres; `close()` leaves it open (the application owns it).
+ *
+ * @example
+ * ```ts
+ * const options: PostgresKyselyOptions = { db: appDb, schema: "workflows" };
+ * ```
+ */
+export interface PostgresKyselyOptions extends PostgresCommonOptions {
+  // The checkpointer only touches its own tables, so any database type is fine.
+  readonly db: Kysely<any>;
+}
+
+/**
+ * Options of {@link PostgresCheckpointer}: one of `connectionString`, `pool` or `db`, plus the common options.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresCheckpointerOptions = { connectionString: process.env.DATABASE_URL, schema: "graph" };
+ * ```
+ */
+export type PostgresCheckpointerOptions = PostgresConnectionStringOptions | PostgresPoolOptions | PostgresKyselyOptions;
+
+function configError(message: string, path: string): CheckpointError {
+  return new CheckpointError({ message: `PostgresCheckpointer: ${message}`, operation: "constructor", path });
+}
+
+/**
+ * A {@link KyselyCheckpointer} on PostgreSQL through `pg`.
+ *
+ * Leases are taken with one conditional `UPDATE` (row-locked by Postgres), so two processes on two machines
+ * never run one workflow at once; writes lock the workflow row (`SELECT … FOR NO KEY UPDATE`) and check the
+ * fencing epoch inside their transaction. A connection that dies mid-call rejects that call with a
+ * `CheckpointError` (the server rolls the transaction back) and the pool replaces the connection.
+ *
+ * @example
+ * ```ts
+ * import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
+ * const checkpointer = new PostgresCheckpointer({ connectionString: process.env.DATABASE_URL });
+ * await checkpointer.setup();
+ * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
+ * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });
+ * await checkpointer.close();
+ * ```
+ */
+export class PostgresCheckpointer extends KyselyCheckpointer {
+  /** The schema holding the tables. */
+  readonly schema: string;
+
+  constructor(options: PostgresCheckpointerOptions = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw configError("options must be an object: { connectionString } | { pool } | { db }, plus schema/policy.", "options");
+    }
+    const schema = options.schema ?? "graph";
+    let db: Kysely<any>;
+    let ownsDb = true; // for { pool }, destroying our Kysely instance leaves the application's pool open
+    let server = addressOf(undefined);
+    if ("db" in options && options.db !== undefined) {
+      db = options.db;
+      ownsDb = false;
+    } else if ("pool" in options && options.pool !== undefined) {
+      const pool = options.pool;
+      if (typeof pool.connect !== "function") throw configError("pool must be a pg.Pool.", "pool");
+      server = addressOf(pool.options.connectionString, pool.options);
+      db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPool(pool, false) }) });
+    } else {
+      const connection = options as PostgresConnectionStringOptions;
+      const connectionString = connection.connectionString ?? process.env["DATABASE_URL"];
+      if (typeof connectionString !== "string" || connectionString === "") {
+        throw configError(
+          "no database to connect to. Pass { connectionString: \"postgres://user@host:5432/db\" }, a pg pool " +
+            "({ pool }), a Kysely instance ({ db }), or set DATABASE_URL.",
+          "connectionString",
+        );
+      }
+      server = addressOf(connectionString);
+      const pool = new pg.Pool({
+        connectionString,
+        max: connection.max ?? 10,
+        connectionTimeoutMillis: connection.connectionTimeoutMs ?? 10_000,
+        idleTimeoutMillis: 30_000,
+        keepAlive: true,
+        application_name: "graph-checkpoint",
+      });
+      db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPool(pool, true) }) });
+    }
+    super({
+      db,
+      dialect: { kind: "postgres", schema, tablePrefix: options.tablePrefix ?? "" },
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
+      destroyOnClose: ownsDb,
+      describeError: (error) => describePostgresError(error, server, schema),
+    });
+    this.schema = schema;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Opening a better-sqlite3 database the way the checkpointer needs it, and turning SQLite errors into
+ * actionable messages.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
+
+/** Is `file` an in-memory database name? */
+export function isMemoryPath(file: string): boolean {
+  return file === ":memory:" || file === "";
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function sqliteCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Opens (creating parent directories) and configures the database: busy timeout, WAL, `synchronous = NORMAL`,
+ * foreign keys. Returns it wrapped with a prepared-statement cache (kysely prepares every query it runs).
+ */
+export function openDatabase(file: string, busyTimeoutMs: number): SqliteDatabase {
+  if (!isMemoryPath(file)) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // Switching a fresh file to WAL needs an exclusive lock for a moment; when several processes open a new file
+    // at once the switch can report SQLITE_BUSY without waiting, so retry within the busy timeout.
+    const deadline = Date.now() + busyTimeoutMs;
+    for (;;) {
+      try {
+        db.pragma("journal_mode = WAL");
+        break;
+      } catch (error) {
+        if (!sqliteCode(error)?.startsWith("SQLITE_BUSY") || Date.now() > deadline) throw error;
+        sleepSync(5 + Math.random() * 20);
+      }
+    }
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return withStatementCache(db);
+}
+
+function withStatementCache(db: Database.Database): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      cache.clear();
+      db.close();
+    },
+    prepare: (sql: string): SqliteStatement => {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        statement = db.prepare(sql) as unknown as SqliteStatement;
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** An actionable sentence for SQLite / file-system errors, or `undefined` for anything else. */
+export function describeSqliteError(error: unknown, file: string, busyTimeoutMs: number): string | undefined {
+  const code = sqliteCode(error);
+  if (code === undefined) return undefined;
+  const where = isMemoryPath(file) ? "the in-memory database" : `the SQLite database ${JSON.stringify(file)}`;
+  const detail = error instanceof Error ? ` (${code}: ${error.message})` : ` (${code})`;
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return (
+      `${where} stayed locked by another connection for longer than busyTimeoutMs (${busyTimeoutMs} ms)${detail}. ` +
+      "Another process is holding a long write transaction; raise busyTimeoutMs or find the process holding the lock."
+    );
+  }
+  if (code.startsWith("SQLITE_CANTOPEN") || code === "EACCES" || code === "EPERM" || code === "ENOTDIR") {
+    return `cannot open ${where}${detail}. Check that the path is right and that its directory exists and is writable.`;
+  }
+  if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
+    return (
+      `${where} is not a SQLite database or is corrupt${detail}. Point path at another file, or restore this one ` +
+      "from a backup."
+    );
+  }
+  if (code.startsWith("SQLITE_READONLY")) {
+    return `${where} is read-only${detail}. Give the process write access to the file and its directory (WAL needs both).`;
+  }
+  if (code.startsWith("SQLITE_FULL") || code === "ENOSPC") {
+    return `the disk holding ${where} is full${detail}. Free some space; the failed write was rolled back.`;
+  }
+  if (code.startsWith("SQLITE_IOERR")) {
+    return `an I/O error hit ${where}${detail}. Check the disk and file system; the failed write was rolled back.`;
+  }
+  return undefined;
+}

@@ -1,0 +1,252 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
+import type { StepRecord } from "@graph/checkpoint";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteCheckpointer } from "../src/index.js";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-sqlite-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const tmpFile = (name = "db") => path.join(dir, `${name}-${++files}.db`);
+
+const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord => ({
+  workflowId,
+  superstep: index,
+  nodeName: `n${index}`,
+  index,
+  status: "completed",
+  inputVersions: {},
+  values: { [`v${index}`]: index },
+  truncated: false,
+  startedAt: new Date(1_700_000_000_000 + index),
+  completedAt: new Date(1_700_000_000_005 + index),
+  ...fields,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("SqliteCheckpointer", () => {
+  it("creates parent directories, uses WAL + synchronous NORMAL + foreign keys", async () => {
+    const file = path.join(dir, "nested", "deeper", "graph.db");
+    const cp = new SqliteCheckpointer({ path: file });
+    await cp.setup();
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    expect(fs.existsSync(file)).toBe(true);
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+    const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_workflows"]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1]);
+    raw.close();
+    await cp.close();
+  });
+
+  it("works in memory", async () => {
+    const cp = new SqliteCheckpointer({ path: ":memory:" });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    await cp.saveStep(step("wf", 0));
+    expect(await cp.getState("wf")).toEqual({ v0: 0 });
+    await cp.close();
+  });
+
+  it("setup is idempotent, also across instances on one file", async () => {
+    const file = tmpFile();
+    const a = new SqliteCheckpointer({ path: file });
+    const b = new SqliteCheckpointer({ path: file });
+    await Promise.all([a.setup(), b.setup(), a.setup()]);
+    await a.setup();
+    await a.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    expect((await b.getWorkflow("wf"))?.graphName).toBe("g");
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("keeps tables apart with tablePrefix", async () => {
+    const file = tmpFile();
+    const a = new SqliteCheckpointer({ path: file, tablePrefix: "a_" });
+    const b = new SqliteCheckpointer({ path: file, tablePrefix: "b_" });
+    await a.createWorkflow({ id: "wf", graphName: "a", graphHash: "h" });
+    expect(await b.getWorkflow("wf")).toBeUndefined();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("stores ids with quotes, LIKE wildcards, SQL and unicode verbatim; deleting a parent never matches wildcards", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    const ids = ["it's \"quoted\"", "50%_off", "x'); DROP TABLE graph_steps; --", "日本語/🙂", "a\\b"];
+    for (const id of ids) {
+      await cp.createWorkflow({ id, graphName: "g", graphHash: "h" });
+      await cp.saveStep(step(id, 0, { nodeName: "n'; --", values: { [id]: id } }));
+      expect((await cp.getWorkflow(id))?.id).toBe(id);
+      expect(await cp.getState(id)).toEqual({ [id]: id });
+    }
+    for (const id of ["50%_off/child", "50%_off/child/grand", "50X_off/child", "50%_off-sibling", "50%_offx/child"]) {
+      await cp.createWorkflow({ id, graphName: "g", graphHash: "h", parentId: "50%_off" });
+      await cp.saveStep(step(id, 0));
+    }
+    await cp.deleteWorkflow("50%_off");
+    const left = (await cp.listWorkflows()).workflows.map((w) => w.id).sort();
+    expect(left).toEqual(["50%_off-sibling", "50%_offx/child", "50X_off/child", ...ids.filter((id) => id !== "50%_off")].sort());
+    expect(await cp.getSteps("50%_off/child")).toEqual([]);
+    expect(await cp.getSteps("50X_off/child")).toHaveLength(1);
+    await cp.close();
+  });
+
+  it("a value that cannot be serialised writes nothing and names workflow, node and path", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    const error = await rejection(cp.saveStep(step("wf", 0, { nodeName: "embed", values: { doc: { meta: [1, 2, () => 3] } } })));
+    expect(isCheckpointError(error)).toBe(true);
+    expect(error).toMatchObject({ workflowId: "wf", nodeName: "embed", path: "values.doc.meta[2]" });
+    expect(await cp.getSteps("wf")).toEqual([]);
+    expect((await cp.getWorkflow("wf"))?.stepCount).toBe(0);
+    await cp.close();
+  });
+
+  it("rejects stale fences and leases of other owners; a released lease is claimable", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    const first = await cp.claimWorkflow("wf", { owner: "a", ttlMs: 60_000 });
+    expect(first.epoch).toBe(1);
+    expect((await cp.claimWorkflow("wf", { owner: "a", ttlMs: 60_000 })).epoch).toBe(1);
+    expect(isWorkflowConflictError(await rejection(cp.claimWorkflow("wf", { owner: "b", ttlMs: 1000 })))).toBe(true);
+    await cp.releaseWorkflow("wf", first);
+    const second = await cp.claimWorkflow("wf", { owner: "b", ttlMs: 60_000 });
+    expect(second.epoch).toBe(2);
+    const stale = await rejection(cp.saveStep(step("wf", 0), { epoch: first.epoch }));
+    expect(isWorkflowConflictError(stale)).toBe(true);
+    expect(await cp.getSteps("wf")).toEqual([]);
+    await cp.saveStep(step("wf", 0), { epoch: second.epoch });
+    expect(await cp.getSteps("wf")).toHaveLength(1);
+    await cp.close();
+  });
+
+  it("an expired lease can be taken over", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    await cp.claimWorkflow("wf", { owner: "dead", ttlMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await cp.claimWorkflow("wf", { owner: "alive", ttlMs: 60_000 })).toMatchObject({ owner: "alive", epoch: 2 });
+    await cp.close();
+  });
+
+  it("retention latest keeps state and versions, and bounds the number of rows", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile(), policy: { retention: "latest" } });
+    await cp.createWorkflow({ id: "loop", graphName: "g", graphHash: "h" });
+    for (let i = 0; i < 50; i++) {
+      await cp.saveStep(step("loop", i, { nodeName: i % 2 === 0 ? "A" : "B", values: { [i % 2 === 0 ? "a" : "b"]: i } }));
+    }
+    const checkpoint = await cp.getCheckpoint("loop");
+    expect(checkpoint?.values).toEqual({ a: 48, b: 49 });
+    expect(checkpoint?.versions).toEqual({ a: 48, b: 49 });
+    expect(checkpoint?.steps.map((s) => s.index)).toEqual([48, 49]);
+    expect((await cp.getWorkflow("loop"))?.stepCount).toBe(2);
+    expect((await cp.getWorkflow("loop"))?.lastSuperstep).toBe(49);
+    await cp.close();
+  });
+
+  it("upserts on (workflow, superstep, node) without double counting", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    await cp.saveStep(step("wf", 0, { status: "paused", pause: { value: { q: "ok?" }, responseKey: "answer" } }));
+    await cp.saveStep(step("wf", 0, { values: { done: true }, decision: ["a", "b"], childWorkflowId: "wf/sub" }));
+    const steps = await cp.getSteps("wf");
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatchObject({ status: "completed", values: { done: true }, decision: ["a", "b"], childWorkflowId: "wf/sub" });
+    expect(steps[0]?.pause).toBeUndefined();
+    expect((await cp.getWorkflow("wf"))?.stepCount).toBe(1);
+    await cp.close();
+  });
+
+  it("a corrupt row gives a CheckpointError naming the workflow, never a crash", async () => {
+    const file = tmpFile();
+    const cp = new SqliteCheckpointer({ path: file });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    await cp.saveStep(step("wf", 0, { nodeName: "embed" }));
+    const raw = new Database(file);
+    raw.prepare(`UPDATE graph_steps SET "values" = '{not json' WHERE workflow_id = 'wf'`).run();
+    raw.prepare(`UPDATE graph_workflows SET status = 'exploded' WHERE id = 'wf'`).run();
+    raw.close();
+    const stepsError = await rejection(cp.getSteps("wf"));
+    expect(isCheckpointError(stepsError)).toBe(true);
+    expect(stepsError).toMatchObject({ workflowId: "wf", nodeName: "embed" });
+    const workflowError = await rejection(cp.getWorkflow("wf"));
+    expect(isCheckpointError(workflowError)).toBe(true);
+    expect(String((workflowError as Error).message)).toMatch(/corrupt/);
+    await cp.close();
+  });
+
+  it("a file that is not a database gives an actionable CheckpointError", async () => {
+    const file = tmpFile("garbage");
+    fs.writeFileSync(file, "this is not a database, just text ".repeat(200));
+    const cp = new SqliteCheckpointer({ path: file });
+    const error = await rejection(cp.setup());
+    expect(isCheckpointError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/not a SQLite database or is corrupt/);
+    expect((error as Error).message).toContain(file);
+    await cp.close();
+  });
+
+  it("unknown workflows: getters are empty, writers throw CheckpointError", async () => {
+    const cp = new SqliteCheckpointer({ path: ":memory:" });
+    expect(await cp.getWorkflow("nope")).toBeUndefined();
+    expect(await cp.getSteps("nope")).toEqual([]);
+    expect(await cp.getState("nope")).toEqual({});
+    expect(await cp.getCheckpoint("nope")).toBeUndefined();
+    expect(await cp.getWorkflow("nul\u0000id")).toBeUndefined();
+    for (const write of [
+      cp.saveStep(step("nope", 0)),
+      cp.updateWorkflow("nope", { status: "completed" }),
+      cp.claimWorkflow("nope", { owner: "me", ttlMs: 1000 }),
+      cp.createWorkflow({ id: "bad\ud800", graphName: "g", graphHash: "h" }),
+    ]) {
+      expect(isCheckpointError(await rejection(write))).toBe(true);
+    }
+    await cp.releaseWorkflow("nope", { owner: "me", epoch: 1 });
+    await cp.deleteWorkflow("nope");
+    await cp.close();
+  });
+
+  it("validates its options", () => {
+    expect(() => new SqliteCheckpointer({} as never)).toThrow(/needs \{ path \}/);
+    expect(() => new SqliteCheckpointer({ path: ":memory:", busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+    expect(() => new SqliteCheckpointer({ path: ":memory:", tablePrefix: "x; drop" })).toThrow(/tablePrefix/);
+    expect(() => new SqliteCheckpointer({ path: ":memory:", policy: { retention: "windowed" } })).toThrow(/window/);
+  });
+
+  it("close waits for writes in flight, is idempotent, and later calls fail clearly", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
+    const pending = Array.from({ length: 20 }, (_, i) => cp.saveStep(step("wf", i)));
+    await Promise.all([cp.close(), cp.close()]);
+    await Promise.all(pending);
+    const error = await rejection(cp.getWorkflow("wf"));
+    expect(isCheckpointError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/after close\(\)/);
+    const again = new SqliteCheckpointer({ path: cp.path });
+    expect((await again.getWorkflow("wf"))?.stepCount).toBe(20);
+    await again.close();
+  });
+
+  it("stores well under 1 KB per trivial step", async () => {
+    const cp = new SqliteCheckpointer({ path: tmpFile() });
+    await cp.createWorkflow({ id: "size", graphName: "g", graphHash: "h" });
+    const before = await cp.storageBytes();
+    const count = 1000;
+    for (let i = 0; i < count; i++) {
+      await cp.saveStep(step("size", i, { nodeName: `node${i % 10}`, inputVersions: { x: i }, values: { x: i + 1 } }));
+    }
+    const perStep = ((await cp.storageBytes()) - before) / count;
+    expect(perStep).toBeLessThan(1024);
+    expect(perStep).toBeGreaterThan(0);
+    await cp.close();
+  });
+});

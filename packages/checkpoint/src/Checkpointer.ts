@@ -1,0 +1,284 @@
+/**
+ * The storage contract every checkpointer adapter implements.
+ *
+ * It is Promise-based on purpose: a third party can write an adapter without knowing Effect. The runtime wraps
+ * each adapter once (see `@graph/checkpoint/effect`) so `setup()` runs once, `close()` runs once and adapter
+ * errors are classified into `CheckpointError`.
+ *
+ * @module
+ */
+import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+
+/** Status of one step (one node execution) of a workflow. */
+export type StepStatus = "completed" | "failed" | "paused" | "stopped";
+
+/** Status of a workflow as a whole. `running` while a run holds it (or crashed holding it). */
+export type WorkflowStatus = "running" | "completed" | "paused" | "stopped" | "failed";
+
+/**
+ * The reserved `nodeName` of the step that records the values a caller supplied to a run.
+ * `.` can never appear in a node name, so it never collides with a real node.
+ *
+ * @example
+ * ```ts
+ * import { INPUT_STEP } from "@graph/checkpoint";
+ * const inputs = steps.filter((s) => s.nodeName === INPUT_STEP);
+ * ```
+ */
+export const INPUT_STEP = ".input";
+
+/**
+ * The string stored for the `END` routing decision (gates may not target a node named "END", so it is unambiguous).
+ *
+ * @example
+ * ```ts
+ * import { END_DECISION } from "@graph/checkpoint";
+ * const ended = step.decision === END_DECISION;
+ * ```
+ */
+export const END_DECISION = "END";
+
+/**
+ * A serialisable description of an error recorded in a step or a workflow.
+ *
+ * @example
+ * ```ts
+ * const error: StoredError = { name: "TypeError", message: "x is undefined", tag: "NodeExecutionError" };
+ * ```
+ */
+export interface StoredError {
+  readonly name: string;
+  readonly message: string;
+  /** The `_tag` of a tagged error, when there was one. */
+  readonly tag?: string;
+  readonly stack?: string;
+}
+
+/**
+ * One finished node execution — the unit of durability. Workflow state is the fold of step `values` in `index`
+ * order. Saved atomically; upserted on (`workflowId`, `superstep`, `nodeName`).
+ *
+ * Versions: the version of a value is the `index` of the step that last wrote it (inputs are written by an
+ * {@link INPUT_STEP} step). Versions are therefore stable under retention that drops older steps.
+ *
+ * @example
+ * ```ts
+ * const step: StepRecord = {
+ *   workflowId: "chat-1", superstep: 3, nodeName: "embed", index: 7, status: "completed",
+ *   inputVersions: { text: 1 }, values: { embedding: [0.1, 0.2] }, truncated: false,
+ *   startedAt: new Date(), completedAt: new Date(),
+ * };
+ * ```
+ */
+export interface StepRecord {
+  readonly workflowId: string;
+  /** Superstep number within the workflow; keeps increasing across runs (turns) of one workflow. */
+  readonly superstep: number;
+  /** The node's name, or {@link INPUT_STEP} for caller-supplied values. */
+  readonly nodeName: string;
+  /** Position of the step in the workflow's history (unique per workflow, increasing, assigned by the runtime). */
+  readonly index: number;
+  readonly status: StepStatus;
+  /** Version (step index) of every input the node consumed; 0 for bound values and defaults. */
+  readonly inputVersions: Readonly<Record<string, number>>;
+  /** The values this step wrote — its node's outputs only, never the whole state. */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** For gates: the decision, as target names, {@link END_DECISION}, or `null` for no decision. */
+  readonly decision?: string | readonly string[] | null;
+  /** For GraphNodes: the child workflow id (`parent/name`, map items `parent/name/<i>`). */
+  readonly childWorkflowId?: string;
+  /** For interrupts that paused: what the human is asked about. */
+  readonly pause?: { readonly value: unknown; readonly responseKey: string };
+  /** A streaming node stopped with `completeOnStop` kept a partial output. */
+  readonly truncated: boolean;
+  readonly error?: StoredError;
+  readonly startedAt: Date;
+  readonly completedAt: Date;
+}
+
+/**
+ * An exclusive lease on a workflow. `epoch` is a fencing token: it increases on every successful claim, and a
+ * write carrying an older epoch is rejected with `WorkflowConflictError`.
+ *
+ * @example
+ * ```ts
+ * const lease = await checkpointer.claimWorkflow("wf-1", { owner: "host-a:123", ttlMs: 30_000 });
+ * await checkpointer.saveStep(step, { epoch: lease.epoch });
+ * ```
+ */
+export interface Lease {
+  readonly workflowId: string;
+  readonly owner: string;
+  readonly epoch: number;
+  readonly expiresAt: Date;
+}
+
+/**
+ * The stored description of a workflow.
+ *
+ * @example
+ * ```ts
+ * const wf: WorkflowRecord | undefined = await checkpointer.getWorkflow("chat-1");
+ * if (wf?.status === "paused") console.log(wf.pause?.responseKey);
+ * ```
+ */
+export interface WorkflowRecord {
+  readonly id: string;
+  readonly status: WorkflowStatus;
+  readonly graphName: string;
+  /** `definitionHash` of the graph that created it; a different graph → `VersionMismatchError` unless forced. */
+  readonly graphHash: string;
+  /** For child workflows of nested graphs. */
+  readonly parentId?: string;
+  readonly pause?: { readonly nodeName: string; readonly value: unknown; readonly responseKey: string };
+  readonly error?: StoredError;
+  /** Last superstep written, or -1 if none. */
+  readonly lastSuperstep: number;
+  /** Number of stored steps. */
+  readonly stepCount: number;
+  readonly lease?: Lease;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/**
+ * Workflow state at some superstep: the fold of its steps, with each value's version (the index of the step that
+ * wrote it). Pass it as `checkpoint` with a new `workflowId` to fork.
+ *
+ * @example
+ * ```ts
+ * const cp = await checkpointer.getCheckpoint("wf-1", { superstep: 4 });
+ * await runner.run(graph, { workflowId: "wf-1-fork", checkpoint: cp });
+ * ```
+ */
+export interface Checkpoint {
+  readonly workflowId: string;
+  /** The last superstep included (-1 for an empty workflow). */
+  readonly superstep: number;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly versions: Readonly<Record<string, number>>;
+  readonly steps: readonly StepRecord[];
+}
+
+/**
+ * Input to {@link Checkpointer.createWorkflow}.
+ *
+ * @example
+ * ```ts
+ * await checkpointer.createWorkflow({ id: "wf-1", graphName: "rag", graphHash: graph.definitionHash });
+ * ```
+ */
+export interface NewWorkflow {
+  readonly id: string;
+  readonly graphName: string;
+  readonly graphHash: string;
+  readonly parentId?: string;
+}
+
+/**
+ * Fields {@link Checkpointer.updateWorkflow} may change. `pause`/`error` set to `null` clear them.
+ *
+ * @example
+ * ```ts
+ * await checkpointer.updateWorkflow("wf-1", { status: "completed", pause: null }, { epoch: lease.epoch });
+ * ```
+ */
+export interface WorkflowUpdate {
+  readonly status?: WorkflowStatus;
+  readonly graphHash?: string;
+  readonly pause?: WorkflowRecord["pause"] | null;
+  readonly error?: StoredError | null;
+}
+
+/**
+ * A fencing token passed with writes. When given, the write is rejected with `WorkflowConflictError` if the
+ * workflow's current lease epoch is different (someone else claimed it since).
+ *
+ * @example
+ * ```ts
+ * await checkpointer.saveStep(step, { epoch: lease.epoch });
+ * ```
+ */
+export interface Fence {
+  readonly epoch: number;
+}
+
+/**
+ * Options of {@link Checkpointer.listWorkflows}. Ordered by `createdAt` then `id`; `cursor` is opaque.
+ *
+ * @example
+ * ```ts
+ * const page = await checkpointer.listWorkflows({ status: "paused", limit: 20 });
+ * const next = page.nextCursor ? await checkpointer.listWorkflows({ limit: 20, cursor: page.nextCursor }) : undefined;
+ * ```
+ */
+export interface ListWorkflowsOptions {
+  readonly status?: WorkflowStatus;
+  readonly limit?: number;
+  readonly cursor?: string;
+  /** Only top-level workflows (no `parentId`). Default false. */
+  readonly rootsOnly?: boolean;
+}
+
+/**
+ * One page of {@link Checkpointer.listWorkflows}.
+ *
+ * @example
+ * ```ts
+ * const { workflows, nextCursor } = await checkpointer.listWorkflows({ limit: 10 });
+ * ```
+ */
+export interface WorkflowPage {
+  readonly workflows: readonly WorkflowRecord[];
+  readonly nextCursor?: string;
+}
+
+/**
+ * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`.
+ * Every implementation must pass `@graph/checkpoint-conformance`.
+ *
+ * Rules every adapter keeps:
+ * - `saveStep` is atomic: after a crash a step is either fully there or absent.
+ * - A value that cannot be serialised → `CheckpointError` naming workflow, node and value path; nothing written.
+ * - `claimWorkflow` is exclusive across processes: while an unexpired lease is held by another owner it throws
+ *   `WorkflowConflictError`; claiming by the same owner renews; an expired lease can be taken (epoch + 1).
+ * - Unknown workflow ids: getters return `undefined` / empty; writers throw `CheckpointError`.
+ *
+ * @example
+ * ```ts
+ * const cp: Checkpointer = new MemoryCheckpointer();
+ * await cp.setup();
+ * await cp.createWorkflow({ id: "wf-1", graphName: "g", graphHash: "abc" });
+ * const lease = await cp.claimWorkflow("wf-1", { owner: "me", ttlMs: 30_000 });
+ * ```
+ */
+export interface Checkpointer {
+  /**
+   * The adapter's policy, when it has one. Adapters apply `retention` and `ttlMs`; the runtime's guard
+   * (`@graph/checkpoint/effect`) applies `durability`.
+   */
+  readonly policy?: CheckpointPolicy;
+  /** Create tables / run migrations. Idempotent; safe when two processes call it at once. */
+  setup(): Promise<void>;
+  /** Create the workflow if it does not exist. Returns the stored record and whether it was created now. */
+  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }>;
+  /** Take (or renew, for the same owner) the exclusive lease. */
+  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease>;
+  /** Give the lease up. A release by a stale epoch is ignored. */
+  releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void>;
+  /** Atomically upsert one step (on workflowId + superstep + nodeName) and apply the retention policy. */
+  saveStep(step: StepRecord, fence?: Fence): Promise<void>;
+  updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;
+  getWorkflow(id: string): Promise<WorkflowRecord | undefined>;
+  /** Steps in `index` order. */
+  getSteps(id: string, options?: { readonly throughSuperstep?: number }): Promise<readonly StepRecord[]>;
+  /** The fold of step values (only `completed` steps and steps that wrote values) in index order. */
+  getState(id: string, options?: { readonly throughSuperstep?: number }): Promise<Readonly<Record<string, unknown>>>;
+  /** State + versions + steps through a superstep (default: the latest). `undefined` for unknown ids. */
+  getCheckpoint(id: string, options?: { readonly superstep?: number }): Promise<Checkpoint | undefined>;
+  listWorkflows(options?: ListWorkflowsOptions): Promise<WorkflowPage>;
+  /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
+  deleteWorkflow(id: string): Promise<void>;
+  /** Release resources. Idempotent. Flushes anything pending. */
+  close(): Promise<void>;
+}

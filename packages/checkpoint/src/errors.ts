@@ -1,0 +1,168 @@
+/**
+ * The tagged errors of `@graph/checkpoint`.
+ *
+ * Both classes carry a `_tag` and a brand (`Symbol.for("@graph/error")`), so they can be matched with
+ * `e._tag === "CheckpointError"` or with the guards below even when two copies of the package are loaded (where
+ * `instanceof` would fail).
+ *
+ * @module
+ */
+
+const GraphErrorBrand: unique symbol = Symbol.for("@graph/error") as never;
+
+/**
+ * The brand every `@graph/*` error carries. Guards check it together with `_tag`.
+ *
+ * @example
+ * ```ts
+ * import { GRAPH_ERROR_BRAND } from "@graph/checkpoint";
+ * const isGraphError = (e: unknown) => typeof e === "object" && e !== null && GRAPH_ERROR_BRAND in e;
+ * ```
+ */
+export const GRAPH_ERROR_BRAND: typeof GraphErrorBrand = GraphErrorBrand;
+
+/**
+ * Options of {@link CheckpointError}. Everything but `message` is optional context.
+ *
+ * @example
+ * ```ts
+ * const options: CheckpointErrorOptions = { message: "disk full", workflowId: "wf-1", operation: "saveStep" };
+ * ```
+ */
+export interface CheckpointErrorOptions {
+  /** Full message: what is wrong, where, and how to fix it. */
+  readonly message: string;
+  readonly workflowId?: string;
+  readonly nodeName?: string;
+  /** Path of the offending value inside the stored record, e.g. `values.doc.meta[2]`. */
+  readonly path?: string;
+  /** The checkpointer operation that failed, e.g. `saveStep`. */
+  readonly operation?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Storage failed: a value could not be serialised, the backend rejected a write, a row was corrupt, an unknown
+ * workflow was written to, or the checkpointer was used after `close()`.
+ *
+ * @example
+ * ```ts
+ * import { isCheckpointError } from "@graph/checkpoint";
+ * try {
+ *   await checkpointer.saveStep(step);
+ * } catch (e) {
+ *   if (isCheckpointError(e)) console.error(e.workflowId, e.nodeName, e.path, e.message);
+ * }
+ * ```
+ */
+export class CheckpointError extends Error {
+  readonly _tag = "CheckpointError" as const;
+  readonly [GraphErrorBrand] = true as const;
+  declare readonly workflowId?: string;
+  declare readonly nodeName?: string;
+  declare readonly path?: string;
+  declare readonly operation?: string;
+
+  constructor(options: CheckpointErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CheckpointError";
+    if (options.workflowId !== undefined) this.workflowId = options.workflowId;
+    if (options.nodeName !== undefined) this.nodeName = options.nodeName;
+    if (options.path !== undefined) this.path = options.path;
+    if (options.operation !== undefined) this.operation = options.operation;
+  }
+}
+
+/**
+ * Options of {@link WorkflowConflictError}.
+ *
+ * @example
+ * ```ts
+ * const options: WorkflowConflictErrorOptions = { workflowId: "wf-1", heldBy: "host-b:42" };
+ * ```
+ */
+export interface WorkflowConflictErrorOptions {
+  readonly workflowId: string;
+  /** Owner of the lease that blocked the claim, when known. */
+  readonly heldBy?: string;
+  /** When that lease expires, when known. */
+  readonly expiresAt?: Date;
+  /** Overrides the default message (used for stale fencing tokens). */
+  readonly message?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Another run holds the workflow: a claim met an unexpired lease of another owner, or a write carried a stale
+ * fencing epoch (someone else claimed the workflow since).
+ *
+ * @example
+ * ```ts
+ * import { isWorkflowConflictError } from "@graph/checkpoint";
+ * try {
+ *   await checkpointer.claimWorkflow("wf-1", { owner: "me", ttlMs: 30_000 });
+ * } catch (e) {
+ *   if (isWorkflowConflictError(e)) console.error(`held by ${e.heldBy} until ${e.expiresAt?.toISOString()}`);
+ * }
+ * ```
+ */
+export class WorkflowConflictError extends Error {
+  readonly _tag = "WorkflowConflictError" as const;
+  readonly [GraphErrorBrand] = true as const;
+  readonly workflowId: string;
+  declare readonly heldBy?: string;
+  declare readonly expiresAt?: Date;
+
+  constructor(options: WorkflowConflictErrorOptions) {
+    super(
+      options.message ?? conflictMessage(options.workflowId, options.heldBy, options.expiresAt),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "WorkflowConflictError";
+    this.workflowId = options.workflowId;
+    if (options.heldBy !== undefined) this.heldBy = options.heldBy;
+    if (options.expiresAt !== undefined) this.expiresAt = new Date(options.expiresAt.getTime());
+  }
+}
+
+function conflictMessage(workflowId: string, heldBy: string | undefined, expiresAt: Date | undefined): string {
+  const owner = heldBy === undefined ? "another owner" : `owner '${heldBy}'`;
+  const until = expiresAt === undefined ? "" : ` (lease until ${expiresAt.toISOString()})`;
+  return (
+    `Workflow '${workflowId}' is already being run by ${owner}${until}. ` +
+    "Wait for it to finish, stop it, or resume after the lease expires."
+  );
+}
+
+function hasTag(value: unknown, tag: string): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { _tag?: unknown })._tag === tag &&
+    (value as { [GraphErrorBrand]?: unknown })[GraphErrorBrand] === true
+  );
+}
+
+/**
+ * True when `value` is a {@link CheckpointError} (from any copy of this package).
+ *
+ * @example
+ * ```ts
+ * if (isCheckpointError(error)) console.error(error.path);
+ * ```
+ */
+export function isCheckpointError(value: unknown): value is CheckpointError {
+  return hasTag(value, "CheckpointError");
+}
+
+/**
+ * True when `value` is a {@link WorkflowConflictError} (from any copy of this package).
+ *
+ * @example
+ * ```ts
+ * if (isWorkflowConflictError(error)) console.error(error.heldBy);
+ * ```
+ */
+export function isWorkflowConflictError(value: unknown): value is WorkflowConflictError {
+  return hasTag(value, "WorkflowConflictError");
+}

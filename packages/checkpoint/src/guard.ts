@@ -1,0 +1,179 @@
+/**
+ * The guard that protects callers from adapter bugs: `setup()` runs once, `close()` runs once, and every
+ * rejection comes out as a `CheckpointError` or `WorkflowConflictError`.
+ *
+ * @module
+ */
+import type { Checkpointer } from "./Checkpointer.js";
+import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
+import type { WorkflowConflictError } from "./errors.js";
+
+/**
+ * The errors a guarded checkpointer (and the Effect `CheckpointStore`) fails with.
+ *
+ * @example
+ * ```ts
+ * function describe(error: CheckpointStoreError): string {
+ *   return error._tag === "WorkflowConflictError" ? `held by ${error.heldBy}` : error.message;
+ * }
+ * ```
+ */
+export type CheckpointStoreError = CheckpointError | WorkflowConflictError;
+
+/**
+ * Classifies anything an adapter threw: `CheckpointError` and `WorkflowConflictError` pass through unchanged;
+ * anything else becomes a `CheckpointError` with `operation`, `workflowId` and the original as `cause`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await adapter.saveStep(step);
+ * } catch (e) {
+ *   throw classifyCheckpointerError(e, "saveStep", step.workflowId);
+ * }
+ * ```
+ */
+export function classifyCheckpointerError(
+  error: unknown,
+  operation: string,
+  workflowId?: string,
+): CheckpointStoreError {
+  if (isCheckpointError(error) || isWorkflowConflictError(error)) return error;
+  const detail =
+    error instanceof Error ? `${error.name}: ${error.message}` : `a non-Error value (${safeString(error)})`;
+  const where = workflowId === undefined ? "" : ` for workflow '${workflowId}'`;
+  return new CheckpointError({
+    message:
+      `Checkpointer operation ${operation} failed${where}: ${detail}. ` +
+      "Check that the storage backend is reachable and healthy (connection, permissions, disk space); " +
+      "the cause holds the original error.",
+    operation,
+    ...(workflowId === undefined ? {} : { workflowId }),
+    cause: error,
+  });
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === "string" ? JSON.stringify(value) : String(value);
+  } catch {
+    return typeof value;
+  }
+}
+
+/**
+ * A guarded checkpointer: the same contract plus a `closed` flag.
+ *
+ * @example
+ * ```ts
+ * const guarded: GuardedCheckpointer = guardCheckpointer(adapter);
+ * if (!guarded.closed) await guarded.close();
+ * ```
+ */
+export interface GuardedCheckpointer extends Checkpointer {
+  /** The adapter being guarded. */
+  readonly adapter: Checkpointer;
+  /** True once `close()` was called. */
+  readonly closed: boolean;
+}
+
+/**
+ * Wraps any adapter so that:
+ * - `setup()` runs once, shared by concurrent callers, and automatically before the first other operation
+ *   (a failed setup is retried by the next caller);
+ * - `close()` runs once; later calls of other methods fail with `CheckpointError`;
+ * - every failure (including synchronous throws and non-Error rejections) is a `CheckpointError` or a
+ *   `WorkflowConflictError` (see {@link classifyCheckpointerError}).
+ *
+ * Guarding a guarded checkpointer returns it unchanged.
+ *
+ * @example
+ * ```ts
+ * import { guardCheckpointer, MemoryCheckpointer } from "@graph/checkpoint";
+ * const checkpointer = guardCheckpointer(new MemoryCheckpointer());
+ * await Promise.all([checkpointer.setup(), checkpointer.setup()]); // adapter.setup() runs once
+ * ```
+ */
+export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
+  if (guarded.has(adapter)) return adapter as GuardedCheckpointer;
+  let setupPromise: Promise<void> | undefined;
+  let closePromise: Promise<void> | undefined;
+
+  const invoke = async <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>): Promise<A> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw classifyCheckpointerError(error, operation, workflowId);
+    }
+  };
+
+  const setup = (): Promise<void> => {
+    if (closePromise !== undefined) return Promise.reject(closedError("setup"));
+    setupPromise ??= invoke("setup", undefined, () => adapter.setup()).catch((error: unknown) => {
+      setupPromise = undefined;
+      throw error;
+    });
+    return setupPromise;
+  };
+
+  const call = async <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>): Promise<A> => {
+    if (closePromise !== undefined) throw closedError(operation, workflowId);
+    await setup();
+    return invoke(operation, workflowId, run);
+  };
+
+  const result: GuardedCheckpointer = {
+    adapter,
+    get closed() {
+      return closePromise !== undefined;
+    },
+    ...(adapter.policy === undefined ? {} : { policy: adapter.policy }),
+    setup,
+    createWorkflow: (workflow) => call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
+    claimWorkflow: (id, options) => call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
+    releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
+    saveStep: (step, fence) =>
+      call("saveStep", workflowIdOf(step), () => (fence === undefined ? adapter.saveStep(step) : adapter.saveStep(step, fence))),
+    updateWorkflow: (id, update, fence) =>
+      call("updateWorkflow", id, () =>
+        fence === undefined ? adapter.updateWorkflow(id, update) : adapter.updateWorkflow(id, update, fence),
+      ),
+    getWorkflow: (id) => call("getWorkflow", id, () => adapter.getWorkflow(id)),
+    getSteps: (id, options) =>
+      call("getSteps", id, () => (options === undefined ? adapter.getSteps(id) : adapter.getSteps(id, options))),
+    getState: (id, options) =>
+      call("getState", id, () => (options === undefined ? adapter.getState(id) : adapter.getState(id, options))),
+    getCheckpoint: (id, options) =>
+      call("getCheckpoint", id, () =>
+        options === undefined ? adapter.getCheckpoint(id) : adapter.getCheckpoint(id, options),
+      ),
+    listWorkflows: (options) =>
+      call("listWorkflows", undefined, () =>
+        options === undefined ? adapter.listWorkflows() : adapter.listWorkflows(options),
+      ),
+    deleteWorkflow: (id) => call("deleteWorkflow", id, () => adapter.deleteWorkflow(id)),
+    close: () => {
+      closePromise ??= invoke("close", undefined, () => adapter.close());
+      return closePromise;
+    },
+  };
+  guarded.add(result);
+  return result;
+}
+
+const guarded = new WeakSet<object>();
+
+function workflowIdOf(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const record = value as { id?: unknown; workflowId?: unknown };
+  const id = record.workflowId ?? record.id;
+  return typeof id === "string" ? id : undefined;
+}
+
+function closedError(operation: string, workflowId?: string): CheckpointError {
+  return new CheckpointError({
+    message: `Checkpointer operation ${operation} was called after close(). Create a new checkpointer (or runner) instead.`,
+    operation,
+    ...(workflowId === undefined ? {} : { workflowId }),
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Table layout and versioned migrations of the SQL store. One definition for every dialect: the only
+ * differences are the integer type (`bigint` on Postgres, where ms timestamps overflow `integer`) and the
+ * collation of id columns (`"C"` on Postgres so ordering and prefix ranges are bytewise, like SQLite's BINARY).
+ */
+import type { DialectKind } from "./dialect.js";
+
+/** Unqualified table names for a prefix. */
+export interface TableNames {
+  readonly workflows: string;
+  readonly steps: string;
+  readonly migrations: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** True when `name` can be used as (part of) a SQL identifier without surprises. */
+export function isPlainIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name) && name.length <= 48;
+}
+
+/** Table names for a prefix (validated by the caller). */
+export function tableNames(prefix: string): TableNames {
+  return { workflows: `${prefix}workflows`, steps: `${prefix}steps`, migrations: `${prefix}migrations` };
+}
+
+/** Quotes an identifier (both dialects use double quotes). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** What a migration needs to render its DDL. */
+export interface DdlContext {
+  readonly kind: DialectKind;
+  readonly prefix: string;
+  /** A quoted, schema-qualified table reference. */
+  table(name: keyof TableNames): string;
+}
+
+/** One schema change. Statements run in order inside the migration transaction. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  statements(context: DdlContext): readonly string[];
+}
+
+/** All migrations, in version order. Never edit a released migration; append a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "workflows and steps",
+    statements: (c) => {
+      const int = c.kind === "postgres" ? "BIGINT" : "INTEGER";
+      const key = c.kind === "postgres" ? 'TEXT COLLATE "C"' : "TEXT";
+      const index = (name: string) => quoteIdentifier(`${c.prefix}${name}`);
+      return [
+        `CREATE TABLE IF NOT EXISTS ${c.table("workflows")} (
+          id ${key} NOT NULL PRIMARY KEY,
+          status TEXT NOT NULL,
+          graph_name TEXT NOT NULL,
+          graph_hash TEXT NOT NULL,
+          parent_id ${key},
+          pause TEXT,
+          error TEXT,
+          last_superstep ${int} NOT NULL DEFAULT -1,
+          step_count ${int} NOT NULL DEFAULT 0,
+          lease_owner TEXT,
+          lease_epoch ${int} NOT NULL DEFAULT 0,
+          lease_expires_at ${int},
+          created_at ${int} NOT NULL,
+          updated_at ${int} NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_created")} ON ${c.table("workflows")} (created_at, id)`,
+        `CREATE TABLE IF NOT EXISTS ${c.table("steps")} (
+          workflow_id ${key} NOT NULL REFERENCES ${c.table("workflows")} (id) ON DELETE CASCADE,
+          superstep ${int} NOT NULL,
+          node_name ${key} NOT NULL,
+          idx ${int} NOT NULL,
+          status TEXT NOT NULL,
+          input_versions TEXT NOT NULL,
+          value_keys TEXT NOT NULL,
+          "values" TEXT NOT NULL,
+          decision TEXT,
+          child_workflow_id TEXT,
+          pause TEXT,
+          truncated INTEGER NOT NULL DEFAULT 0,
+          error TEXT,
+          started_at ${int} NOT NULL,
+          completed_at ${int} NOT NULL,
+          PRIMARY KEY (workflow_id, superstep, node_name)
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${index("steps_order")} ON ${c.table("steps")} (workflow_id, idx)`,
+      ];
+    },
+  },
+];
+
+/** The newest schema version this code knows. */
+export const LATEST_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** A stable 31-bit hash (FNV-1a) of a string: the advisory-lock key of a schema + prefix. */
+export function lockKey(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) & 0x7fffffff;
+}

@@ -1,0 +1,686 @@
+/**
+ * The SQL implementation of the whole `Checkpointer` contract, shared by the SQLite and Postgres adapters.
+ * Dialect differences live in `SqlDialect`; every query here is written once.
+ */
+import { sql } from "kysely";
+import type {
+  Checkpoint,
+  Fence,
+  Lease,
+  ListWorkflowsOptions,
+  NewWorkflow,
+  StepRecord,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowStatus,
+  WorkflowUpdate,
+} from "../../Checkpointer.js";
+import { resolvePolicy } from "../../CheckpointPolicy.js";
+import type { CheckpointPolicy } from "../../CheckpointPolicy.js";
+import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "../../errors.js";
+import type { WorkflowConflictError } from "../../errors.js";
+import { defaultSerializer, serializeStored } from "../../Serializer.js";
+import type { Serializer } from "../../Serializer.js";
+import {
+  compactSteps,
+  decodeWorkflowCursor,
+  encodeWorkflowCursor,
+  foldSteps,
+  resolveListLimit,
+  validateStepRecord,
+  validateWorkflowId,
+} from "../../state.js";
+import {
+  leaseHeldError,
+  staleFenceError,
+  unknownWorkflowError,
+  validateClaimOptions,
+  validateFence,
+} from "../leases.js";
+import type { KyselyCheckpointerOptions } from "../../kysely.js";
+import { SqlDialect } from "./dialect.js";
+import type { AnyDb } from "./dialect.js";
+import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
+import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
+import { isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
+
+const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
+
+/** A lone UTF-16 surrogate cannot be encoded as UTF-8, so a SQL database would silently store U+FFFD instead. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function isStorableText(value: unknown): value is string {
+  return typeof value === "string" && value !== "" && !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+}
+
+function requireStorableId(id: unknown, operation: string, what = "workflow id"): asserts id is string {
+  validateWorkflowId(id, operation);
+  if (LONE_SURROGATE.test(id)) {
+    throw new CheckpointError({
+      message:
+        `Invalid ${what} ${JSON.stringify(id)} passed to ${operation}: it contains a lone UTF-16 surrogate, which ` +
+        "a SQL database cannot store as UTF-8 text. Use a well-formed string.",
+      workflowId: id,
+      operation,
+    });
+  }
+}
+
+/** The store behind `KyselyCheckpointer`. */
+export class KyselyStore {
+  readonly policy: CheckpointPolicy;
+  readonly dialect: SqlDialect;
+  readonly #db: AnyDb;
+  readonly #serializer: Serializer;
+  readonly #destroyOnClose: boolean;
+  readonly #describeError: KyselyCheckpointerOptions["describeError"];
+  readonly #name: string;
+  #setup: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: KyselyCheckpointerOptions, name = "KyselyCheckpointer") {
+    this.#name = name;
+    const config = (message: string, path: string) =>
+      new CheckpointError({ message: `${name}: ${message}`, operation: "constructor", path });
+    if (typeof options !== "object" || options === null || typeof options.db !== "object" || options.db === null) {
+      throw config("options.db must be a Kysely instance.", "db");
+    }
+    const kind = options.dialect?.kind;
+    if (kind !== "sqlite" && kind !== "postgres") {
+      throw config(`dialect.kind must be "sqlite" or "postgres", got ${JSON.stringify(kind)}.`, "dialect.kind");
+    }
+    const prefix = options.dialect.tablePrefix ?? "graph_";
+    if (prefix !== "" && !isPlainIdentifier(prefix)) {
+      throw config(
+        `tablePrefix ${JSON.stringify(prefix)} is not a plain SQL identifier; use letters, digits and _ ` +
+          '(at most 48 characters, not starting with a digit), e.g. "graph_".',
+        "dialect.tablePrefix",
+      );
+    }
+    const schema = options.dialect.schema;
+    if (schema !== undefined) {
+      if (kind !== "postgres") {
+        throw config("dialect.schema is only supported on Postgres; on SQLite use tablePrefix or another file.", "dialect.schema");
+      }
+      if (!isPlainIdentifier(schema)) {
+        throw config(
+          `schema ${JSON.stringify(schema)} is not a plain SQL identifier; use letters, digits and _ ` +
+            '(at most 48 characters, not starting with a digit), e.g. "graph".',
+          "dialect.schema",
+        );
+      }
+    }
+    this.policy = resolvePolicy(options.policy);
+    const writeLockKey = options.dialect.writeLockKey;
+    if (writeLockKey !== undefined && typeof writeLockKey !== "string") {
+      throw config("dialect.writeLockKey must be a string (the resolved database file path).", "dialect.writeLockKey");
+    }
+    this.dialect = new SqlDialect(kind, schema, prefix, writeLockKey);
+    this.#db = options.db;
+    this.#serializer = options.serializer ?? defaultSerializer;
+    this.#destroyOnClose = options.destroyOnClose ?? true;
+    this.#describeError = options.describeError;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // plumbing
+
+  /** Runs one operation: refuses after close, sets up once, tracks it for close(), classifies failures. */
+  async #run<T>(operation: string, workflowId: string | undefined, body: () => Promise<T>, needsSetup = true): Promise<T> {
+    if (this.#closed !== undefined) {
+      throw new CheckpointError({
+        message: `${this.#name}.${operation}() was called after close(). Create a new checkpointer instead.`,
+        operation,
+        ...(workflowId === undefined ? {} : { workflowId }),
+      });
+    }
+    const promise = (async () => {
+      try {
+        if (needsSetup) await this.#ensureSetup();
+        return await body();
+      } catch (error) {
+        throw this.#classify(error, operation, workflowId);
+      }
+    })();
+    this.#inFlight.add(promise);
+    try {
+      return await promise;
+    } finally {
+      this.#inFlight.delete(promise);
+    }
+  }
+
+  #classify(error: unknown, operation: string, workflowId: string | undefined): CheckpointError | WorkflowConflictError {
+    if (isCheckpointError(error) || isWorkflowConflictError(error)) return error;
+    const where = workflowId === undefined ? "" : ` for workflow '${workflowId}'`;
+    const hint = this.#describeError?.(error, { operation, ...(workflowId === undefined ? {} : { workflowId }) });
+    const detail = error instanceof Error ? error.message : String(error);
+    return new CheckpointError({
+      message:
+        hint !== undefined
+          ? `${this.#name}.${operation}${where} failed: ${hint}`
+          : `${this.#name}.${operation}${where} failed: ${detail}. Check that the database is reachable and ` +
+            "healthy (connection, permissions, disk space); the cause holds the original error.",
+      operation,
+      ...(workflowId === undefined ? {} : { workflowId }),
+      cause: error,
+    });
+  }
+
+  #ensureSetup(): Promise<void> {
+    this.#setup ??= this.#migrate().catch((error: unknown) => {
+      this.#setup = undefined;
+      throw error;
+    });
+    return this.#setup;
+  }
+
+  async #migrate(): Promise<void> {
+    const d = this.dialect;
+    const key = lockKey(`${d.schema ?? ""}.${d.prefix}`);
+    await d.write(this.#db, async (trx) => {
+      await d.beginMigration(trx, key);
+      await sql
+        .raw(
+          `CREATE TABLE IF NOT EXISTS ${d.table("migrations")} (version INTEGER NOT NULL PRIMARY KEY, ` +
+            `name TEXT NOT NULL, applied_at ${d.kind === "postgres" ? "BIGINT" : "INTEGER"} NOT NULL)`,
+        )
+        .execute(trx);
+      const rows = (await d.scoped(trx).selectFrom(d.names.migrations).select("version").execute()) as { version: number | string }[];
+      const applied = new Set(rows.map((row) => Number(row.version)));
+      const newest = Math.max(0, ...applied);
+      if (newest > LATEST_VERSION) {
+        throw new CheckpointError({
+          message:
+            `The checkpoint tables (${d.table("workflows")}) were migrated to schema version ${newest} by a newer ` +
+            `version of @graph/checkpoint; this one knows up to version ${LATEST_VERSION}. Upgrade ` +
+            "@graph/checkpoint (and the adapter) in this application.",
+          operation: "setup",
+        });
+      }
+      const context = { kind: d.kind, prefix: d.prefix, table: (name: "workflows" | "steps" | "migrations") => d.table(name) };
+      for (const migration of MIGRATIONS) {
+        if (applied.has(migration.version)) continue;
+        for (const statement of migration.statements(context)) await sql.raw(statement).execute(trx);
+        await d
+          .scoped(trx)
+          .insertInto(d.names.migrations)
+          .values({ version: migration.version, name: migration.name, applied_at: Date.now() })
+          .execute();
+      }
+    });
+  }
+
+  /** Deletes a workflow and its children (ids starting with `id + "/"`) inside a transaction. */
+  async #deleteTree(trx: AnyDb, id: string): Promise<void> {
+    const d = this.dialect;
+    // Bytewise range instead of LIKE: `%` and `_` in ids are ordinary characters, and the range uses the index.
+    // Every id that starts with `${id}/` sorts in [`${id}/`, `${id}0`) because "0" follows "/" in UTF-8.
+    const low = `${id}/`;
+    const high = `${id}0`;
+    for (const [table, column] of [
+      [d.names.steps, "workflow_id"],
+      [d.names.workflows, "id"],
+    ] as const) {
+      await d
+        .scoped(trx)
+        .deleteFrom(table)
+        .where((eb) => eb.or([eb(column, "=", id), eb.and([eb(column, ">=", low), eb(column, "<", high)])]))
+        .execute();
+    }
+  }
+
+  /** Deletes root workflows (and children) not updated for `ttlMs`, unless running under a live lease. */
+  async #pruneExpired(): Promise<number> {
+    const ttlMs = this.policy.ttlMs;
+    if (ttlMs === undefined) return 0;
+    const d = this.dialect;
+    const now = Date.now();
+    return d.write(this.#db, async (trx) => {
+      const expired = (await d
+        .scoped(trx)
+        .selectFrom(d.names.workflows)
+        .select("id")
+        .where("parent_id", "is", null)
+        .where("updated_at", "<=", now - ttlMs)
+        .where((eb) =>
+          eb.not(
+            eb.and([eb("status", "=", "running"), eb("lease_owner", "is not", null), eb("lease_expires_at", ">", now)]),
+          ),
+        )
+        .execute()) as { id: string }[];
+      for (const { id } of expired) await this.#deleteTree(trx, id);
+      return expired.length;
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // the contract
+
+  setup(): Promise<void> {
+    return this.#run(
+      "setup",
+      undefined,
+      async () => {
+        await this.#ensureSetup();
+        await this.#pruneExpired();
+      },
+      false,
+    );
+  }
+
+  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+    const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
+    return this.#run("createWorkflow", workflowId, async () => {
+      if (typeof workflow !== "object" || workflow === null) {
+        throw new CheckpointError({ message: "createWorkflow expects { id, graphName, graphHash }.", operation: "createWorkflow" });
+      }
+      requireStorableId(workflow.id, "createWorkflow");
+      for (const field of ["graphName", "graphHash"] as const) {
+        if (typeof workflow[field] !== "string" || workflow[field].includes("\u0000")) {
+          throw new CheckpointError({
+            message: `createWorkflow('${workflow.id}'): ${field} must be a string without NUL characters.`,
+            workflowId: workflow.id,
+            operation: "createWorkflow",
+            path: field,
+          });
+        }
+      }
+      if (workflow.parentId !== undefined) requireStorableId(workflow.parentId, "createWorkflow", "parent id");
+      await this.#pruneExpired();
+      const d = this.dialect;
+      const now = Date.now();
+      const { row, created } = await d.write(this.#db, async (trx) => {
+        const inserted = (await d
+          .scoped(trx)
+          .insertInto(d.names.workflows)
+          .values({
+            id: workflow.id,
+            status: "running",
+            graph_name: workflow.graphName,
+            graph_hash: workflow.graphHash,
+            parent_id: workflow.parentId ?? null,
+            last_superstep: -1,
+            step_count: 0,
+            lease_epoch: 0,
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict((oc) => oc.column("id").doNothing())
+          .returningAll()
+          .executeTakeFirst()) as WorkflowRow | undefined;
+        if (inserted !== undefined) return { row: inserted, created: true };
+        const existing = (await d
+          .scoped(trx)
+          .selectFrom(d.names.workflows)
+          .selectAll()
+          .where("id", "=", workflow.id)
+          .executeTakeFirstOrThrow()) as WorkflowRow;
+        return { row: existing, created: false };
+      });
+      return { workflow: decodeWorkflow(row, this.#serializer, "createWorkflow"), created };
+    });
+  }
+
+  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+    return this.#run("claimWorkflow", id, async () => {
+      requireStorableId(id, "claimWorkflow");
+      validateClaimOptions(id, options);
+      const d = this.dialect;
+      const { owner, ttlMs } = options;
+      return d.write(this.#db, async (trx) => {
+        const now = Date.now();
+        const expiresAt = now + Math.ceil(ttlMs);
+        // One conditional UPDATE: the database decides atomically who wins. A live lease of the same owner is
+        // renewed with its epoch kept (its in-flight fenced writes stay valid); any other claim bumps the epoch.
+        const claimed = (await d
+          .scoped(trx)
+          .updateTable(d.names.workflows)
+          .set((eb) => ({
+            lease_epoch: eb
+              .case()
+              .when(eb.and([eb("lease_owner", "=", owner), eb("lease_expires_at", ">", now)]))
+              .then(eb.ref("lease_epoch"))
+              .else(eb("lease_epoch", "+", 1))
+              .end(),
+            lease_owner: owner,
+            lease_expires_at: expiresAt,
+          }))
+          .where("id", "=", id)
+          .where((eb) =>
+            eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", now), eb("lease_owner", "=", owner)]),
+          )
+          .returning(["lease_epoch"])
+          .executeTakeFirst()) as { lease_epoch: number | string } | undefined;
+        if (claimed !== undefined) {
+          return { workflowId: id, owner, epoch: Number(claimed.lease_epoch), expiresAt: new Date(expiresAt) };
+        }
+        const current = (await d
+          .scoped(trx)
+          .selectFrom(d.names.workflows)
+          .select(["lease_owner", "lease_expires_at"])
+          .where("id", "=", id)
+          .executeTakeFirst()) as Pick<WorkflowRow, "lease_owner" | "lease_expires_at"> | undefined;
+        if (current === undefined) throw unknownWorkflowError(id, "claimWorkflow");
+        throw leaseHeldError(id, current.lease_owner ?? "unknown", new Date(Number(current.lease_expires_at ?? 0)));
+      });
+    });
+  }
+
+  releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
+    return this.#run("releaseWorkflow", id, async () => {
+      if (!isStorableText(id) || typeof lease !== "object" || lease === null) return;
+      if (typeof lease.owner !== "string" || !Number.isSafeInteger(lease.epoch)) return;
+      const d = this.dialect;
+      await d.write(this.#db, (trx) =>
+        d
+          .scoped(trx)
+          .updateTable(d.names.workflows)
+          .set({ lease_owner: null, lease_expires_at: null })
+          .where("id", "=", id)
+          .where("lease_owner", "=", lease.owner)
+          .where("lease_epoch", "=", lease.epoch)
+          .execute(),
+      );
+    });
+  }
+
+  saveStep(step: StepRecord, fence?: Fence): Promise<void> {
+    const workflowId = typeof step?.workflowId === "string" ? step.workflowId : undefined;
+    return this.#run("saveStep", workflowId, async () => {
+      validateStepRecord(step);
+      requireStorableId(step.workflowId, "saveStep");
+      if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, "saveStep", "node name");
+      validateFence(step.workflowId, fence, "saveStep");
+      // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
+      const row = encodeStep(step, this.#serializer);
+      const d = this.dialect;
+      const id = step.workflowId;
+      await d.write(this.#db, async (trx) => {
+        const q = d.scoped(trx);
+        const workflow = (await d
+          .lock(
+            q
+              .selectFrom(d.names.workflows)
+              .select(["lease_epoch", "lease_owner", "lease_expires_at", "last_superstep", "step_count"])
+              .where("id", "=", id),
+          )
+          .executeTakeFirst()) as
+          | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count">
+          | undefined;
+        if (workflow === undefined) throw unknownWorkflowError(id, "saveStep");
+        this.#checkFence(id, workflow, fence, "saveStep");
+        const existing = await q
+          .selectFrom(d.names.steps)
+          .select("idx")
+          .where("workflow_id", "=", id)
+          .where("superstep", "=", step.superstep)
+          .where("node_name", "=", step.nodeName)
+          .executeTakeFirst();
+        await q
+          .insertInto(d.names.steps)
+          .values(row)
+          .onConflict((oc) =>
+            oc.columns(["workflow_id", "superstep", "node_name"]).doUpdateSet((eb) => ({
+              idx: eb.ref("excluded.idx"),
+              status: eb.ref("excluded.status"),
+              input_versions: eb.ref("excluded.input_versions"),
+              value_keys: eb.ref("excluded.value_keys"),
+              values: eb.ref("excluded.values"),
+              decision: eb.ref("excluded.decision"),
+              child_workflow_id: eb.ref("excluded.child_workflow_id"),
+              pause: eb.ref("excluded.pause"),
+              truncated: eb.ref("excluded.truncated"),
+              error: eb.ref("excluded.error"),
+              started_at: eb.ref("excluded.started_at"),
+              completed_at: eb.ref("excluded.completed_at"),
+            })),
+          )
+          .execute();
+        let stepCount = Number(workflow.step_count) + (existing === undefined ? 1 : 0);
+        if (this.policy.retention !== "full") {
+          const summaries = (
+            (await q
+              .selectFrom(d.names.steps)
+              .select(["superstep", "node_name", "idx", "value_keys"])
+              .where("workflow_id", "=", id)
+              .execute()) as StepSummaryRow[]
+          ).map((summary) => decodeSummary(summary, id));
+          for (const doomed of compactSteps(summaries, this.policy)) {
+            const deleted = await q
+              .deleteFrom(d.names.steps)
+              .where("workflow_id", "=", id)
+              .where("superstep", "=", doomed.superstep)
+              .where("node_name", "=", doomed.nodeName)
+              .executeTakeFirst();
+            stepCount -= Number(deleted.numDeletedRows);
+          }
+        }
+        await q
+          .updateTable(d.names.workflows)
+          .set({
+            last_superstep: Math.max(Number(workflow.last_superstep), step.superstep),
+            step_count: stepCount,
+            updated_at: Date.now(),
+          })
+          .where("id", "=", id)
+          .execute();
+      });
+    });
+  }
+
+  #checkFence(
+    id: string,
+    workflow: Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">,
+    fence: Fence | undefined,
+    operation: string,
+  ): void {
+    const epoch = Number(workflow.lease_epoch);
+    if (fence === undefined || fence.epoch === epoch) return;
+    throw staleFenceError(id, operation, fence.epoch, {
+      epoch,
+      ...(workflow.lease_owner === null
+        ? {}
+        : { owner: workflow.lease_owner, expiresAt: new Date(Number(workflow.lease_expires_at ?? 0)) }),
+    });
+  }
+
+  updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
+    return this.#run("updateWorkflow", id, async () => {
+      requireStorableId(id, "updateWorkflow");
+      validateFence(id, fence, "updateWorkflow");
+      if (typeof update !== "object" || update === null) {
+        throw new CheckpointError({ message: `updateWorkflow('${id}') expects an update object.`, workflowId: id, operation: "updateWorkflow" });
+      }
+      if (update.status !== undefined && !WORKFLOW_STATUSES.includes(update.status)) {
+        throw new CheckpointError({
+          message: `updateWorkflow('${id}'): status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(update.status)}.`,
+          workflowId: id,
+          operation: "updateWorkflow",
+          path: "status",
+        });
+      }
+      if (update.graphHash !== undefined && (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))) {
+        throw new CheckpointError({
+          message: `updateWorkflow('${id}'): graphHash must be a string without NUL characters.`,
+          workflowId: id,
+          operation: "updateWorkflow",
+          path: "graphHash",
+        });
+      }
+      // Serialise everything before changing anything.
+      const changes: Record<string, string | number | null> = {};
+      if (update.status !== undefined) changes["status"] = update.status;
+      if (update.graphHash !== undefined) changes["graph_hash"] = update.graphHash;
+      if (update.pause !== undefined) {
+        changes["pause"] =
+          update.pause === null
+            ? null
+            : serializeStored(this.#serializer, update.pause, {
+                workflowId: id,
+                ...(typeof update.pause.nodeName === "string" ? { nodeName: update.pause.nodeName } : {}),
+                operation: "updateWorkflow",
+                path: "pause",
+              });
+      }
+      if (update.error !== undefined) {
+        changes["error"] =
+          update.error === null
+            ? null
+            : serializeStored(this.#serializer, normalizeError(update.error), {
+                workflowId: id,
+                operation: "updateWorkflow",
+                path: "error",
+              });
+      }
+      const d = this.dialect;
+      const row = await d.write(this.#db, async (trx) => {
+        const q = d.scoped(trx);
+        const workflow = (await d
+          .lock(q.selectFrom(d.names.workflows).select(["lease_epoch", "lease_owner", "lease_expires_at"]).where("id", "=", id))
+          .executeTakeFirst()) as Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at"> | undefined;
+        if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
+        this.#checkFence(id, workflow, fence, "updateWorkflow");
+        return (await q
+          .updateTable(d.names.workflows)
+          .set({ ...changes, updated_at: Date.now() })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as WorkflowRow;
+      });
+      return decodeWorkflow(row, this.#serializer, "updateWorkflow");
+    });
+  }
+
+  getWorkflow(id: string): Promise<WorkflowRecord | undefined> {
+    return this.#run("getWorkflow", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const d = this.dialect;
+      const row = (await d.scoped(this.#db).selectFrom(d.names.workflows).selectAll().where("id", "=", id).executeTakeFirst()) as
+        | WorkflowRow
+        | undefined;
+      return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "getWorkflow");
+    });
+  }
+
+  async #readSteps(db: AnyDb, id: string, throughSuperstep: number | undefined, operation: string): Promise<StepRecord[]> {
+    const d = this.dialect;
+    let query = d.scoped(db).selectFrom(d.names.steps).selectAll().where("workflow_id", "=", id);
+    if (throughSuperstep !== undefined) query = query.where("superstep", "<=", throughSuperstep);
+    const rows = (await query.orderBy("idx").orderBy("superstep").execute()) as StepRow[];
+    return rows.map((row) => decodeStep(row, this.#serializer, operation));
+  }
+
+  getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
+    return this.#run("getSteps", id, async () => {
+      if (!isStorableText(id)) return [];
+      return this.#readSteps(this.#db, id, superstepBound(options?.throughSuperstep, "getSteps", id), "getSteps");
+    });
+  }
+
+  getState(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<Readonly<Record<string, unknown>>> {
+    return this.#run("getState", id, async () => {
+      if (!isStorableText(id)) return {};
+      const steps = await this.#readSteps(this.#db, id, superstepBound(options?.throughSuperstep, "getState", id), "getState");
+      return foldSteps(steps).values;
+    });
+  }
+
+  getCheckpoint(id: string, options: { readonly superstep?: number } = {}): Promise<Checkpoint | undefined> {
+    return this.#run("getCheckpoint", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const bound = superstepBound(options?.superstep, "getCheckpoint", id);
+      const d = this.dialect;
+      const read = await d.read(this.#db, async (trx) => {
+        const workflow = (await d
+          .scoped(trx)
+          .selectFrom(d.names.workflows)
+          .select("last_superstep")
+          .where("id", "=", id)
+          .executeTakeFirst()) as Pick<WorkflowRow, "last_superstep"> | undefined;
+        if (workflow === undefined) return undefined;
+        return { lastSuperstep: Number(workflow.last_superstep), steps: await this.#readSteps(trx, id, bound, "getCheckpoint") };
+      });
+      if (read === undefined) return undefined;
+      const { values, versions } = foldSteps(read.steps);
+      const last = bound === undefined ? read.lastSuperstep : Math.min(bound, read.lastSuperstep);
+      return { workflowId: id, superstep: read.steps.length === 0 ? -1 : Math.max(last, -1), values, versions, steps: read.steps };
+    });
+  }
+
+  listWorkflows(options: ListWorkflowsOptions = {}): Promise<WorkflowPage> {
+    return this.#run("listWorkflows", undefined, async () => {
+      const opts = options ?? {};
+      const limit = resolveListLimit(opts.limit);
+      const after = opts.cursor === undefined ? undefined : decodeWorkflowCursor(opts.cursor);
+      if (opts.status !== undefined && !WORKFLOW_STATUSES.includes(opts.status)) {
+        throw new CheckpointError({
+          message: `listWorkflows: status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(opts.status)}.`,
+          operation: "listWorkflows",
+          path: "status",
+        });
+      }
+      const d = this.dialect;
+      let query = d.scoped(this.#db).selectFrom(d.names.workflows).selectAll();
+      if (opts.status !== undefined) query = query.where("status", "=", opts.status);
+      if (opts.rootsOnly === true) query = query.where("parent_id", "is", null);
+      if (after !== undefined) {
+        const at = after.createdAt.getTime();
+        query = query.where((eb) =>
+          eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
+        );
+      }
+      const rows = (await query.orderBy("created_at").orderBy("id").limit(limit + 1).execute()) as WorkflowRow[];
+      const page = rows.slice(0, limit).map((row) => decodeWorkflow(row, this.#serializer, "listWorkflows"));
+      const last = page[page.length - 1];
+      return {
+        workflows: page,
+        ...(rows.length > limit && last !== undefined
+          ? { nextCursor: encodeWorkflowCursor({ createdAt: last.createdAt, id: last.id }) }
+          : {}),
+      };
+    });
+  }
+
+  deleteWorkflow(id: string): Promise<void> {
+    return this.#run("deleteWorkflow", id, async () => {
+      if (!isStorableText(id)) return;
+      await this.dialect.write(this.#db, (trx) => this.#deleteTree(trx, id));
+    });
+  }
+
+  /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */
+  storageBytes(): Promise<number> {
+    return this.#run("storageBytes", undefined, () => this.dialect.storageBytes(this.#db));
+  }
+
+  /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */
+  pruneExpired(): Promise<number> {
+    return this.#run("pruneExpired", undefined, () => this.#pruneExpired());
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      // Let operations that already started finish (nothing is lost by a clean close), then release the pool.
+      await Promise.allSettled([...this.#inFlight]);
+      if (this.#destroyOnClose) await this.#db.destroy();
+    })().catch((error: unknown) => {
+      throw this.#classify(error, "close", undefined);
+    });
+    return this.#closed;
+  }
+}
+
+function superstepBound(value: number | undefined, operation: string, workflowId: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || Number.isNaN(value)) {
+    throw new CheckpointError({
+      message: `${operation}('${workflowId}'): the superstep bound must be a number, got ${String(value)}.`,
+      workflowId,
+      operation,
+    });
+  }
+  if (value === Number.POSITIVE_INFINITY) return undefined;
+  return Math.floor(Math.max(value, -1e15));
+}

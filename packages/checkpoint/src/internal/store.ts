@@ -1,0 +1,291 @@
+/**
+ * The Effect-side store over any Promise adapter: guard (setup once, close once, classified errors) plus
+ * durability (sync / async background writer / exit buffering).
+ */
+import { Deferred, Effect, Either, Queue } from "effect";
+import type { Scope } from "effect";
+import type {
+  Checkpoint,
+  Checkpointer,
+  Fence,
+  Lease,
+  ListWorkflowsOptions,
+  NewWorkflow,
+  StepRecord,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowUpdate,
+} from "../Checkpointer.js";
+import { resolvePolicy } from "../CheckpointPolicy.js";
+import type { CheckpointPolicy } from "../CheckpointPolicy.js";
+import { CheckpointError, isCheckpointError } from "../errors.js";
+import { classifyCheckpointerError, guardCheckpointer } from "../guard.js";
+import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
+
+/** The runtime's view of a checkpointer; see `@graph/checkpoint/effect`. */
+export interface CheckpointStoreService {
+  readonly policy: CheckpointPolicy;
+  readonly checkpointer: GuardedCheckpointer;
+  readonly setup: Effect.Effect<void, CheckpointStoreError>;
+  readonly createWorkflow: (
+    workflow: NewWorkflow,
+  ) => Effect.Effect<{ readonly workflow: WorkflowRecord; readonly created: boolean }, CheckpointStoreError>;
+  readonly claimWorkflow: (
+    id: string,
+    options: { readonly owner: string; readonly ttlMs: number },
+  ) => Effect.Effect<Lease, CheckpointStoreError>;
+  readonly releaseWorkflow: (id: string, lease: Pick<Lease, "owner" | "epoch">) => Effect.Effect<void, CheckpointStoreError>;
+  readonly saveStep: (step: StepRecord, fence?: Fence) => Effect.Effect<void, CheckpointStoreError>;
+  readonly updateWorkflow: (
+    id: string,
+    update: WorkflowUpdate,
+    fence?: Fence,
+  ) => Effect.Effect<WorkflowRecord, CheckpointStoreError>;
+  readonly getWorkflow: (id: string) => Effect.Effect<WorkflowRecord | undefined, CheckpointStoreError>;
+  readonly getSteps: (
+    id: string,
+    options?: { readonly throughSuperstep?: number },
+  ) => Effect.Effect<readonly StepRecord[], CheckpointStoreError>;
+  readonly getState: (
+    id: string,
+    options?: { readonly throughSuperstep?: number },
+  ) => Effect.Effect<Readonly<Record<string, unknown>>, CheckpointStoreError>;
+  readonly getCheckpoint: (
+    id: string,
+    options?: { readonly superstep?: number },
+  ) => Effect.Effect<Checkpoint | undefined, CheckpointStoreError>;
+  readonly listWorkflows: (options?: ListWorkflowsOptions) => Effect.Effect<WorkflowPage, CheckpointStoreError>;
+  readonly deleteWorkflow: (id: string) => Effect.Effect<void, CheckpointStoreError>;
+  readonly flush: (workflowId?: string) => Effect.Effect<void, CheckpointStoreError>;
+  readonly close: Effect.Effect<void, CheckpointStoreError>;
+}
+
+/** Options of `makeCheckpointStore`. */
+export interface CheckpointStoreOptions {
+  /** Overrides the adapter's policy (merged over it, then validated). Typically only `durability`. */
+  readonly policy?: Partial<CheckpointPolicy>;
+  /** Close the adapter when the store closes. Default true. */
+  readonly closeAdapter?: boolean;
+}
+
+interface Job {
+  readonly step: StepRecord;
+  readonly fence: Fence | undefined;
+  readonly done: Deferred.Deferred<void>;
+}
+
+function closedError(operation: string, workflowId?: string): CheckpointError {
+  return new CheckpointError({
+    message: `CheckpointStore.${operation} was called after the store was closed. Create a new runner / store.`,
+    operation,
+    ...(workflowId === undefined ? {} : { workflowId }),
+  });
+}
+
+export function makeCheckpointStore(
+  adapter: Checkpointer,
+  options: CheckpointStoreOptions = {},
+): Effect.Effect<CheckpointStoreService, CheckpointError, Scope.Scope> {
+  return Effect.gen(function* () {
+    const policy = yield* Effect.try({
+      try: () => resolvePolicy({ ...adapter.policy, ...options.policy }),
+      catch: (error) =>
+        isCheckpointError(error)
+          ? error
+          : new CheckpointError({ message: `Invalid checkpoint policy: ${String(error)}`, operation: "resolvePolicy" }),
+    });
+    const checkpointer = guardCheckpointer(adapter);
+    const lift = <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>) =>
+      Effect.tryPromise({ try: run, catch: (error) => classifyCheckpointerError(error, operation, workflowId) });
+
+    let closed = false;
+    /** Write failures not yet reported, per workflow (async and exit modes). */
+    const failures = new Map<string, CheckpointStoreError>();
+    /** async: the completion signal of the last queued job, per workflow and overall. */
+    const lastJobOf = new Map<string, Deferred.Deferred<void>>();
+    let lastJob: Deferred.Deferred<void> | undefined;
+    /** exit: buffered steps per workflow, in save order. */
+    const buffers = new Map<string, Array<{ readonly step: StepRecord; readonly fence: Fence | undefined }>>();
+    const exitLock = yield* Effect.makeSemaphore(1);
+    const queue = yield* Queue.unbounded<Job>();
+
+    const write = (step: StepRecord, fence: Fence | undefined) =>
+      lift("saveStep", step.workflowId, () =>
+        fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
+      );
+
+    const takeFailure = (workflowId: string): Effect.Effect<void, CheckpointStoreError> =>
+      Effect.suspend(() => {
+        const failure = failures.get(workflowId);
+        if (failure === undefined) return Effect.void;
+        failures.delete(workflowId);
+        return Effect.fail(failure);
+      });
+
+    // async mode: one writer fiber takes jobs in order. A failed write is remembered for its workflow and the
+    // workflow's later queued steps are skipped (writing them would leave a gap in the history).
+    const runJob = (job: Job) =>
+      Effect.gen(function* () {
+        const workflowId = job.step.workflowId;
+        if (!failures.has(workflowId)) {
+          const result = yield* Effect.either(write(job.step, job.fence));
+          if (Either.isLeft(result)) failures.set(workflowId, result.left);
+        }
+        if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
+        if (lastJob === job.done) lastJob = undefined;
+        yield* Deferred.succeed(job.done, undefined);
+      }).pipe(Effect.uninterruptible);
+
+    if (policy.durability === "async") {
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(queue), runJob)));
+    }
+
+    /** exit mode: writes one workflow's buffer in order; a failure is remembered and the rest dropped. */
+    const writeBuffer = (workflowId: string): Effect.Effect<void> =>
+      exitLock.withPermits(1)(
+        Effect.gen(function* () {
+          const buffered = buffers.get(workflowId);
+          if (buffered === undefined) return;
+          buffers.delete(workflowId);
+          for (const entry of buffered) {
+            const result = yield* Effect.either(write(entry.step, entry.fence));
+            if (Either.isLeft(result)) {
+              failures.set(workflowId, result.left);
+              return;
+            }
+          }
+        }),
+      );
+
+    /** Makes every earlier saveStep of the workflow reach the adapter (does not report failures). */
+    const drain = (workflowId: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (policy.durability === "exit") return writeBuffer(workflowId);
+        const pending = lastJobOf.get(workflowId);
+        return pending === undefined ? Effect.void : Deferred.await(pending);
+      });
+
+    const drainAll: Effect.Effect<void> = Effect.suspend(() => {
+      if (policy.durability === "exit") {
+        return Effect.forEach([...buffers.keys()], writeBuffer, { discard: true });
+      }
+      return lastJob === undefined ? Effect.void : Deferred.await(lastJob);
+    });
+
+    const flush = (workflowId?: string): Effect.Effect<void, CheckpointStoreError> =>
+      workflowId === undefined
+        ? Effect.flatMap(drainAll, () =>
+            Effect.suspend(() => {
+              const first = failures.values().next();
+              failures.clear();
+              return first.done === true ? Effect.void : Effect.fail(first.value);
+            }),
+          )
+        : Effect.zipRight(drain(workflowId), takeFailure(workflowId));
+
+    const open = (operation: string, workflowId?: string): Effect.Effect<void, CheckpointError> =>
+      Effect.suspend(() => (closed ? Effect.fail(closedError(operation, workflowId)) : Effect.void));
+
+    /** An operation on one workflow: sees every earlier saveStep of that workflow. */
+    const onWorkflow = <A>(operation: string, id: string, run: () => Promise<A>, reportFailures = false) =>
+      Effect.gen(function* () {
+        yield* open(operation, id);
+        yield* drain(id);
+        if (reportFailures) yield* takeFailure(id);
+        return yield* lift(operation, id, run);
+      });
+
+    let ready = false;
+    const setup = Effect.zipRight(
+      open("setup"),
+      Effect.tap(lift("setup", undefined, () => checkpointer.setup()), () => {
+        ready = true;
+      }),
+    );
+
+    const saveStep = (step: StepRecord, fence?: Fence): Effect.Effect<void, CheckpointStoreError> =>
+      Effect.gen(function* () {
+        const workflowId = typeof step === "object" && step !== null ? step.workflowId : undefined;
+        yield* open("saveStep", workflowId);
+        if (policy.durability === "sync" || typeof workflowId !== "string") return yield* write(step, fence);
+        // Setup failures surface at the first save rather than in the background.
+        if (!ready) yield* setup;
+        yield* takeFailure(workflowId);
+        if (policy.durability === "exit") {
+          const buffered = buffers.get(workflowId);
+          if (buffered === undefined) buffers.set(workflowId, [{ step, fence }]);
+          else buffered.push({ step, fence });
+          return;
+        }
+        const done = yield* Deferred.make<void>();
+        lastJobOf.set(workflowId, done);
+        lastJob = done;
+        yield* Queue.offer(queue, { step, fence, done });
+      });
+
+    const close = yield* Effect.cached(
+      Effect.gen(function* () {
+        closed = true;
+        const flushed = yield* Effect.either(flush());
+        if (options.closeAdapter !== false) yield* lift("close", undefined, () => checkpointer.close());
+        if (Either.isLeft(flushed)) return yield* Effect.fail(flushed.left);
+      }),
+    );
+
+    yield* Effect.addFinalizer(() =>
+      close.pipe(
+        Effect.catchAll((error) => Effect.logWarning(`CheckpointStore: closing the checkpointer failed: ${error.message}`)),
+      ),
+    );
+
+    const service: CheckpointStoreService = {
+      policy,
+      checkpointer,
+      setup,
+      createWorkflow: (workflow) =>
+        Effect.zipRight(
+          open("createWorkflow", workflow?.id),
+          lift("createWorkflow", workflow?.id, () => checkpointer.createWorkflow(workflow)),
+        ),
+      claimWorkflow: (id, claim) => onWorkflow("claimWorkflow", id, () => checkpointer.claimWorkflow(id, claim)),
+      releaseWorkflow: (id, lease) => onWorkflow("releaseWorkflow", id, () => checkpointer.releaseWorkflow(id, lease)),
+      saveStep,
+      updateWorkflow: (id, update, fence) =>
+        onWorkflow(
+          "updateWorkflow",
+          id,
+          () => (fence === undefined ? checkpointer.updateWorkflow(id, update) : checkpointer.updateWorkflow(id, update, fence)),
+          true,
+        ),
+      getWorkflow: (id) => onWorkflow("getWorkflow", id, () => checkpointer.getWorkflow(id)),
+      getSteps: (id, read) =>
+        onWorkflow("getSteps", id, () => (read === undefined ? checkpointer.getSteps(id) : checkpointer.getSteps(id, read))),
+      getState: (id, read) =>
+        onWorkflow("getState", id, () => (read === undefined ? checkpointer.getState(id) : checkpointer.getState(id, read))),
+      getCheckpoint: (id, read) =>
+        onWorkflow("getCheckpoint", id, () =>
+          read === undefined ? checkpointer.getCheckpoint(id) : checkpointer.getCheckpoint(id, read),
+        ),
+      listWorkflows: (list) =>
+        Effect.zipRight(
+          open("listWorkflows"),
+          lift("listWorkflows", undefined, () => (list === undefined ? checkpointer.listWorkflows() : checkpointer.listWorkflows(list))),
+        ),
+      deleteWorkflow: (id) =>
+        Effect.gen(function* () {
+          yield* open("deleteWorkflow", id);
+          // Pending steps of the workflow and its children are about to be deleted anyway: drop exit buffers,
+          // wait for queued async writes, and forget their failures.
+          const doomed = (other: string) => other === id || other.startsWith(`${id}/`);
+          for (const other of [...buffers.keys()]) if (doomed(other)) buffers.delete(other);
+          yield* exitLock.withPermits(1)(Effect.void);
+          if (policy.durability === "async") yield* drainAll;
+          for (const other of [...failures.keys()]) if (doomed(other)) failures.delete(other);
+          yield* lift("deleteWorkflow", id, () => checkpointer.deleteWorkflow(id));
+        }),
+      flush,
+      close,
+    };
+    return service;
+  });
+}

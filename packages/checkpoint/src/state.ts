@@ -1,0 +1,300 @@
+/**
+ * Pure helpers every adapter shares: folding steps into state, retention compaction, step keys, input
+ * validation and list cursors. Keeping them here means every backend computes state, versions and retention
+ * identically.
+ *
+ * @module
+ */
+import type { StepRecord, StepStatus } from "./Checkpointer.js";
+import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+import { CheckpointError } from "./errors.js";
+
+/**
+ * Workflow state with the version (index of the last writing step) of each value.
+ *
+ * @example
+ * ```ts
+ * const { values, versions }: FoldedState = foldSteps(steps);
+ * ```
+ */
+export interface FoldedState {
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly versions: Readonly<Record<string, number>>;
+}
+
+/**
+ * The part of a step that folding and compaction look at.
+ *
+ * @example
+ * ```ts
+ * const summary: StepSummary = { superstep: 0, nodeName: ".input", index: 0, values: { q: "hi" } };
+ * ```
+ */
+export type StepSummary = Pick<StepRecord, "superstep" | "nodeName" | "index" | "values">;
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+function inIndexOrder<S extends Pick<StepRecord, "index">>(steps: readonly S[]): readonly S[] {
+  for (let i = 1; i < steps.length; i++) {
+    if (steps[i - 1]!.index > steps[i]!.index) return [...steps].sort((a, b) => a.index - b.index);
+  }
+  return steps;
+}
+
+/**
+ * Folds steps into state: in `index` order, each step's `values` overwrite earlier ones; a value's version is the
+ * `index` of the step that wrote it last. Input order does not matter.
+ *
+ * @example
+ * ```ts
+ * const { values, versions } = foldSteps([
+ *   { index: 0, values: { q: "hi" } },
+ *   { index: 1, values: { answer: "hello" } },
+ * ]);
+ * // values: { q: "hi", answer: "hello" }, versions: { q: 0, answer: 1 }
+ * ```
+ */
+export function foldSteps(steps: readonly Pick<StepRecord, "index" | "values">[]): FoldedState {
+  const values: Record<string, unknown> = {};
+  const versions: Record<string, number> = {};
+  for (const step of inIndexOrder(steps)) {
+    for (const key of Object.keys(step.values)) {
+      setOwn(values, key, step.values[key]);
+      setOwn(versions, key, step.index);
+    }
+  }
+  return { values, versions };
+}
+
+/**
+ * The identity of a step within its workflow: `"<superstep>:<nodeName>"` (the upsert key).
+ *
+ * @example
+ * ```ts
+ * stepKey({ superstep: 3, nodeName: "embed" }); // "3:embed"
+ * ```
+ */
+export function stepKey(step: Pick<StepRecord, "superstep" | "nodeName">): string {
+  return `${step.superstep}:${step.nodeName}`;
+}
+
+/**
+ * Which steps retention removes. Pass all steps of one workflow (any order); returns the ones to delete.
+ *
+ * - `full`: none.
+ * - `latest`: a step is removed unless it is the newest step of its node (by `index`) or it is still the last
+ *   writer of some value. State and versions are therefore unchanged.
+ * - `windowed`: steps of the last `window` supersteps (relative to the highest superstep present) are all kept;
+ *   older steps are compacted like `latest`.
+ *
+ * @example
+ * ```ts
+ * const doomed = compactSteps(steps, resolvePolicy({ retention: "latest" }));
+ * for (const step of doomed) await db.deleteStep(step.workflowId, step.superstep, step.nodeName);
+ * ```
+ */
+export function compactSteps<S extends StepSummary>(
+  steps: readonly S[],
+  policy: Pick<CheckpointPolicy, "retention" | "window">,
+): S[] {
+  if (policy.retention === "full" || steps.length === 0) return [];
+  const lastWriter = new Map<string, number>();
+  const newestOfNode = new Map<string, number>();
+  let maxSuperstep = Number.NEGATIVE_INFINITY;
+  for (const step of inIndexOrder(steps)) {
+    for (const key of Object.keys(step.values)) lastWriter.set(key, step.index);
+    newestOfNode.set(step.nodeName, step.index);
+    if (step.superstep > maxSuperstep) maxSuperstep = step.superstep;
+  }
+  const firstKeptSuperstep =
+    policy.retention === "windowed" ? maxSuperstep - (policy.window ?? 1) + 1 : Number.POSITIVE_INFINITY;
+  return steps.filter(
+    (step) =>
+      step.superstep < firstKeptSuperstep &&
+      newestOfNode.get(step.nodeName) !== step.index &&
+      !Object.keys(step.values).some((key) => lastWriter.get(key) === step.index),
+  );
+}
+
+const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped"];
+
+function invalidInput(operation: string, message: string, workflowId?: string, path?: string): CheckpointError {
+  return new CheckpointError({
+    message,
+    operation,
+    ...(workflowId === undefined ? {} : { workflowId }),
+    ...(path === undefined ? {} : { path }),
+  });
+}
+
+/**
+ * Checks that an id is usable as a workflow id: a non-empty string without NUL characters (which some backends
+ * cannot store).
+ *
+ * @throws CheckpointError naming the operation.
+ * @example
+ * ```ts
+ * validateWorkflowId(workflow.id, "createWorkflow");
+ * ```
+ */
+export function validateWorkflowId(id: unknown, operation: string): asserts id is string {
+  if (typeof id !== "string" || id === "" || id.includes("\u0000")) {
+    throw invalidInput(
+      operation,
+      `Invalid workflow id ${typeof id === "string" ? JSON.stringify(id) : String(id)} passed to ${operation}: ` +
+        "a workflow id must be a non-empty string without NUL characters.",
+    );
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isValidDate(value: unknown): value is Date {
+  return value instanceof Date && !Number.isNaN(value.getTime());
+}
+
+/**
+ * Checks the shape of a step before it is written (malformed input must produce a clear error, never a
+ * half-written row).
+ *
+ * @throws CheckpointError naming the workflow, node and the offending field as `path`.
+ * @example
+ * ```ts
+ * validateStepRecord(step); // throws CheckpointError { path: "superstep" } for superstep: 1.5
+ * ```
+ */
+export function validateStepRecord(step: StepRecord, operation = "saveStep"): void {
+  if (!isRecord(step)) throw invalidInput(operation, `${operation} expects a StepRecord object, got ${String(step)}.`);
+  validateWorkflowId(step.workflowId, operation);
+  const workflowId = step.workflowId;
+  const bad = (path: string, expected: string): CheckpointError =>
+    invalidInput(
+      operation,
+      `Invalid step for workflow '${workflowId}'${typeof step.nodeName === "string" ? ` (node '${step.nodeName}')` : ""}: ` +
+        `${path} must be ${expected}. This is a bug in the code that built the step record.`,
+      workflowId,
+      path,
+    );
+  if (typeof step.nodeName !== "string" || step.nodeName === "" || step.nodeName.includes("\u0000")) {
+    throw bad("nodeName", "a non-empty string without NUL characters");
+  }
+  if (!Number.isSafeInteger(step.superstep)) throw bad("superstep", "an integer");
+  if (!Number.isSafeInteger(step.index) || step.index < 0) throw bad("index", "a non-negative integer");
+  if (!STEP_STATUSES.includes(step.status)) throw bad("status", `one of ${STEP_STATUSES.join(", ")}`);
+  if (!isRecord(step.values)) throw bad("values", "a plain object of output values");
+  if (!isRecord(step.inputVersions)) throw bad("inputVersions", "an object of input versions");
+  for (const [key, version] of Object.entries(step.inputVersions)) {
+    if (typeof version !== "number" || !Number.isFinite(version)) throw bad(`inputVersions.${key}`, "a number");
+  }
+  if (typeof step.truncated !== "boolean") throw bad("truncated", "a boolean");
+  if (!isValidDate(step.startedAt)) throw bad("startedAt", "a valid Date");
+  if (!isValidDate(step.completedAt)) throw bad("completedAt", "a valid Date");
+  if (step.childWorkflowId !== undefined && typeof step.childWorkflowId !== "string") {
+    throw bad("childWorkflowId", "a string");
+  }
+}
+
+/**
+ * A position in the `(createdAt, id)` order of workflows.
+ *
+ * @example
+ * ```ts
+ * const position: WorkflowPosition = { createdAt: wf.createdAt, id: wf.id };
+ * ```
+ */
+export interface WorkflowPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+/**
+ * Encodes a list cursor (opaque to callers): the position of the last workflow of a page.
+ *
+ * @example
+ * ```ts
+ * const nextCursor = encodeWorkflowCursor(page[page.length - 1]!);
+ * ```
+ */
+export function encodeWorkflowCursor(position: WorkflowPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt.getTime(), position.id]), "utf8").toString("base64url");
+}
+
+/**
+ * Decodes a cursor made by {@link encodeWorkflowCursor}.
+ *
+ * @throws CheckpointError for a malformed cursor.
+ * @example
+ * ```ts
+ * const after = options.cursor === undefined ? undefined : decodeWorkflowCursor(options.cursor);
+ * ```
+ */
+export function decodeWorkflowCursor(cursor: string): WorkflowPosition {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(parsed) && parsed.length === 2 && Number.isFinite(parsed[0]) && typeof parsed[1] === "string") {
+      return { createdAt: new Date(parsed[0] as number), id: parsed[1] };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new CheckpointError({
+    message:
+      `Invalid listWorkflows cursor ${JSON.stringify(cursor)}: pass the nextCursor of a previous page unchanged, ` +
+      "or omit cursor to start from the first page.",
+    operation: "listWorkflows",
+    path: "cursor",
+  });
+}
+
+/**
+ * Compares two workflows in list order: `createdAt`, then `id` (by UTF-16 code units, like `<`).
+ *
+ * @example
+ * ```ts
+ * workflows.sort(compareWorkflowPosition);
+ * ```
+ */
+export function compareWorkflowPosition(a: WorkflowPosition, b: WorkflowPosition): number {
+  const byTime = a.createdAt.getTime() - b.createdAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Validates a `listWorkflows` limit and applies the default (100).
+ *
+ * @throws CheckpointError unless the limit is a positive integer.
+ * @example
+ * ```ts
+ * const limit = resolveListLimit(options.limit); // 100 when omitted
+ * ```
+ */
+export function resolveListLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIST_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit <= 0) {
+    throw new CheckpointError({
+      message: `Invalid listWorkflows limit ${String(limit)}: it must be a positive integer (default ${DEFAULT_LIST_LIMIT}).`,
+      operation: "listWorkflows",
+      path: "limit",
+    });
+  }
+  return limit;
+}
+
+/**
+ * The page size of `listWorkflows` when no `limit` is given.
+ *
+ * @example
+ * ```ts
+ * const page = await cp.listWorkflows(); // at most DEFAULT_LIST_LIMIT workflows
+ * ```
+ */
+export const DEFAULT_LIST_LIMIT = 100;
