@@ -232,8 +232,9 @@ export function makeCheckpointStore(
       }),
     );
 
+    // When the owner already called `close` it got the error itself; otherwise report it as a warning.
     yield* Effect.addFinalizer(() =>
-      close.pipe(
+      Effect.suspend(() => (closed ? Effect.void : close)).pipe(
         Effect.catchAll((error) => Effect.logWarning(`CheckpointStore: closing the checkpointer failed: ${error.message}`)),
       ),
     );

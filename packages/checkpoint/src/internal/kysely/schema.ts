@@ -98,6 +98,15 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The newest schema version this code knows. */
 export const LATEST_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
+/**
+ * The ids of the children of `id` (those starting with `id + "/"`) as a half-open range `[low, high)` in
+ * bytewise UTF-8 order (SQLite's BINARY collation, Postgres `COLLATE "C"`): "0" is the character after "/".
+ * Unlike `LIKE 'id/%'`, `%`, `_` and `\` in ids are ordinary characters, and the range can use the primary key.
+ */
+export function childIdRange(id: string): readonly [low: string, high: string] {
+  return [`${id}/`, `${id}0`];
+}
+
 /** A stable 31-bit hash (FNV-1a) of a string: the advisory-lock key of a schema + prefix. */
 export function lockKey(text: string): number {
   let hash = 0x811c9dc5;

@@ -42,7 +42,7 @@ import { SqlDialect } from "./dialect.js";
 import type { AnyDb } from "./dialect.js";
 import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
-import { isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
+import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
 
 const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 
@@ -215,10 +215,7 @@ export class KyselyStore {
   /** Deletes a workflow and its children (ids starting with `id + "/"`) inside a transaction. */
   async #deleteTree(trx: AnyDb, id: string): Promise<void> {
     const d = this.dialect;
-    // Bytewise range instead of LIKE: `%` and `_` in ids are ordinary characters, and the range uses the index.
-    // Every id that starts with `${id}/` sorts in [`${id}/`, `${id}0`) because "0" follows "/" in UTF-8.
-    const low = `${id}/`;
-    const high = `${id}0`;
+    const [low, high] = childIdRange(id);
     for (const [table, column] of [
       [d.names.steps, "workflow_id"],
       [d.names.workflows, "id"],
