@@ -177,7 +177,7 @@ export class Engine {
         const ready = this.#computeReady();
         if (ready.length === 0) return Effect.void;
         if (this.#runSupersteps >= this.config.maxIterations) {
-          return Effect.fail(new InfiniteLoopError(ready.map((n) => n.name), this.config.maxIterations, this.config.workflowId));
+          return Effect.fail(new InfiniteLoopError(this.#cycling(ready), this.config.maxIterations, this.config.workflowId));
         }
         this.#runSupersteps++;
         this.#superstep++;
@@ -188,6 +188,14 @@ export class Engine {
         if (wait !== undefined) return Effect.promise(() => wait).pipe(Effect.flatMap(() => this.#loop()));
       }
     });
+  }
+
+  /** The nodes of the loops that are still going (the cycles the ready nodes belong to), in node order. */
+  #cycling(ready: readonly AnyNode[]): string[] {
+    const a = this.#analysis;
+    const comps = new Set(ready.map((n) => a.componentOf.get(n.name)!).filter((c) => a.cyclic.has(c)));
+    const names = comps.size === 0 ? ready.map((n) => n.name) : [...comps].flatMap((c) => a.components[c]!);
+    return names.sort((x, y) => a.position.get(x)! - a.position.get(y)!);
   }
 
   // ───────────────────────────────────────────── readiness ─────────────────────────────────────────────
@@ -823,7 +831,16 @@ export class Engine {
   #checkMissing(): Effect.Effect<void, MissingInputError> {
     return Effect.suspend(() => {
       const spec = this.graph.inputs;
-      const missing = [...spec.required, ...spec.seeds].filter((k) => !this.#values.has(k));
+      // An input only needed by nodes the caller skipped (by supplying their outputs) is not missing.
+      const skipped = (name: string) => {
+        const n = this.graph.nodes.get(name)!;
+        if (n.outputs.length === 0 || n instanceof InterruptNode || this.#everRan.has(name)) return false;
+        const own = this.#analysis.ownCycleSeeds.get(name);
+        return n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
+      };
+      const missing = [...spec.required, ...spec.seeds].filter(
+        (k) => !this.#values.has(k) && !(this.#analysis.consumers.get(k) ?? []).every(skipped),
+      );
       const known = new Set<string>([...spec.all, ...this.graph.outputs]);
       const unknown = Object.keys(this.config.values).filter((k) => !known.has(k));
       if (unknown.length > 0) {
