@@ -67,7 +67,7 @@ export function makeRunner(options: RunnerOptions = {}): Effect.Effect<EffectRun
               const run = core.run(graph, runOptions, subscriber, new RunControl());
               const events = Stream.fromAsyncIterable(subscriber, (e) => e as RunFailure);
               return Stream.merge(events, Stream.drain(Stream.fromEffect(run.pipe(Effect.ensuring(Effect.sync(() => subscriber.close()))))), {
-                haltStrategy: "either",
+                haltStrategy: "left",
               });
             }),
           ),
