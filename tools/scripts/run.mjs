@@ -18,6 +18,8 @@ const env = {
   NX_DAEMON: "false",
   NX_NO_CLOUD: "true",
   NX_SKIP_NX_CACHE: process.env.NX_SKIP_NX_CACHE,
+  // Nx runs package scripts through pnpm; the workspace's own copy must be on PATH.
+  PATH: `${path.join(root, "node_modules/.bin")}${path.delimiter}${process.env.PATH ?? ""}`,
 };
 for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
 
@@ -56,6 +58,12 @@ switch (command) {
     } catch (error) {
       console.error(String(error.message ?? error));
       process.exit(1);
+    }
+    // Only this run's reports count (Nx restores cached ones as outputs).
+    for (const group of ["packages", "apps", "tools"]) {
+      const dir = path.join(root, group);
+      if (!fs.existsSync(dir)) continue;
+      for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
     }
     const status = run(bin("nx"), ["run-many", "-t", "typecheck", "lint", "test", "--outputStyle=stream", "--nxBail=false", ...rest]);
     const summary = run(process.execPath, [path.join(root, "tools/scripts/summary.mjs")]);
