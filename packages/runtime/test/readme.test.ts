@@ -1,5 +1,5 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { Graph, node } from "@graph/core";
+import { END, Graph, interrupt, node, route } from "@graph/core";
 import { expect, it } from "vitest";
 import { Runner } from "../src/index.js";
 
@@ -33,7 +33,6 @@ it("README: a chat answer streamed and stopped halfway keeps its partial output 
 });
 
 it("root README: the writer loop with a review interrupt", async () => {
-  const { END, interrupt, route } = await import("@graph/core");
   const draft = node({ output: "draft" }, async function draft({ topic, notes }: { topic: string; notes: string[] }) {
     return `A note on ${topic} (revision ${notes.length})`;
   });
