@@ -240,7 +240,10 @@ export class Graph {
     const outputs: string[] = [];
     for (const n of nodes) for (const o of n.outputs) if (!outputs.includes(o)) outputs.push(o);
     this.outputs = Object.freeze(outputs);
-    this.leafOutputs = Object.freeze(outputs.filter((o) => (this.analysis.consumers.get(o) ?? []).length === 0));
+    // A leaf output is one no node receives through an edge (with explicit edges, a same-named input may be unwired).
+    const wiredValues = new Set<string>();
+    for (const e of this.#edges) if (e.kind === "data") for (const v of e.valueNames) wiredValues.add(v);
+    this.leafOutputs = Object.freeze(outputs.filter((o) => !wiredValues.has(o)));
   }
 
   /** True if this level (not nested graphs) has a cycle. */
@@ -340,7 +343,7 @@ export class Graph {
   }
 }
 
-/** `: 'a', 'b'` — the nodes that are in a cycle, for the entrypoint hint; empty when there are none. */
+/** ` ('a', 'b')` — the nodes that are in a cycle, for the entrypoint hint (or a note that there are none). */
 function cycleList(analysis: Analysis): string {
   const inCycles = [...analysis.cyclic].flatMap((c) => analysis.components[c]!);
   return inCycles.length === 0 ? " (this graph has none)" : ` (${quoteList(inCycles)})`;

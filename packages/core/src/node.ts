@@ -341,7 +341,8 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     }
   }
   const outputNames = options.output === undefined ? [] : typeof options.output === "string" ? [options.output] : [...options.output];
-  const outputKind = options.output === undefined ? "none" : typeof options.output === "string" ? "single" : "many";
+  // `output: []` declares no outputs: a side-effect node, like leaving `output` out.
+  const outputKind = outputNames.length === 0 ? "none" : typeof options.output === "string" ? "single" : "many";
   let outputSchemas: Record<string, z.ZodType> | undefined;
   if (options.outputSchema !== undefined) {
     if (isZodSchema(options.outputSchema)) {

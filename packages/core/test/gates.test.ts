@@ -49,12 +49,12 @@ describe("route()", () => {
     const gate = route({ targets: ["a", END] }, function g() {
       return "END";
     });
-    const error = errorOf(() => gate.decide({}, ctx));
+    const error = errorOf<RoutingError>(() => gate.decide({}, ctx));
     expect(error).toBeInstanceOf(RoutingError);
     expect(isRoutingError(error)).toBe(true);
     expect(error._tag).toBe("RoutingError");
-    expect((error as RoutingError).value).toBe("END");
-    expect((error as RoutingError).gate).toBe("g");
+    expect(error.value).toBe("END");
+    expect(error.gate).toBe("g");
     expect(error.message).toBe(
       `Gate 'g' returned 'END', which is not one of its targets ('a', END). Return the END sentinel (import { END } from "@graph/core"), not the string "END".`,
     );
@@ -64,11 +64,11 @@ describe("route()", () => {
     const gate = route({ targets: ["retrieve", "generate"] }, function g() {
       return "retreive";
     });
-    const error = errorOf(() => gate.decide({}, ctx)) as RoutingError;
+    const error = errorOf<RoutingError>(() => gate.decide({}, ctx));
     expect(error._tag).toBe("RoutingError");
     expect(error.value).toBe("retreive");
     expect(error.message).toBe("Gate 'g' returned 'retreive', which is not one of its targets ('retrieve', 'generate'). Did you mean 'retrieve'?");
-    const far = errorOf(() => route({ name: "h", targets: ["a"] }, () => 42).decide({}, ctx)) as RoutingError;
+    const far = errorOf<RoutingError>(() => route({ name: "h", targets: ["a"] }, () => 42).decide({}, ctx));
     expect(far.value).toBe(42);
     expect(far.message).toBe("Gate 'h' returned 42, which is not one of its targets ('a').");
   });
@@ -167,7 +167,7 @@ describe("ifElse()", () => {
 
   it("anything but a boolean is a RoutingError carrying the value", () => {
     for (const value of ["yes", 1, null, undefined]) {
-      const error = errorOf(() => check.decide({ hit: value }, ctx)) as RoutingError;
+      const error = errorOf<RoutingError>(() => check.decide({ hit: value }, ctx));
       expect(error._tag).toBe("RoutingError");
       expect(error.value).toBe(value);
       expect(error.message).toContain("Gate 'check' (ifElse) must return a boolean, got");

@@ -63,6 +63,12 @@ describe("explicit edges", () => {
     expect(g.inputs.required).toEqual(new Set(["i", "x", "q"]));
   });
 
+  it("leafOutputs are the outputs no edge carries", () => {
+    expect(new Graph([a, b, c]).leafOutputs).toEqual(["y", "w"]);
+    // b's input x is not wired, so a's x reaches nobody: a leaf.
+    expect(new Graph([a, b, c], { edges: [["a", "c"]] }).leafOutputs).toEqual(["x", "y", "w"]);
+  });
+
   it("[from, to] carries every shared name; [from, to, names] the named ones", () => {
     expect(edgesOf(new Graph([a, b], { edges: [["a", "b"]] }))).toEqual([
       { source: "a", target: "b", edgeType: "data", valueNames: ["x"], condition: undefined },

@@ -1,12 +1,15 @@
 import { expect } from "vitest";
 
-/** Runs `run`, expects it to throw, and returns what it threw. */
-export function errorOf(run: () => unknown): Error & { _tag?: string; [key: string]: unknown } {
+/** What tests read off a thrown error: the message, the `_tag` and any extra fields. */
+export type Thrown = Error & { readonly _tag?: string; readonly [field: string]: unknown };
+
+/** Runs `run`, expects it to throw an Error, and returns it (typed as `E` when the caller knows better). */
+export function errorOf<E extends Error = Thrown>(run: () => unknown): E {
   try {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(Error);
-    return error as Error & { _tag?: string };
+    return error as E;
   }
   throw new Error("expected an error, nothing was thrown");
 }

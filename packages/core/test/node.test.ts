@@ -190,6 +190,10 @@ describe("node(): outputs", () => {
     const log = node({ inputs: ["msg"] }, function log() {});
     expect(log.outputs).toEqual([]);
     expect(log.collectOutputs("ignored")).toEqual({});
+    // output: [] declares no outputs too: whatever the function returns is ignored.
+    const empty = node({ name: "empty", inputs: ["msg"], output: [] }, () => undefined);
+    expect(empty.outputs).toEqual([]);
+    expect(empty.collectOutputs(undefined)).toEqual({});
   });
 
   it("several outputs from an array of exactly that arity", () => {

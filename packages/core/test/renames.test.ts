@@ -61,13 +61,13 @@ describe("renames are immutable", () => {
 
 describe("RenameError", () => {
   it("lists the current ports for an unknown port", () => {
-    const error = errorOf(() => embed.withInputs({ txt: "raw" }));
+    const error = errorOf<RenameError>(() => embed.withInputs({ txt: "raw" }));
     expect(error).toBeInstanceOf(RenameError);
     expect(isRenameError(error)).toBe(true);
     expect(error._tag).toBe("RenameError");
     expect(error.message).toBe("Cannot rename input 'txt' of node 'embed': it has no such input.\n  → Current inputs: 'text', 'model'");
-    expect((error as RenameError).nodeName).toBe("embed");
-    expect((error as RenameError).port).toBe("txt");
+    expect(error.nodeName).toBe("embed");
+    expect(error.port).toBe("txt");
   });
 
   it("says what an earlier rename turned the name into", () => {

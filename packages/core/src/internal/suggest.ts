@@ -17,13 +17,13 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The closest candidate if it is close enough to be a plausible typo — what "Did you mean" suggestions use.
+ * Case-insensitive; "close enough" is an edit distance of at most max(2, ⌈longer length / 3⌉).
  *
  * @example
  * ```ts
  * closestName("retreive", ["retrieve", "generate"]); // "retrieve"
  * ```
  */
-/** The closest candidate if it is close enough to be a plausible typo (case-insensitive, ≤ ~1/3 of the length). */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestScore = Infinity;
