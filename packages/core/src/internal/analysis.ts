@@ -126,14 +126,14 @@ export class Analysis {
         const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
         const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
         if (comp.length === 1 && !selfLoop) continue;
-        const compSet = new Set(comp);
         const chosen = pickEntry(
           comp.filter((n) => entrypoints.has(n)).length > 0 ? comp.filter((n) => entrypoints.has(n)) : comp,
           comp,
         );
         if (top !== undefined && !entries.has(top)) entries.set(top, [...chosen]);
+        // No entry: the cycle can't start (validation reports the deadlock); nothing to break further.
+        if (chosen.length === 0) continue;
         for (const entry of chosen) for (const m of comp) if (sub.hasEdge(m, entry)) feedback.add(key(m, entry));
-        void compSet;
         breakCycles(comp, undefined);
       }
     };
