@@ -1,0 +1,146 @@
+import { MemoryCheckpointer } from "@graph/checkpoint";
+import { END, Graph, interrupt, node, route } from "@graph/core";
+import { describe, expect, it } from "vitest";
+import { Runner, isVersionMismatchError, isWorkflowConflictError, type GraphEvent } from "../src/index.js";
+
+function tracked() {
+  const calls: string[] = [];
+  const events: GraphEvent[] = [];
+  const cp = new MemoryCheckpointer();
+  const runner = new Runner({ checkpointer: cp, eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
+  return { calls, events, cp, runner };
+}
+
+describe("durable execution with a checkpointer", () => {
+  it("saves one step per finished node, with only that node's values", async () => {
+    const { cp, runner, events } = tracked();
+    const a = node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed + 1);
+    const b = node({ name: "b", output: "y" }, ({ x }: { x: number }) => x * 2);
+    await runner.run(new Graph([a, b], { name: "g" }), { values: { seed: 1 }, workflowId: "w" });
+    const steps = await cp.getSteps("w");
+    expect(steps.map((s) => [s.nodeName, s.status, s.values])).toEqual([
+      [".input", "completed", { seed: 1 }],
+      ["a", "completed", { x: 2 }],
+      ["b", "completed", { y: 4 }],
+    ]);
+    expect(steps[2]!.inputVersions).toEqual({ x: steps[1]!.index });
+    expect(events.filter((e) => e.type === "CheckpointSaved").map((e) => (e as { nodeName: string }).nodeName)).toEqual(["a", "b"]);
+    expect((await cp.getWorkflow("w"))?.status).toBe("completed");
+    await runner.close();
+  });
+
+  it("re-running a finished workflow replays finished nodes and runs only stale ones", async () => {
+    const { calls, runner, events } = tracked();
+    const a = node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => (calls.push("a"), seed + 1));
+    const b = node({ name: "b", output: "y" }, ({ x, k }: { x: number; k: number }) => (calls.push("b"), x * k));
+    const g = new Graph([a, b], { name: "g" });
+    await runner.run(g, { values: { seed: 1, k: 2 }, workflowId: "w" });
+    const again = await runner.run(g, { values: { k: 3 }, workflowId: "w" });
+    expect(calls).toEqual(["a", "b", "b"]);
+    expect(again.values).toEqual({ x: 2, y: 6 });
+    expect(events.some((e) => e.type === "NodeEnd" && e.nodeName === "a" && e.replayed)).toBe(true);
+    const same = await runner.run(g, { values: { k: 3 }, workflowId: "w" });
+    expect(calls).toEqual(["a", "b", "b"]);
+    expect(same.values).toEqual({ x: 2, y: 6 });
+    await runner.close();
+  });
+
+  it("gate decisions are replayed on resume, not re-decided", async () => {
+    const { calls, runner, events } = tracked();
+    const decide = route({ name: "decide", targets: ["ask", "skip"] }, ({ q }: { q: string }) => (calls.push("decide"), q === "ask" ? "ask" : "skip"));
+    const ask = interrupt({ name: "ask", input: "q", response: "answer" });
+    const skip = node({ name: "skip", inputs: ["q"], output: "answer" }, () => "skipped");
+    const done = node({ name: "done", output: "final" }, ({ answer }: { answer: string }) => (calls.push("done"), `final:${answer}`));
+    const g = new Graph([decide, ask, skip, done], { name: "g" });
+    const paused = await runner.run(g, { values: { q: "ask" }, workflowId: "w" });
+    expect(paused.status).toBe("paused");
+    const resumed = await runner.run(g, { values: { answer: "42" }, workflowId: "w" });
+    expect(resumed.values.final).toBe("final:42");
+    expect(calls).toEqual(["decide", "done"]);
+    expect(events.some((e) => e.type === "RouteDecision" && e.gate === "decide" && e.replayed)).toBe(true);
+    await runner.close();
+  });
+
+  it("a changed graph definition → VersionMismatchError unless force", async () => {
+    const { runner } = tracked();
+    const v1 = new Graph([node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed + 1)], { name: "g" });
+    const v2 = new Graph([node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed + 2)], { name: "g" });
+    await runner.run(v1, { values: { seed: 1 }, workflowId: "w" });
+    const error = await runner.run(v2, { values: { seed: 5 }, workflowId: "w" }).catch((e) => e);
+    expect(isVersionMismatchError(error)).toBe(true);
+    expect(error.message).toContain("force: true");
+    const forced = await runner.run(v2, { values: { seed: 5 }, workflowId: "w", force: true });
+    expect(forced.values.x).toBe(7);
+    await runner.close();
+  });
+
+  it("checkpoint + new id forks a workflow", async () => {
+    const { cp, runner, calls } = tracked();
+    const a = node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => (calls.push("a"), seed + 1));
+    const b = node({ name: "b", output: "y" }, ({ x, k }: { x: number; k: number }) => (calls.push("b"), x * k));
+    const g = new Graph([a, b], { name: "g" });
+    await runner.run(g, { values: { seed: 1, k: 2 }, workflowId: "orig" });
+    const checkpoint = await cp.getCheckpoint("orig");
+    const fork = await runner.run(g, { values: { k: 10 }, workflowId: "fork", checkpoint: checkpoint! });
+    expect(fork.values).toEqual({ x: 2, y: 20 });
+    expect(calls).toEqual(["a", "b", "b"]);
+    expect((await cp.getState("orig")).y).toBe(4);
+    expect((await cp.getState("fork")).y).toBe(20);
+    await runner.close();
+  });
+
+  it("two live runs of one workflow id → WorkflowConflictError (same runner and two runners)", async () => {
+    const cp = new MemoryCheckpointer();
+    const slow = node({ name: "slow", output: "x" }, async ({ seed }: { seed: number }) => {
+      await new Promise((r) => setTimeout(r, 50));
+      return seed;
+    });
+    const g = new Graph([slow], { name: "g" });
+    const one = new Runner({ checkpointer: cp });
+    const two = new Runner({ checkpointer: cp });
+    const first = one.run(g, { values: { seed: 1 }, workflowId: "w" });
+    const sameRunner = await one.run(g, { values: { seed: 2 }, workflowId: "w" }).catch((e) => e);
+    expect(isWorkflowConflictError(sameRunner)).toBe(true);
+    await new Promise((r) => setTimeout(r, 10));
+    const otherRunner = await two.run(g, { values: { seed: 3 }, workflowId: "w" }).catch((e) => e);
+    expect(isWorkflowConflictError(otherRunner)).toBe(true);
+    expect((await first).values.x).toBe(1);
+    // After the first run released its lease the workflow can be run again.
+    expect((await two.run(g, { values: { seed: 4 }, workflowId: "w" })).values.x).toBe(4);
+    await one.close();
+    await two.close();
+  });
+
+  it("a crashed holder's lease expires and the workflow can be resumed", async () => {
+    const cp = new MemoryCheckpointer();
+    await cp.createWorkflow({ id: "w", graphName: "g", graphHash: "x" });
+    await cp.claimWorkflow("w", { owner: "dead-process", ttlMs: 60 });
+    const g = new Graph([node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed)], { name: "g" });
+    const runner = new Runner({ checkpointer: cp });
+    const early = await runner.run(g, { values: { seed: 1 }, workflowId: "w", force: true }).catch((e) => e);
+    expect(isWorkflowConflictError(early)).toBe(true);
+    await new Promise((r) => setTimeout(r, 80));
+    expect((await runner.run(g, { values: { seed: 1 }, workflowId: "w", force: true })).values.x).toBe(1);
+    await runner.close();
+  });
+
+  it("a loop resumed after a failure continues where it stopped", async () => {
+    const { calls, runner } = tracked();
+    let failAt = 3;
+    const increment = node({ name: "increment", output: "count" }, ({ count }: { count: number }) => {
+      calls.push(`inc${count}`);
+      if (count === failAt) throw new Error("flaky");
+      return count + 1;
+    });
+    const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) => (count >= 5 ? END : "increment"));
+    const g = new Graph([increment, check], { name: "loop" });
+    const failed = await runner.run(g, { values: { count: 0 }, workflowId: "w", errorHandling: "continue" });
+    expect(failed.status).toBe("failed");
+    failAt = -1;
+    const resumed = await runner.run(g, { workflowId: "w" });
+    expect(resumed.status).toBe("completed");
+    expect(resumed.values.count).toBe(5);
+    expect(calls).toEqual(["inc0", "inc1", "inc2", "inc3", "inc3", "inc4"]);
+    await runner.close();
+  });
+});
