@@ -382,7 +382,8 @@ describe("interrupt: nested graphs", () => {
       return `draft about ${topic}`;
     });
     const outer = new Graph([write, middle.asNode({ name: "legal" }).withOutputs({ ok: "legalOk" })], { name: "outer2" });
-    const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
+    const cp = new MemoryCheckpointer();
+    const runner = new Runner({ checkpointer: cp });
     const r1 = await runner.run(outer, { values: { topic: "cats" }, workflowId: "deep" });
     expect(r1.status).toBe("paused");
     expect(r1.pause).toEqual({ reason: "human_input", nodeName: "legal/inner/approval", value: "draft about cats", responseKey: "legalOk" });
@@ -391,8 +392,37 @@ describe("interrupt: nested graphs", () => {
 
     const r2 = await runner.run(outer, { values: { legalOk: "fine" }, workflowId: "deep" });
     expect(r2.status).toBe("completed");
-    expect(r2.values.legalOk).toBe("fine");
     expect(r2.get("legal/signed")).toBe("signed fine");
+    // The innermost interrupt took the answer: its run completed and the answer is an output at every level.
+    expect((r2.get("legal") as RunResult | undefined)?.status).toBe("completed");
+    expect((r2.get("legal/inner") as RunResult | undefined)?.status).toBe("completed");
+    expect(r2.get("legal/inner/decision")).toBe("fine");
+    expect(r2.values.legalOk).toBe("fine");
+    expect((await cp.getWorkflow("deep/legal/inner"))?.status).toBe("completed");
+    await runner.close();
+  });
+
+  it("a child graph that holds only the interrupt resumes too (the GraphNode is not skipped)", async () => {
+    const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
+    const write = node({ output: "draft" }, function write({ topic }: { topic: string }) {
+      return `draft about ${topic}`;
+    });
+    const publish = node({ output: "published" }, function publish({ draft, approved }: { draft: string; approved: string }) {
+      return `${draft} (${approved})`;
+    });
+    const g = new Graph([write, new Graph([approval], { name: "review" }).asNode().withOutputs({ decision: "approved" }), publish], { name: "solo" });
+    const cp = new MemoryCheckpointer();
+    const runner = new Runner({ checkpointer: cp });
+    const r1 = await runner.run(g, { values: { topic: "cats" }, workflowId: "solo" });
+    expect(r1.pause).toEqual({ reason: "human_input", nodeName: "review/approval", value: "draft about cats", responseKey: "approved" });
+
+    const r2 = await runner.run(g, { values: { approved: "yes" }, workflowId: "solo" });
+    expect(r2.status).toBe("completed");
+    expect(r2.values.published).toBe("draft about cats (yes)");
+    expect(r2.values.approved).toBe("yes");
+    expect((r2.get("review") as RunResult | undefined)?.status).toBe("completed");
+    expect(r2.get("review/decision")).toBe("yes");
+    expect((await cp.getWorkflow("solo/review"))?.status).toBe("completed");
     await runner.close();
   });
 });

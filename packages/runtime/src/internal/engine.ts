@@ -269,6 +269,8 @@ export class Engine {
     if (!this.#everRan.has(name)) {
       // Side-effect nodes always run once; an interrupt runs to take (or ask for) its answer.
       if (n.outputs.length === 0 || n instanceof InterruptNode) return true;
+      // A GraphNode whose inner interrupts' answers were supplied must run so the child takes them.
+      if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return true;
       const own = this.#analysis.ownCycleSeeds.get(name);
       const supplied = n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
       return !supplied;
@@ -359,6 +361,11 @@ export class Engine {
     }
     const apply = () => {
       for (let i = 0; i < executions.length; i++) this.#apply(executions[i]!, outcomes[i]!);
+      // Paused comes after every sibling's NodeEnd: the pause takes effect once the superstep is over.
+      for (let i = 0; i < executions.length; i++) {
+        const o = outcomes[i]!;
+        if (o.kind === "paused") this.#event("Paused", { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey }, executions[i]!.spanId);
+      }
     };
     if (effects.length === 0) {
       apply();
@@ -553,9 +560,10 @@ export class Engine {
         }
         const step = await it.next();
         if (step.done) return done(step.value);
-        if (stopNow() && !completeOnStop) {
+        // After the stop the outcome is already fixed (by the race below): late chunks are dropped.
+        if (stopNow()) {
           await it.return?.(undefined);
-          return { kind: "stopped" };
+          return onStop();
         }
         push(step.value);
         const wait = emitter.active ? emitter.pressure() : undefined;
@@ -755,7 +763,6 @@ export class Engine {
       }
       case "paused":
         this.#pause ??= o.pause;
-        this.#event("Paused", { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey }, ex.spanId);
         return;
       case "stopped":
         this.#settled.add(n.name);

@@ -149,8 +149,8 @@ export class RunnerCore {
             );
           }
           this.#live.set(workflowId, control);
-          const detach = linkSignal(options.signal, control);
           const config = this.#config(graph, options, store, workflowId, control, subscriber);
+          const detach = linkSignal(options.signal, control);
           const engine = new Engine(graph, config);
           return engine.run().pipe(
             Effect.flatMap((result) => finalize(result, options)),
@@ -168,13 +168,10 @@ export class RunnerCore {
 
   #config(graph: Graph, options: RunOptions, store: CheckpointStoreService | undefined, workflowId: string, control: RunControl, subscriber: Subscriber | undefined): RunConfig {
     const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
-    control.onStop((info) => {
-      if (emitter.active) {
-        emitter.emit({ type: "StopRequested", info, runId: runIdOf.get(control) ?? "", workflowId, spanId: "stop", parentSpanId: undefined, timestamp: Date.now() });
-      }
-    });
     const runId = randomUUID();
-    runIdOf.set(control, runId);
+    control.onStop((info) => {
+      if (emitter.active) emitter.emit({ type: "StopRequested", info, runId, workflowId, spanId: "stop", parentSpanId: undefined, timestamp: Date.now() });
+    });
     return {
       values: options.values ?? {},
       workflowId,
@@ -262,8 +259,6 @@ export class RunnerCore {
     }
   }
 }
-
-const runIdOf = new WeakMap<RunControl, string>();
 
 function linkSignal(signal: AbortSignal | undefined, control: RunControl): () => void {
   if (signal === undefined) return () => {};
