@@ -12,19 +12,49 @@
  */
 import { describe } from "vitest";
 import { describeEngine } from "./internal/engine.js";
-import type { EngineOptions } from "./internal/engine.js";
+import type { ChildProcessOptions, EngineCheckpointerFactory, EngineOptions } from "./internal/engine.js";
 import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./internal/options.js";
 import { describeStorage } from "./internal/storage.js";
 
 /**
- * Options of the engine half of the suite (crash/resume, lease races, growth through the runtime).
+ * Options of the engine half of the suite (crash/resume, lease races, growth through the runtime). Give
+ * `childProcess` for adapters whose storage several processes share, so the crash and race tests also run in real
+ * child processes (SIGKILL).
  *
  * @example
  * ```ts
- * const engine: EngineOptions = { skip: true };
+ * const engine: EngineOptions = {
+ *   childProcess: { module: fileURLToPath(new URL("./fixtures/engineAdapter.ts", import.meta.url)), args: { path: file } },
+ * };
  * ```
  */
 export type { EngineOptions };
+
+/**
+ * How the engine tests start child processes: the module (absolute path or `file:` URL) exporting an
+ * {@link EngineCheckpointerFactory}, its export name (default `"default"`), JSON `args` for it, and the children's
+ * `execArgv` (default `["--conditions=@graph/source", "--import", "tsx"]`).
+ *
+ * @example
+ * ```ts
+ * const childProcess: ChildProcessOptions = { module: "/abs/path/test/fixtures/engineAdapter.ts", args: { path: "/tmp/x.db" } };
+ * ```
+ */
+export type { ChildProcessOptions };
+
+/**
+ * What the `engine.childProcess.module` exports: `(args, { policy }) => Checkpointer`, opening the same storage on
+ * every call (in the test process and in every child).
+ *
+ * @example
+ * ```ts
+ * // test/fixtures/engineAdapter.ts
+ * import type { EngineCheckpointerFactory } from "@graph/checkpoint-conformance";
+ * const open: EngineCheckpointerFactory = (args, options) => new SqliteCheckpointer({ ...(args as { path: string }), ...options });
+ * export default open;
+ * ```
+ */
+export type { EngineCheckpointerFactory };
 
 /**
  * What the suite passes to your factory: the `policy` the new checkpointer must use, when a test needs one

@@ -9,7 +9,8 @@ import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Pool } from "pg";
-import { addressOf, describePostgresError, guardPool } from "./internal/connection.js";
+import { addressOf, describePostgresError, guardPool, isConnectionLost } from "./internal/connection.js";
+import type { ServerAddress } from "./internal/connection.js";
 
 /**
  * Options every way of connecting shares.
@@ -116,7 +117,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
     const schema = options.schema ?? "graph";
     let db: Kysely<any>;
     let ownsDb = true; // for { pool }, destroying our Kysely instance leaves the application's pool open
-    let server = addressOf(undefined);
+    let server: ServerAddress | undefined;
     if ("db" in options && options.db !== undefined) {
       db = options.db;
       ownsDb = false;
@@ -153,6 +154,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
       ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
       destroyOnClose: ownsDb,
       describeError: (error) => describePostgresError(error, server, schema),
+      isConnectionLost,
     });
     this.schema = schema;
   }

@@ -108,10 +108,13 @@ describe("PostgresCheckpointer when connections die", () => {
     expect(rejected).toBeGreaterThan(0);
   }, 60_000);
 
-  it("idle connections killed under the pool do not crash the process; the next call reconnects", async () => {
-    await cp.getWorkflow("random");
-    await terminateBackends();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  it("idle connections killed under the pool do not crash the process; the very next calls succeed", async () => {
+    // Fill the pool with several idle connections, kill them all, and use the checkpointer at once.
+    await Promise.all(Array.from({ length: 8 }, () => cp.getCheckpoint("random")));
+    expect(await terminateBackends()).toBeGreaterThan(1);
     expect((await cp.getWorkflow("random"))?.id).toBe("random");
+    expect(await terminateBackends()).toBeGreaterThan(0);
+    await cp.saveStep(step("random", 1000));
+    expect((await cp.getSteps("random", { throughSuperstep: 1000 })).at(-1)?.superstep).toBe(1000);
   });
 });

@@ -119,6 +119,19 @@ describe("PostgresCheckpointer", () => {
     await cp.close();
   });
 
+  it("names the configured host for localhost URLs and for application pools", async () => {
+    const viaUrl = new PostgresCheckpointer({ connectionString: "postgres://postgres@localhost:5999/postgres" });
+    expect(((await rejection(viaUrl.setup())) as Error).message).toContain(
+      "Cannot connect to PostgreSQL at localhost:5999 (ECONNREFUSED)",
+    );
+    await viaUrl.close();
+    const pool = new pg.Pool({ host: "127.0.0.1", port: 5999, user: "postgres" });
+    const viaPool = new PostgresCheckpointer({ pool });
+    expect(((await rejection(viaPool.setup())) as Error).message).toContain("at 127.0.0.1:5999 (ECONNREFUSED)");
+    await viaPool.close();
+    await pool.end();
+  });
+
   it("an unknown host is named too", async () => {
     const cp = new PostgresCheckpointer({ connectionString: "postgres://postgres@no-such-host.invalid:5432/postgres" });
     const error = await rejection(cp.setup());
@@ -173,6 +186,23 @@ describe("PostgresCheckpointer", () => {
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
       for (const o of outcomes) if (o.status === "rejected") expect(isWorkflowConflictError(o.reason)).toBe(true);
     }
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("concurrent saves of the same step from two pools count it once", async () => {
+    const name = schema();
+    const a = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: name });
+    const b = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: name });
+    await a.createWorkflow({ id: "dup", graphName: "g", graphHash: "h" });
+    for (let round = 0; round < 30; round++) {
+      await Promise.all([
+        a.saveStep(step("dup", round, { values: { x: "a" } })),
+        b.saveStep(step("dup", round, { values: { x: "b" } })),
+        a.saveStep(step("dup", round, { values: { x: "c" } })),
+      ]);
+    }
+    expect((await a.getWorkflow("dup"))?.stepCount).toBe(30);
+    expect(await a.getSteps("dup")).toHaveLength(30);
     await Promise.all([a.close(), b.close()]);
   });
 

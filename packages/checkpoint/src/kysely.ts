@@ -97,6 +97,13 @@ export interface KyselyCheckpointerOptions {
    * host and port of a refused connection. Return `undefined` to use the generic message.
    */
   readonly describeError?: (error: unknown, context: ErrorContext) => string | undefined;
+  /**
+   * Recognises a connection that died (e.g. a pooled connection whose server backend was terminated while it
+   * sat idle). Reads, and write transactions that failed before their `BEGIN` went through, are then retried
+   * on another connection (up to 10 times, one per dead pooled connection); a transaction that had started is
+   * never retried (its caller gets the error).
+   */
+  readonly isConnectionLost?: (error: unknown) => boolean;
 }
 
 /**

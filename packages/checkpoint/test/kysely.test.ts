@@ -35,6 +35,7 @@ function recordingDb(kind: "sqlite" | "postgres", respond: Responder) {
     acquireConnection: async () => connection,
     beginTransaction: async () => {
       log.push("begin");
+      respond("begin", []);
     },
     commitTransaction: async () => {
       log.push("commit");
@@ -137,8 +138,8 @@ describe("KyselyCheckpointer", () => {
     await cp.saveStep(step, { epoch: 1 });
     expect(log[0]).toBe("BEGIN IMMEDIATE");
     expect(log[log.length - 1]).toBe("COMMIT");
-    expect(log.join("\n")).toMatch(/insert into "app_steps" .* on conflict \("workflow_id", "superstep", "node_name"\) do update/s);
-    expect(log.join("\n")).not.toMatch(/for no key update/);
+    expect(log.join("\n")).toMatch(/INSERT INTO "app_steps" .* ON CONFLICT \("workflow_id", "superstep", "node_name"\) DO UPDATE/s);
+    expect(log.join("\n")).not.toMatch(/for no key update/i);
   });
 
   it("postgres: saveStep locks the workflow row, checks the fence, upserts and updates in one transaction", async () => {
@@ -148,15 +149,16 @@ describe("KyselyCheckpointer", () => {
     log.length = 0;
     await cp.saveStep(step, { epoch: 1 });
     expect(log[0]).toBe("begin");
-    expect(log[1]).toMatch(/from "graph"."graph_workflows" where "id" = \$1 for no key update/);
-    expect(log.some((s) => /insert into "graph"."graph_steps"/.test(s))).toBe(true);
-    expect(log.some((s) => /update "graph"."graph_workflows" set "last_superstep"/.test(s))).toBe(true);
+    expect(log[1]).toMatch(/FROM "graph"."graph_workflows" w WHERE w.id = \$1 FOR NO KEY UPDATE OF w$/);
+    expect(log[2]).toMatch(/^SELECT idx AS existing FROM "graph"."graph_steps" WHERE workflow_id = \$1/);
+    expect(log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$15\) ON CONFLICT/.test(s))).toBe(true);
+    expect(log.some((s) => /^UPDATE "graph"."graph_workflows" SET last_superstep = \$1/.test(s))).toBe(true);
     expect(log[log.length - 1]).toBe("commit");
 
     log.length = 0;
     const stale = await rejection(cp.saveStep(step, { epoch: 0 }));
     expect(isWorkflowConflictError(stale)).toBe(true);
-    expect(log.some((s) => /insert/.test(s))).toBe(false);
+    expect(log.some((s) => /insert/i.test(s))).toBe(false);
     expect(log[log.length - 1]).toBe("rollback");
   });
 
@@ -202,6 +204,47 @@ describe("KyselyCheckpointer", () => {
       "KyselyCheckpointer.getWorkflow for workflow 'wf' failed: advice for SQLITE_IOERR in getWorkflow",
     );
     expect(error).toMatchObject({ operation: "getWorkflow", workflowId: "wf" });
+  });
+
+  it("retries a read, or a write whose BEGIN failed, once when the connection was dead; never a started transaction", async () => {
+    const lost = () => Object.assign(new Error("Connection terminated unexpectedly"), { code: "LOST" });
+    let failNext: RegExp | undefined;
+    const { db, log } = recordingDb("postgres", (sql, parameters) => {
+      if (failNext?.test(sql)) {
+        failNext = undefined;
+        throw lost();
+      }
+      return oneWorkflow(sql, parameters);
+    });
+    const isConnectionLost = (error: unknown) => (error as { code?: string }).code === "LOST";
+    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres" }, isConnectionLost });
+    await cp.setup();
+
+    failNext = /^select \* from "graph_steps"/;
+    expect(await cp.getSteps("wf")).toEqual([]);
+    expect(failNext).toBeUndefined();
+
+    // BEGIN failed: nothing of the call reached the database, so it is retried on a fresh connection.
+    log.length = 0;
+    failNext = /^begin$/;
+    await cp.saveStep(step, { epoch: 1 });
+    expect(log.filter((entry) => entry === "begin")).toHaveLength(2);
+    expect(log[log.length - 1]).toBe("commit");
+
+    // The transaction had begun (its first statement failed after BEGIN): the caller gets the error.
+    log.length = 0;
+    failNext = /FOR NO KEY UPDATE/;
+    const error = await rejection(cp.saveStep(step, { epoch: 1 }));
+    expect(isCheckpointError(error)).toBe(true);
+    expect(log.filter((entry) => entry === "begin")).toHaveLength(1);
+
+    // Without the hook nothing is retried.
+    const plain = recordingDb("postgres", (sql, parameters) => {
+      if (/^select \* from "graph_steps"/.test(sql)) throw lost();
+      return oneWorkflow(sql, parameters);
+    });
+    const noRetry = new KyselyCheckpointer({ db: plain.db, dialect: { kind: "postgres" } });
+    expect(isCheckpointError(await rejection(noRetry.getSteps("wf")))).toBe(true);
   });
 
   it("refuses calls after close", async () => {

@@ -43,12 +43,20 @@ export function guardPool(pool: Pool, owned: boolean): PostgresPool {
   if (owned || pool.listenerCount("error") === 0) pool.on("error", ignore);
   return {
     connect: async () => {
-      const client = await pool.connect();
-      if (!guarded.has(client)) {
-        guarded.add(client);
-        client.on("error", ignore);
+      for (let attempt = 0; ; attempt++) {
+        const client = await pool.connect();
+        // A client whose connection already failed while idle: drop it (release with an error) and take another.
+        const state = client as unknown as { _queryable?: boolean; _ending?: boolean };
+        if ((state._queryable === false || state._ending === true) && attempt < 3) {
+          client.release(true);
+          continue;
+        }
+        if (!guarded.has(client)) {
+          guarded.add(client);
+          client.on("error", ignore);
+        }
+        return client;
       }
-      return client;
     },
     end: () => (owned ? pool.end() : Promise.resolve()),
   };
@@ -61,16 +69,27 @@ function fieldOf(error: unknown, field: string): unknown {
   return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[field] : undefined;
 }
 
-/** An actionable sentence for a `pg` error, or `undefined` for anything else. */
-export function describePostgresError(error: unknown, server: ServerAddress, schema: string): string | undefined {
+/** Did the connection die (server restart, terminated backend, network)? */
+export function isConnectionLost(error: unknown): boolean {
+  const code = String(fieldOf(error, "code") ?? "");
+  const message = error instanceof Error ? error.message : String(error);
+  return LOST.has(code) || /Connection terminated|not queryable|server closed the connection/i.test(message);
+}
+
+/**
+ * An actionable sentence for a `pg` error, or `undefined` for anything else. `server` is where the
+ * configuration points (unknown for an application's own Kysely instance: then the error's address is used).
+ */
+export function describePostgresError(error: unknown, server: ServerAddress | undefined, schema: string): string | undefined {
   const code = String(fieldOf(error, "code") ?? "");
   const inner = fieldOf(error, "errors");
   const first = Array.isArray(inner) ? (inner[0] as unknown) : undefined;
   const address = fieldOf(error, "address") ?? fieldOf(first, "address");
   const port = fieldOf(error, "port") ?? fieldOf(first, "port");
-  const host =
-    typeof address === "string" && address !== "" && server.host === "localhost" ? address : server.host;
-  const at = `${host}:${typeof port === "number" ? port : server.port}`;
+  const at =
+    server !== undefined
+      ? `${server.host}:${server.port}`
+      : `${typeof address === "string" ? address : "the configured host"}:${typeof port === "number" ? port : 5432}`;
   const message = error instanceof Error ? error.message : String(error);
   if (UNREACHABLE.has(code)) {
     return `Cannot connect to PostgreSQL at ${at} (${code}). Is the server running? Set DATABASE_URL or pass connectionString.`;
@@ -81,7 +100,7 @@ export function describePostgresError(error: unknown, server: ServerAddress, sch
       "Set DATABASE_URL or pass connectionString (raise connectionTimeoutMs for slow networks)."
     );
   }
-  if (LOST.has(code) || /Connection terminated|not queryable|server closed the connection/i.test(message)) {
+  if (isConnectionLost(error)) {
     return (
       `the connection to PostgreSQL at ${at} was lost during the call (${code === "" ? message : `${code}: ${message}`}). ` +
       "The transaction was rolled back by the server, so nothing was half-written. Retry the call; the pool " +

@@ -11,7 +11,7 @@
  *   schema; SQLite relies on the write lock.
  * - Read snapshots: `REPEATABLE READ` on Postgres; a deferred transaction (a WAL snapshot) on SQLite.
  */
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { Kysely, SelectQueryBuilder } from "kysely";
 import { quoteIdentifier, tableNames } from "./schema.js";
 import type { TableNames } from "./schema.js";
@@ -21,6 +21,10 @@ export type DialectKind = "sqlite" | "postgres";
 
 // Kysely's `Kysely<any>`: the store addresses tables whose names depend on the configured prefix.
 export type AnyDb = Kysely<any>;
+
+const BEGIN_IMMEDIATE = CompiledQuery.raw("BEGIN IMMEDIATE");
+const COMMIT = CompiledQuery.raw("COMMIT");
+const ROLLBACK = CompiledQuery.raw("ROLLBACK");
 
 const writeQueues = new Map<string, Promise<void>>();
 
@@ -84,13 +88,13 @@ export class SqlDialect {
 
   #sqliteWrite<T>(db: AnyDb, body: (trx: AnyDb) => Promise<T>): Promise<T> {
     return db.connection().execute(async (connection) => {
-      await sql`BEGIN IMMEDIATE`.execute(connection);
+      await connection.executeQuery(BEGIN_IMMEDIATE);
       let result: T;
       try {
         result = await body(connection);
-        await sql`COMMIT`.execute(connection);
+        await connection.executeQuery(COMMIT);
       } catch (error) {
-        await sql`ROLLBACK`.execute(connection).catch(() => undefined);
+        await connection.executeQuery(ROLLBACK).catch(() => undefined);
         throw error;
       }
       return result;

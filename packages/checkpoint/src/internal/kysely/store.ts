@@ -40,9 +40,13 @@ import {
 import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import { SqlDialect } from "./dialect.js";
 import type { AnyDb } from "./dialect.js";
+import { HotStatements } from "./statements.js";
 import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
 import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
+
+/** How often a call is retried after meeting a dead pooled connection (one per connection a pool may hold). */
+const LOST_CONNECTION_RETRIES = 10;
 
 const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 
@@ -74,16 +78,22 @@ export class KyselyStore {
   readonly #serializer: Serializer;
   readonly #destroyOnClose: boolean;
   readonly #describeError: KyselyCheckpointerOptions["describeError"];
+  readonly #isConnectionLost: (error: unknown) => boolean;
   readonly #name: string;
   #setup: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #statements: HotStatements;
 
   constructor(options: KyselyCheckpointerOptions, name = "KyselyCheckpointer") {
     this.#name = name;
     const config = (message: string, path: string) =>
       new CheckpointError({ message: `${name}: ${message}`, operation: "constructor", path });
-    if (typeof options !== "object" || options === null || typeof options.db !== "object" || options.db === null) {
+    if (
+      typeof options !== "object" ||
+      options === null ||
+      typeof (options.db as { withoutPlugins?: unknown } | undefined)?.withoutPlugins !== "function"
+    ) {
       throw config("options.db must be a Kysely instance.", "db");
     }
     const kind = options.dialect?.kind;
@@ -117,10 +127,13 @@ export class KyselyStore {
       throw config("dialect.writeLockKey must be a string (the resolved database file path).", "dialect.writeLockKey");
     }
     this.dialect = new SqlDialect(kind, schema, prefix, writeLockKey);
-    this.#db = options.db;
+    // Without plugins: the store reads and writes its own column names (a CamelCasePlugin would rename them).
+    this.#db = options.db.withoutPlugins();
     this.#serializer = options.serializer ?? defaultSerializer;
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#describeError = options.describeError;
+    this.#isConnectionLost = options.isConnectionLost ?? (() => false);
+    this.#statements = new HotStatements(this.dialect);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -176,10 +189,40 @@ export class KyselyStore {
     return this.#setup;
   }
 
+  /**
+   * A write transaction, retried on a fresh connection when the connection turned out to be dead before
+   * `BEGIN` went through (nothing of this call reached the database then). Several pooled connections can die
+   * at once (a server restart), and each failed attempt drops one, hence up to {@link LOST_CONNECTION_RETRIES}.
+   */
+  async #write<T>(body: (trx: AnyDb) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      let started = false;
+      try {
+        return await this.dialect.write(this.#db, (trx) => {
+          started = true;
+          return body(trx);
+        });
+      } catch (error) {
+        if (started || attempt >= LOST_CONNECTION_RETRIES || !this.#isConnectionLost(error)) throw error;
+      }
+    }
+  }
+
+  /** A read, retried on a fresh connection when the connection turned out to be dead (see `#write`). */
+  async #read<T>(body: (db: AnyDb) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await body(this.#db);
+      } catch (error) {
+        if (attempt >= LOST_CONNECTION_RETRIES || !this.#isConnectionLost(error)) throw error;
+      }
+    }
+  }
+
   async #migrate(): Promise<void> {
     const d = this.dialect;
     const key = lockKey(`${d.schema ?? ""}.${d.prefix}`);
-    await d.write(this.#db, async (trx) => {
+    await this.#write(async (trx) => {
       await d.beginMigration(trx, key);
       await sql
         .raw(
@@ -234,7 +277,7 @@ export class KyselyStore {
     if (ttlMs === undefined) return 0;
     const d = this.dialect;
     const now = Date.now();
-    return d.write(this.#db, async (trx) => {
+    return this.#write(async (trx) => {
       const expired = (await d
         .scoped(trx)
         .selectFrom(d.names.workflows)
@@ -288,7 +331,7 @@ export class KyselyStore {
       await this.#pruneExpired();
       const d = this.dialect;
       const now = Date.now();
-      const { row, created } = await d.write(this.#db, async (trx) => {
+      const { row, created } = await this.#write(async (trx) => {
         const inserted = (await d
           .scoped(trx)
           .insertInto(d.names.workflows)
@@ -326,7 +369,7 @@ export class KyselyStore {
       validateClaimOptions(id, options);
       const d = this.dialect;
       const { owner, ttlMs } = options;
-      return d.write(this.#db, async (trx) => {
+      return this.#write(async (trx) => {
         const now = Date.now();
         const expiresAt = now + Math.ceil(ttlMs);
         // One conditional UPDATE: the database decides atomically who wins. A live lease of the same owner is
@@ -370,7 +413,7 @@ export class KyselyStore {
       if (!isStorableText(id) || typeof lease !== "object" || lease === null) return;
       if (typeof lease.owner !== "string" || !Number.isSafeInteger(lease.epoch)) return;
       const d = this.dialect;
-      await d.write(this.#db, (trx) =>
+      await this.#write((trx) =>
         d
           .scoped(trx)
           .updateTable(d.names.workflows)
@@ -394,47 +437,19 @@ export class KyselyStore {
       const row = encodeStep(step, this.#serializer);
       const d = this.dialect;
       const id = step.workflowId;
-      await d.write(this.#db, async (trx) => {
+      await this.#write(async (trx) => {
         const q = d.scoped(trx);
-        const workflow = (await d
-          .lock(
-            q
-              .selectFrom(d.names.workflows)
-              .select(["lease_epoch", "lease_owner", "lease_expires_at", "last_superstep", "step_count"])
-              .where("id", "=", id),
-          )
-          .executeTakeFirst()) as
-          | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count">
+        const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName))).rows[0] as
+          | (Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"> & {
+              existing: unknown;
+            })
           | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "saveStep");
         this.#checkFence(id, workflow, fence, "saveStep");
-        const existing = await q
-          .selectFrom(d.names.steps)
-          .select("idx")
-          .where("workflow_id", "=", id)
-          .where("superstep", "=", step.superstep)
-          .where("node_name", "=", step.nodeName)
-          .executeTakeFirst();
-        await q
-          .insertInto(d.names.steps)
-          .values(row)
-          .onConflict((oc) =>
-            oc.columns(["workflow_id", "superstep", "node_name"]).doUpdateSet((eb) => ({
-              idx: eb.ref("excluded.idx"),
-              status: eb.ref("excluded.status"),
-              input_versions: eb.ref("excluded.input_versions"),
-              value_keys: eb.ref("excluded.value_keys"),
-              values: eb.ref("excluded.values"),
-              decision: eb.ref("excluded.decision"),
-              child_workflow_id: eb.ref("excluded.child_workflow_id"),
-              pause: eb.ref("excluded.pause"),
-              truncated: eb.ref("excluded.truncated"),
-              error: eb.ref("excluded.error"),
-              started_at: eb.ref("excluded.started_at"),
-              completed_at: eb.ref("excluded.completed_at"),
-            })),
-          )
-          .execute();
+        const existence = this.#statements.stepExists(id, step.superstep, step.nodeName);
+        const found = existence === undefined ? workflow.existing : (await trx.executeQuery(existence)).rows[0];
+        const existing = found === null || found === undefined ? undefined : found;
+        await trx.executeQuery(this.#statements.upsertStep(row));
         let stepCount = Number(workflow.step_count) + (existing === undefined ? 1 : 0);
         if (this.policy.retention !== "full") {
           const summaries = (
@@ -454,15 +469,8 @@ export class KyselyStore {
             stepCount -= Number(deleted.numDeletedRows);
           }
         }
-        await q
-          .updateTable(d.names.workflows)
-          .set({
-            last_superstep: Math.max(Number(workflow.last_superstep), step.superstep),
-            step_count: stepCount,
-            updated_at: Date.now(),
-          })
-          .where("id", "=", id)
-          .execute();
+        const lastSuperstep = Math.max(Number(workflow.last_superstep), step.superstep);
+        await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
       });
     });
   }
@@ -532,7 +540,7 @@ export class KyselyStore {
               });
       }
       const d = this.dialect;
-      const row = await d.write(this.#db, async (trx) => {
+      const row = await this.#write(async (trx) => {
         const q = d.scoped(trx);
         const workflow = (await d
           .lock(q.selectFrom(d.names.workflows).select(["lease_epoch", "lease_owner", "lease_expires_at"]).where("id", "=", id))
@@ -554,7 +562,9 @@ export class KyselyStore {
     return this.#run("getWorkflow", id, async () => {
       if (!isStorableText(id)) return undefined;
       const d = this.dialect;
-      const row = (await d.scoped(this.#db).selectFrom(d.names.workflows).selectAll().where("id", "=", id).executeTakeFirst()) as
+      const row = (await this.#read((db) =>
+        d.scoped(db).selectFrom(d.names.workflows).selectAll().where("id", "=", id).executeTakeFirst(),
+      )) as
         | WorkflowRow
         | undefined;
       return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "getWorkflow");
@@ -572,14 +582,16 @@ export class KyselyStore {
   getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
     return this.#run("getSteps", id, async () => {
       if (!isStorableText(id)) return [];
-      return this.#readSteps(this.#db, id, superstepBound(options?.throughSuperstep, "getSteps", id), "getSteps");
+      const bound = superstepBound(options?.throughSuperstep, "getSteps", id);
+      return this.#read((db) => this.#readSteps(db, id, bound, "getSteps"));
     });
   }
 
   getState(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<Readonly<Record<string, unknown>>> {
     return this.#run("getState", id, async () => {
       if (!isStorableText(id)) return {};
-      const steps = await this.#readSteps(this.#db, id, superstepBound(options?.throughSuperstep, "getState", id), "getState");
+      const bound = superstepBound(options?.throughSuperstep, "getState", id);
+      const steps = await this.#read((db) => this.#readSteps(db, id, bound, "getState"));
       return foldSteps(steps).values;
     });
   }
@@ -589,7 +601,7 @@ export class KyselyStore {
       if (!isStorableText(id)) return undefined;
       const bound = superstepBound(options?.superstep, "getCheckpoint", id);
       const d = this.dialect;
-      const read = await d.read(this.#db, async (trx) => {
+      const read = await this.#read((db) => d.read(db, async (trx) => {
         const workflow = (await d
           .scoped(trx)
           .selectFrom(d.names.workflows)
@@ -598,7 +610,7 @@ export class KyselyStore {
           .executeTakeFirst()) as Pick<WorkflowRow, "last_superstep"> | undefined;
         if (workflow === undefined) return undefined;
         return { lastSuperstep: Number(workflow.last_superstep), steps: await this.#readSteps(trx, id, bound, "getCheckpoint") };
-      });
+      }));
       if (read === undefined) return undefined;
       const { values, versions } = foldSteps(read.steps);
       const last = bound === undefined ? read.lastSuperstep : Math.min(bound, read.lastSuperstep);
@@ -628,7 +640,8 @@ export class KyselyStore {
           eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
         );
       }
-      const rows = (await query.orderBy("created_at").orderBy("id").limit(limit + 1).execute()) as WorkflowRow[];
+      const finalQuery = query.orderBy("created_at").orderBy("id").limit(limit + 1);
+      const rows = (await this.#read(() => finalQuery.execute())) as WorkflowRow[];
       const page = rows.slice(0, limit).map((row) => decodeWorkflow(row, this.#serializer, "listWorkflows"));
       const last = page[page.length - 1];
       return {
@@ -643,13 +656,13 @@ export class KyselyStore {
   deleteWorkflow(id: string): Promise<void> {
     return this.#run("deleteWorkflow", id, async () => {
       if (!isStorableText(id)) return;
-      await this.dialect.write(this.#db, (trx) => this.#deleteTree(trx, id));
+      await this.#write((trx) => this.#deleteTree(trx, id));
     });
   }
 
   /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */
   storageBytes(): Promise<number> {
-    return this.#run("storageBytes", undefined, () => this.dialect.storageBytes(this.#db));
+    return this.#run("storageBytes", undefined, () => this.#read((db) => this.dialect.storageBytes(db)));
   }
 
   /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */

@@ -1,0 +1,107 @@
+/**
+ * The statements of the hot path (`saveStep`), rendered to SQL text once per store instead of being built with
+ * the query builder on every call (building and compiling costs more than SQLite takes to run them). Written
+ * with `?` placeholders; Postgres gets `$1…$n`. Both dialects accept the same text otherwise.
+ */
+import { CompiledQuery } from "kysely";
+import type { SqlDialect } from "./dialect.js";
+import type { StepRow } from "./rows.js";
+
+/** The columns of a step row, in insert order. */
+export const STEP_COLUMNS = [
+  "workflow_id",
+  "superstep",
+  "node_name",
+  "idx",
+  "status",
+  "input_versions",
+  "value_keys",
+  "values",
+  "decision",
+  "child_workflow_id",
+  "pause",
+  "truncated",
+  "error",
+  "started_at",
+  "completed_at",
+] as const satisfies readonly (keyof StepRow)[];
+
+function numbered(kind: SqlDialect["kind"], text: string): string {
+  if (kind !== "postgres") return text;
+  let n = 0;
+  return text.replaceAll("?", () => `$${++n}`);
+}
+
+/** Prepared SQL texts of one store. */
+export class HotStatements {
+  readonly #separateExistence: boolean;
+  readonly #lockForStep: string;
+  readonly #stepExists: string;
+  readonly #upsertStep: string;
+  readonly #afterStep: string;
+
+  constructor(d: SqlDialect) {
+    const workflows = d.table("workflows");
+    const steps = d.table("steps");
+    // Whether the step exists decides if step_count grows. SQLite reads it in the same statement: the transaction
+    // already holds the write lock, so its snapshot is current. Postgres must read it in a statement that starts
+    // after the row lock is granted: a statement that waited for the lock still reads other tables from the
+    // snapshot it took before waiting, and would miss a step committed by the previous lock holder.
+    this.#separateExistence = d.kind === "postgres";
+    const existence = this.#separateExistence
+      ? "NULL"
+      : `(SELECT s.idx FROM ${steps} s WHERE s.workflow_id = w.id AND s.superstep = ? AND s.node_name = ?)`;
+    this.#lockForStep = numbered(
+      d.kind,
+      "SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at, w.last_superstep, w.step_count, " +
+        `${existence} AS existing FROM ${workflows} w WHERE w.id = ?` +
+        (d.kind === "postgres" ? " FOR NO KEY UPDATE OF w" : ""),
+    );
+    this.#stepExists = numbered(
+      d.kind,
+      `SELECT idx AS existing FROM ${steps} WHERE workflow_id = ? AND superstep = ? AND node_name = ?`,
+    );
+    const quoted = STEP_COLUMNS.map((column) => `"${column}"`);
+    const updates = quoted.slice(3).map((column) => `${column} = excluded.${column}`);
+    this.#upsertStep = numbered(
+      d.kind,
+      `INSERT INTO ${steps} (${quoted.join(", ")}) VALUES (${quoted.map(() => "?").join(", ")}) ` +
+        `ON CONFLICT ("workflow_id", "superstep", "node_name") DO UPDATE SET ${updates.join(", ")}`,
+    );
+    this.#afterStep = numbered(
+      d.kind,
+      `UPDATE ${workflows} SET last_superstep = ?, step_count = ?, updated_at = ? WHERE id = ?`,
+    );
+  }
+
+  /**
+   * Locks the workflow row (Postgres) and reads its lease and counters, and on SQLite whether the step exists
+   * already (`existing`; on Postgres ask {@link stepExists} next).
+   */
+  lockForStep(workflowId: string, superstep: number, nodeName: string): CompiledQuery {
+    return CompiledQuery.raw(
+      this.#lockForStep,
+      this.#separateExistence ? [workflowId] : [superstep, nodeName, workflowId],
+    );
+  }
+
+  /** Postgres: whether the step exists, read after the row lock is held; `undefined` when `lockForStep` told. */
+  stepExists(workflowId: string, superstep: number, nodeName: string): CompiledQuery | undefined {
+    return this.#separateExistence
+      ? CompiledQuery.raw(this.#stepExists, [workflowId, superstep, nodeName])
+      : undefined;
+  }
+
+  /** Inserts or replaces one step row. */
+  upsertStep(row: StepRow): CompiledQuery {
+    return CompiledQuery.raw(
+      this.#upsertStep,
+      STEP_COLUMNS.map((column) => row[column]),
+    );
+  }
+
+  /** Updates the workflow's counters after a step. */
+  afterStep(workflowId: string, lastSuperstep: number, stepCount: number, updatedAt: number): CompiledQuery {
+    return CompiledQuery.raw(this.#afterStep, [lastSuperstep, stepCount, updatedAt, workflowId]);
+  }
+}
