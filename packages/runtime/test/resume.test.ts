@@ -144,3 +144,45 @@ describe("durable execution with a checkpointer", () => {
     await runner.close();
   });
 });
+
+describe("resume regressions", () => {
+  it("a crash between a loop's first iteration and its gate's first decision resumes at the gate", async () => {
+    const calls: string[] = [];
+    const increment = node({ name: "increment", output: "count" }, ({ count }: { count: number }) => (calls.push("increment"), count + 1));
+    const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) => (calls.push("check"), count >= 3 ? END : "increment"));
+    const graph = new Graph([increment, check], { name: "loop" }).bind({ count: 0 });
+    const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
+    const t = new Date();
+    await cp.createWorkflow({ id: "wf", graphName: "loop", graphHash: graph.definitionHash });
+    await cp.updateWorkflow("wf", { status: "running" });
+    await cp.saveStep({ workflowId: "wf", superstep: 1, nodeName: "increment", index: 1, status: "completed", inputVersions: { count: 0 }, values: { count: 1 }, truncated: false, startedAt: t, completedAt: t });
+    const runner = new Runner({ checkpointer: cp });
+    const r = await runner.run(graph, { workflowId: "wf" });
+    expect(calls).toEqual(["check", "increment", "check", "increment", "check"]);
+    expect(r.values.count).toBe(3);
+    await runner.close();
+  });
+
+  it("a new turn of a finished gated loop runs the loop again", async () => {
+    const increment = node({ name: "increment", output: "count" }, ({ count, step }: { count: number; step: number }) => count + step);
+    const check = route({ name: "check", targets: ["increment", END] }, ({ count, limit }: { count: number; limit: number }) => (count >= limit ? END : "increment"));
+    const graph = new Graph([increment, check], { name: "loop" }).bind({ count: 0, step: 1 });
+    const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
+    expect((await runner.run(graph, { workflowId: "t", values: { limit: 2 } })).values.count).toBe(2);
+    expect((await runner.run(graph, { workflowId: "t", values: { limit: 5 } })).values.count).toBe(5);
+    await runner.close();
+  });
+
+  it("a replayed GraphNode still has its nested RunResult", async () => {
+    const y = node({ name: "y", output: "y" }, ({ x }: { x: number }) => x + 1);
+    const inner = new Graph([y], { name: "inner" });
+    const approval = interrupt({ name: "approval", input: "y", response: "ok" });
+    const g = new Graph([inner.asNode(), approval], { name: "outer" });
+    const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
+    expect((await runner.run(g, { workflowId: "n", values: { x: 1 } })).status).toBe("paused");
+    const r = await runner.run(g, { workflowId: "n", values: { ok: "yes" } });
+    expect(r.status).toBe("completed");
+    expect(r.get("inner/y")).toBe(2);
+    await runner.close();
+  });
+});

@@ -67,44 +67,9 @@ export interface EngineOptions {
 
 const SLOW = 120_000;
 
-/**
- * Kill points that fail because of a known runtime bug. Their test passes only while the bug shows its known
- * symptom (any other failure still fails it), and fails with "looks fixed" once the runtime is fixed — then delete
- * the entry.
- *
- * 5: killed after the loop's first `refine`, before its gate `check` ever decided. On resume the runtime runs
- * `refine` again instead of `check`: the do-while opening of a cycle entry (packages/runtime/src/internal/engine.ts,
- * `#permitted`) is decided with the per-run `#ranThisRun`, which is empty after a restore, and the entry is stale on
- * its own output (gated nodes have no own-output exemption). The loop skips one gate decision: `check` runs 2 times
- * instead of 3 and the stored steps differ (here the final values still match only because `check` compares a
- * counter).
- */
-const KNOWN_RUNTIME_BUGS: ReadonlyMap<number, { readonly title: string; readonly symptom: string }> = new Map([
-  [5, { title: "resume re-enters a do-while loop before its gate decided", symptom: "executions per node" }],
-]);
-
-/** Registers one kill point's test (concurrent), accounting for {@link KNOWN_RUNTIME_BUGS}. */
-function killPoint(k: number, name: string, body: () => Promise<void>): void {
-  const bug = KNOWN_RUNTIME_BUGS.get(k);
-  if (bug === undefined) {
-    it.concurrent(name, { timeout: SLOW }, body);
-    return;
-  }
-  it.concurrent(`${name} [known runtime bug: ${bug.title}]`, { timeout: SLOW }, async () => {
-    let failure: unknown;
-    try {
-      await body();
-    } catch (error) {
-      failure = error;
-    }
-    if (failure === undefined) {
-      throw new Error(
-        `Kill point ${k} passes now: the runtime bug "${bug.title}" looks fixed. Delete entry ${k} of ` +
-          "KNOWN_RUNTIME_BUGS in @graph/checkpoint-conformance src/internal/engine.ts.",
-      );
-    }
-    if (!(failure instanceof Error) || !failure.message.includes(bug.symptom)) throw failure;
-  });
+/** Registers one kill point's test (they run concurrently, each on its own workflow id). */
+function killPoint(_k: number, name: string, body: () => Promise<void>): void {
+  it.concurrent(name, { timeout: SLOW }, body);
 }
 
 const WORKFLOWS = ["", "/enrich"] as const;

@@ -33,6 +33,8 @@ interface Execution {
 export type RunError = NodeExecutionError | MissingInputError | InfiniteLoopError | VersionMismatchError | RoutingError | import("@graph/checkpoint").CheckpointError | import("@graph/checkpoint").WorkflowConflictError;
 
 const STOPPED = Symbol("stopped");
+/** `decision` of an input step that starts a turn (input steps have no real decision). */
+const TURN_MARK = "turn";
 
 function toStoredError(error: unknown): StoredError {
   const e = error as { name?: string; message?: string; _tag?: string; stack?: string };
@@ -818,6 +820,7 @@ export class Engine {
     }
     if (!any) return undefined;
     const index = this.#nextIndex++;
+    this.#turnStart = this.#newTurn ? index : this.#turnStart;
     this.#superstep++; // the input step gets its own superstep so it never replaces an earlier one
     for (const [k, v] of Object.entries(changed)) this.#write(k, v, index, INPUT_STEP);
     const now = new Date();
@@ -829,6 +832,8 @@ export class Engine {
       status: "completed",
       inputVersions: {},
       values: changed,
+      // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
+      ...(this.#newTurn ? { decision: [TURN_MARK] } : {}),
       truncated: false,
       startedAt: now,
       completedAt: now,
@@ -891,29 +896,69 @@ export class Engine {
         return Effect.succeed({ steps: this.#forked, turn: false });
       }),
       Effect.map(({ steps, turn }) => this.#fold(steps, turn)),
+      Effect.flatMap(() => this.#restoreNested()),
+    );
+  }
+
+  /** Nested RunResults of GraphNodes that finished before this run (they are replayed, not re-run). */
+  #restoreNested(): Effect.Effect<void, RunError> {
+    const store = this.config.shared.store!;
+    const todo: Array<[GraphNode, StepRecord]> = [];
+    for (const [name, step] of this.#replayedGraphNodes) {
+      const n = this.graph.nodes.get(name);
+      if (n instanceof GraphNode && step.childWorkflowId !== undefined) todo.push([n, step]);
+    }
+    if (todo.length === 0) return Effect.void;
+    return Effect.forEach(
+      todo,
+      ([n, step]) => {
+        if (n.mapOverConfig !== undefined) {
+          const values: Record<string, unknown> = {};
+          for (const [outer, v] of Object.entries(step.values)) values[n.innerOutput(outer) ?? outer] = v;
+          this.#nested.set(n.name, new RunResult({ status: "completed", values, workflowId: step.childWorkflowId, runId: this.config.runId }));
+          return Effect.void;
+        }
+        return loadChildResult(store, step.childWorkflowId!, n.graph, this.config.runId).pipe(Effect.map((r) => void this.#nested.set(n.name, r)));
+      },
+      { discard: true },
     );
   }
 
   #forked: StepRecord[] = [];
+  #replayedGraphNodes: Array<[string, StepRecord]> = [];
+  /** This run starts a turn (a fresh workflow, or a finished one run again). */
+  #newTurn = true;
+  #turnStart = 0;
   #inputStep: StepRecord | undefined;
 
   #fold(steps: readonly StepRecord[], newTurn: boolean): void {
     const sorted = [...steps].sort((a, b) => a.index - b.index);
     const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
     const lastCompleted = new Map<string, StepRecord>();
+    let turnStart = 0;
     for (const s of sorted) {
       this.#nextIndex = Math.max(this.#nextIndex, s.index + 1);
       this.#superstep = Math.max(this.#superstep, s.superstep);
       for (const [k, v] of Object.entries(s.values)) this.#values.set(k, { value: v, version: s.index, writer: s.nodeName });
+      if (s.nodeName === INPUT_STEP && Array.isArray(s.decision) && s.decision[0] === TURN_MARK) {
+        // A new turn began here: earlier gate decisions and runs belong to finished turns.
+        turnStart = s.index;
+        lastDecision.clear();
+        this.#ranThisRun.clear();
+      }
       if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
       const node = this.graph.nodes.get(s.nodeName);
       if (node === undefined) continue;
       this.#everRan.add(s.nodeName);
       this.#consumed.set(s.nodeName, s.inputVersions);
       lastCompleted.set(s.nodeName, s);
+      // Ran in the current turn: a loop entry does not get its before-the-gate run again.
+      if (s.index > turnStart) this.#ranThisRun.add(s.nodeName);
       if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
     }
     // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
+    this.#newTurn = newTurn || sorted.length === 0;
+    if (newTurn) this.#ranThisRun.clear();
     if (!newTurn) {
       for (const [gate, { index, decision }] of lastDecision) {
         this.#decided.add(gate);
@@ -923,6 +968,7 @@ export class Engine {
         this.#event("RouteDecision", { gate, decision, replayed: true });
       }
     }
+    this.#replayedGraphNodes = [...lastCompleted].filter(([name]) => this.graph.nodes.get(name) instanceof GraphNode);
     for (const [name, s] of lastCompleted) {
       if (this.graph.nodes.get(name) instanceof GateNode) continue;
       this.#event("NodeEnd", { nodeName: name, outputs: s.values, durationMs: 0, cached: false, replayed: true, truncated: s.truncated });
@@ -1153,4 +1199,29 @@ class NodeCtx {
   emit(chunk: unknown): void {
     this.#engine.emitChunk(this.#ex, chunk, this.#chunks++);
   }
+}
+
+/** Rebuilds a finished child run's RunResult from storage (its produced values and its own nested results). */
+function loadChildResult(
+  store: NonNullable<RunConfig["shared"]["store"]>,
+  workflowId: string,
+  graph: Graph,
+  runId: string,
+): Effect.Effect<RunResult, RunError> {
+  return Effect.all([store.getWorkflow(workflowId), store.getSteps(workflowId)]).pipe(
+    Effect.flatMap(([workflow, steps]) => {
+      const values: Record<string, unknown> = {};
+      const children: Array<[GraphNode, string]> = [];
+      for (const s of [...steps].sort((a, b) => a.index - b.index)) {
+        if (s.nodeName === INPUT_STEP) continue;
+        Object.assign(values, s.values);
+        const n = graph.nodes.get(s.nodeName);
+        if (n instanceof GraphNode && s.childWorkflowId !== undefined && s.status === "completed") children.push([n, s.childWorkflowId]);
+      }
+      const status: RunStatus = workflow?.status === "running" || workflow === undefined ? "completed" : workflow.status;
+      return Effect.forEach(children, ([n, id]) =>
+        n.mapOverConfig !== undefined ? Effect.succeed(undefined) : loadChildResult(store, id, n.graph, runId).pipe(Effect.map((r) => void (values[n.name] = r))),
+      ).pipe(Effect.map(() => new RunResult({ status, values, workflowId, runId })));
+    }),
+  );
 }
