@@ -172,9 +172,9 @@ export class MemoryCheckpointer implements Checkpointer {
     if (current !== undefined && current.expiresAt > now && current.owner !== options.owner) {
       throw leaseHeldError(id, current.owner, new Date(current.expiresAt));
     }
-    // Same owner with a live lease renews and keeps its epoch (its in-flight fenced writes stay valid);
-    // anything else is a new claim with a new epoch.
-    const renew = current !== undefined && current.expiresAt > now && current.owner === options.owner;
+    // The lease's owner claiming again keeps the epoch, even just after expiry: nobody claimed in between (a claim
+    // would have changed the owner), so its in-flight fenced writes stay valid. Anything else gets a new epoch.
+    const renew = current !== undefined && current.owner === options.owner;
     if (!renew) workflow.epoch += 1;
     workflow.lease = { owner: options.owner, epoch: workflow.epoch, expiresAt: now + options.ttlMs };
     return toLease(id, workflow.lease);

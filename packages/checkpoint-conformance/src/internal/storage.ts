@@ -651,6 +651,19 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
       });
     });
 
+    it("the holder re-claiming just after expiry (nobody claimed in between) keeps its epoch", async () => {
+      await run(async (checkpointer) => {
+        const id = ids("lapsed")();
+        await create(checkpointer, id);
+        const first = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 30 });
+        await sleep(60);
+        const again = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 10_000 });
+        expect(again.epoch).toBe(first.epoch);
+        await checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }), { epoch: first.epoch });
+        expect((await checkpointer.getSteps(id)).length).toBe(1);
+      });
+    });
+
     it("writes with a stale fence are rejected with WorkflowConflictError and write nothing", async () => {
       await run(async (checkpointer) => {
         const id = ids("fence")();

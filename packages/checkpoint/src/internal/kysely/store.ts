@@ -373,14 +373,15 @@ export class KyselyStore {
         const now = Date.now();
         const expiresAt = now + Math.ceil(ttlMs);
         // One conditional UPDATE: the database decides atomically who wins. A live lease of the same owner is
-        // renewed with its epoch kept (its in-flight fenced writes stay valid); any other claim bumps the epoch.
+        // renewed with its epoch kept (its in-flight fenced writes stay valid), even just after expiry, since nobody
+        // claimed in between (a claim changes the owner); any other claim bumps the epoch.
         const claimed = (await d
           .scoped(trx)
           .updateTable(d.names.workflows)
           .set((eb) => ({
             lease_epoch: eb
               .case()
-              .when(eb.and([eb("lease_owner", "=", owner), eb("lease_expires_at", ">", now)]))
+              .when("lease_owner", "=", owner)
               .then(eb.ref("lease_epoch"))
               .else(eb("lease_epoch", "+", 1))
               .end(),
