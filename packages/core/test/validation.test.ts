@@ -338,3 +338,17 @@ describe("9. duplicates and unknown names", () => {
     expect(error.where).toBe("b");
   });
 });
+
+describe("mutually exclusive producers behind a looping gate", () => {
+  it("two exit targets of a gate that also loops back may produce the same value", () => {
+    const write = node({ name: "write", output: "draft" }, ({ feedback }: { feedback: string[] }) => `d${feedback.length}`);
+    const review = interrupt({ name: "review", input: "draft", response: "decision" });
+    const collect = node({ name: "collect", output: "feedback" }, ({ feedback, decision }: { feedback: string[]; decision: string }) => [...feedback, decision]);
+    const gate = route({ name: "gate", targets: ["write", "accept", "reject", END] }, ({ decision }: { decision: string }) => (decision === "ok" ? "accept" : "write"));
+    const accept = node({ name: "accept", output: "outcome" }, ({ draft }: { draft: string }) => `a:${draft}`);
+    const reject = node({ name: "reject", output: "outcome" }, ({ draft }: { draft: string }) => `r:${draft}`);
+    expect(() => new Graph([write, review, collect, gate, accept, reject]).bind({ feedback: [] })).not.toThrow();
+    const other = node({ name: "other", output: "outcome" }, ({ draft }: { draft: string }) => draft);
+    expect(() => new Graph([write, review, collect, gate, accept, reject, other])).toThrow(/Multiple nodes produce 'outcome'/);
+  });
+});

@@ -51,7 +51,14 @@ function exclusive(graph: Graph, nodes: readonly AnyNode[], a: string, b: string
     const targets = g.targets.filter((t): t is string => t !== END);
     const branches = targets.map((t) => branchOf(graph, g.name, t));
     // Only the part of each branch no other target reaches is exclusive to it.
-    const owned = branches.map((b, i) => new Set([...b].filter((n) => branches.every((other, j) => j === i || !other.has(n)))));
+    // A target itself only runs when the gate picks it, so it always belongs to its own branch, even when data
+    // from another branch also reaches it (e.g. a loop's `write` feeding both `accept` and `reject`).
+    // A target in the gate's own loop runs before the gate first decides (do-while), so its branch is not exclusive.
+    const owned = branches.map((b, i) =>
+      graph.analysis.sameCycle(g.name, targets[i]!)
+        ? new Set<string>()
+        : new Set([...b].filter((n) => n === targets[i] || (!targets.includes(n) && branches.every((other, j) => j === i || !other.has(n))))),
+    );
     const ia = owned.findIndex((s) => s.has(a));
     const ib = owned.findIndex((s) => s.has(b));
     if (ia >= 0 && ib >= 0 && ia !== ib) return true;
