@@ -36,6 +36,8 @@ export type GraphEvent =
   | (EventBase & {
       readonly type: "NodeEnd";
       readonly nodeName: string;
+      /** "stopped" when a stop cut the node off (it produced nothing). */
+      readonly status: "completed" | "stopped";
       readonly outputs: Readonly<Record<string, unknown>>;
       readonly durationMs: number;
       readonly cached: boolean;

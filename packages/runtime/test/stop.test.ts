@@ -105,7 +105,7 @@ describe("stop signals", () => {
     ]);
     const stop = all.find((e) => e.type === "StopRequested");
     expect(stop).toMatchObject({ type: "StopRequested", info: { reason: "user" }, workflowId: handle.workflowId, runId: r.runId });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "work")).toMatchObject({ outputs: {}, truncated: false });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "work")).toMatchObject({ status: "stopped", outputs: {}, truncated: false });
     expect(handle.runId).toBe(r.runId);
   });
 
@@ -243,8 +243,8 @@ describe("completeOnStop", () => {
 
     const writeEnd = all.find((e) => e.type === "NodeEnd" && e.nodeName === "write");
     expect(writeEnd).toMatchObject({ outputs: { text: "Hello cats" }, truncated: true, replayed: false, cached: false });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({ outputs: {}, truncated: false });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "summarize")).toMatchObject({ outputs: { summary: "summary of Hello cats" }, truncated: false });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({ status: "stopped", outputs: {}, truncated: false });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "summarize")).toMatchObject({ status: "completed", outputs: { summary: "summary of Hello cats" }, truncated: false });
     expect(all.some((e) => e.type === "NodeStart" && e.nodeName === "useFacts")).toBe(false);
     expect(all.filter((e) => e.type === "StreamingChunk").map((e) => [(e as { index: number }).index, (e as { chunk: unknown }).chunk])).toEqual([
       [0, "Hello "],

@@ -758,7 +758,7 @@ export class Engine {
         for (const k in o.outputs) this.#write(k, o.outputs[k], index, n.name);
         if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
         if (this.config.emitter.active) {
-          this.#event("NodeEnd", { nodeName: n.name, outputs: o.outputs, durationMs: Date.now() - ex.startedAt, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
+          this.#event("NodeEnd", { nodeName: n.name, status: "completed", outputs: o.outputs, durationMs: Date.now() - ex.startedAt, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
         }
         if (o.truncated) this.#stopped = true;
         return;
@@ -769,7 +769,7 @@ export class Engine {
       case "stopped":
         this.#settled.add(n.name);
         this.#stopped = true;
-        this.#event("NodeEnd", { nodeName: n.name, outputs: {}, durationMs: Date.now() - ex.startedAt, cached: false, replayed: false, truncated: false }, ex.spanId);
+        this.#event("NodeEnd", { nodeName: n.name, status: "stopped", outputs: {}, durationMs: Date.now() - ex.startedAt, cached: false, replayed: false, truncated: false }, ex.spanId);
         return;
       case "failed": {
         this.#settled.add(n.name);
@@ -971,7 +971,7 @@ export class Engine {
     this.#replayedGraphNodes = [...lastCompleted].filter(([name]) => this.graph.nodes.get(name) instanceof GraphNode);
     for (const [name, s] of lastCompleted) {
       if (this.graph.nodes.get(name) instanceof GateNode) continue;
-      this.#event("NodeEnd", { nodeName: name, outputs: s.values, durationMs: 0, cached: false, replayed: true, truncated: s.truncated });
+      this.#event("NodeEnd", { nodeName: name, status: "completed", outputs: s.values, durationMs: 0, cached: false, replayed: true, truncated: s.truncated });
     }
     this.#inputStep = this.#mergeInputs();
   }
