@@ -107,3 +107,4 @@ export function describeCheckpointer(options: DescribeCheckpointerOptions): void
     if (options.engine?.skip !== true) describeEngine(options);
   });
 }
+export { runTogether, startWorker, waitUntil, workerStart, type Worker } from "./workers.js";

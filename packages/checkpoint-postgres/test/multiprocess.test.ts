@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
 import { admin, DATABASE_URL, dropSchemas, randomSchema, requirePostgres } from "./fixtures/server.js";
-import { runTogether } from "./fixtures/processes.js";
+import { fileURLToPath } from "node:url";
+import { runTogether as runWorkers } from "@graph/checkpoint-conformance";
+
+const workerScript = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
+const runTogether = (argsList: readonly (readonly string[])[]) => runWorkers(workerScript, argsList);
 
 const schemas: string[] = [];
 beforeAll(requirePostgres);

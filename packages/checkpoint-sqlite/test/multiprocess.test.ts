@@ -3,7 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "../src/index.js";
-import { runTogether } from "./fixtures/processes.js";
+import { fileURLToPath } from "node:url";
+import { runTogether as runWorkers } from "@graph/checkpoint-conformance";
+
+const workerScript = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
+const runTogether = (argsList: readonly (readonly string[])[]) => runWorkers(workerScript, argsList);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-sqlite-mp-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,131 @@
+/**
+ * Helpers for an adapter's own multi-process tests: start real child processes running a TypeScript worker
+ * script, release them at the same instant, and collect one result from each over IPC.
+ *
+ * @module
+ */
+import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+
+/**
+ * A running worker process.
+ *
+ * @example
+ * ```ts
+ * const worker: Worker = startWorker("/abs/test/fixtures/worker.ts", ["claim", file]);
+ * await worker.ready;
+ * ```
+ */
+export interface Worker {
+  readonly child: ChildProcess;
+  /** Resolves when the worker said `{ type: "ready" }`. */
+  readonly ready: Promise<void>;
+  /** The worker's next message after `ready` (its result). */
+  readonly result: Promise<Record<string, unknown>>;
+  readonly stderr: () => string;
+}
+
+/**
+ * Starts `script` (TypeScript, run with tsx and the `@graph/source` condition) with `args`, from `cwd` (default:
+ * two levels above the script, i.e. the package root for `test/fixtures/worker.ts`).
+ *
+ * @example
+ * ```ts
+ * const worker = startWorker(fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url)), ["write", file, "wf", "100"]);
+ * ```
+ */
+export function startWorker(script: string, args: readonly string[], options: { readonly cwd?: string } = {}): Worker {
+  const child = fork(script, args, {
+    execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+    cwd: options.cwd ?? path.resolve(path.dirname(script), "../.."),
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let err = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const messages: Record<string, unknown>[] = [];
+  const waiters: ((m: Record<string, unknown>) => void)[] = [];
+  child.on("message", (message) => {
+    const m = message as Record<string, unknown>;
+    const waiter = waiters.shift();
+    if (waiter) waiter(m);
+    else messages.push(m);
+  });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const queued = messages.shift();
+      if (queued) return resolve(queued);
+      waiters.push(resolve);
+      child.once("exit", (code) => reject(new Error(`worker exited with ${code}: ${err}`)));
+    });
+  const ready = next().then(() => undefined);
+  const result = ready.then(next);
+  return { child, ready, result, stderr: () => err };
+}
+
+/**
+ * Starts one worker per argument list, waits until all are ready, releases them at the same instant (each
+ * receives `{ type: "go", at }`) and returns their results in order. Workers still alive at the end are killed.
+ *
+ * @example
+ * ```ts
+ * const results = await runTogether(script, [["claim", file, "a"], ["claim", file, "b"]]);
+ * ```
+ */
+export async function runTogether(script: string, argsList: readonly (readonly string[])[]): Promise<Record<string, unknown>[]> {
+  const workers = argsList.map((args) => startWorker(script, args));
+  try {
+    await Promise.all(workers.map((w) => w.ready));
+    const at = Date.now() + 300;
+    for (const w of workers) w.child.send({ type: "go", at });
+    return await Promise.all(workers.map((w) => w.result));
+  } finally {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill();
+  }
+}
+
+/**
+ * Resolves at the wall-clock time `at` (ms since epoch), busy-waiting the last milliseconds so processes released
+ * together start within the same millisecond.
+ *
+ * @example
+ * ```ts
+ * await waitUntil(at + 500);
+ * ```
+ */
+export function waitUntil(at: number): Promise<void> {
+  return new Promise((resolve) => {
+    const spin = () => {
+      const left = at - Date.now();
+      if (left > 3) setTimeout(spin, left - 3);
+      else {
+        while (Date.now() < at) {
+          // busy-wait: all processes start within the same millisecond
+        }
+        resolve();
+      }
+    };
+    spin();
+  });
+}
+
+/**
+ * The worker side of {@link runTogether}: says `ready`, waits for `go`, waits until the start instant, and
+ * returns it plus a `send` for the result.
+ *
+ * @example
+ * ```ts
+ * const { at, send } = await workerStart();
+ * send({ type: "result", ok: true });
+ * ```
+ */
+export async function workerStart(): Promise<{ readonly at: number; readonly send: (message: unknown) => void }> {
+  const send = (message: unknown) => void process.send?.(message);
+  const go = new Promise<number>((resolve) => process.once("message", (m: { at: number }) => resolve(m.at)));
+  send({ type: "ready" });
+  const at = await go;
+  await waitUntil(at);
+  return { at, send };
+}
