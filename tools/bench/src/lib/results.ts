@@ -1,0 +1,106 @@
+// The shape of one table row and of results.json, and how targets are judged.
+
+/** The unit a row's three numbers are in. */
+export type Unit = "µs/node" | "µs/run" | "ms/run" | "ms" | "MB" | "B/step";
+
+/** One contender's number in a row. `estimated` marks an extrapolation, never a measurement. */
+export interface Cell {
+  readonly value: number;
+  readonly estimated?: boolean;
+  /** Raw per-repetition numbers (same unit) so results.json shows the spread. */
+  readonly samples?: readonly number[];
+  /** The median in CPU time of this process (same unit), for timings: robust to other load on the machine. */
+  readonly cpu?: number;
+  readonly note?: string;
+}
+
+/** A timing cell from a measurement in ms per repetition; `scale` converts ms per repetition to the row's unit. */
+export function timeCell(m: { medianMs: number; samplesMs: readonly number[]; cpuMedianMs: number }, scale: number): Cell {
+  return { value: m.medianMs * scale, samples: m.samplesMs.map((s) => s * scale), cpu: m.cpuMedianMs * scale };
+}
+
+/** A contender that was not run, and why. */
+export interface Skipped {
+  readonly skipped: string;
+}
+
+/**
+ * A target from SPEC §7.
+ * - `overheadMax`: (ours − floor) ≤ threshold, in the row's unit.
+ * - `speedupMin`: LangGraph.js / ours ≥ threshold.
+ * - `max`: ours ≤ threshold, in the row's unit.
+ */
+export interface TargetSpec {
+  readonly kind: "overheadMax" | "speedupMin" | "max";
+  readonly threshold: number;
+  /** Overrides the generated description (e.g. "≤ 1 KB/step"). */
+  readonly description?: string;
+}
+
+export interface TargetResult extends TargetSpec {
+  readonly description: string;
+  readonly actual: number | null;
+  /** null when the number it needs was not measured. */
+  readonly met: boolean | null;
+  /** true when `actual` rests on an extrapolated number. */
+  readonly estimated: boolean;
+}
+
+export interface Row {
+  /** Stable id, e.g. "chain-1000". */
+  readonly id: string;
+  /** The `--only` name of the workload it belongs to. */
+  readonly workload: string;
+  readonly label: string;
+  readonly unit: Unit;
+  readonly ours: Cell | Skipped;
+  readonly floor: Cell | Skipped;
+  readonly langgraph: Cell | Skipped;
+  readonly targets: readonly TargetResult[];
+  readonly notes: readonly string[];
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export const isCell = (value: Cell | Skipped | undefined): value is Cell => value !== undefined && "value" in value;
+
+export function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" | "unit">): TargetResult {
+  const { ours, floor, langgraph, unit } = row;
+  switch (spec.kind) {
+    case "overheadMax": {
+      const actual = isCell(ours) && isCell(floor) ? ours.value - floor.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `overhead ≤ ${spec.threshold} ${unit}`,
+        actual,
+        met: actual === null ? null : actual <= spec.threshold,
+        estimated: false,
+      };
+    }
+    case "speedupMin": {
+      const actual = isCell(ours) && isCell(langgraph) ? langgraph.value / ours.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `≥ ${spec.threshold}× LangGraph`,
+        actual,
+        met: actual === null ? null : actual >= spec.threshold,
+        estimated: isCell(langgraph) && langgraph.estimated === true,
+      };
+    }
+    case "max": {
+      const actual = isCell(ours) ? ours.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `≤ ${spec.threshold} ${unit}`,
+        actual,
+        met: actual === null ? null : actual <= spec.threshold,
+        estimated: false,
+      };
+    }
+  }
+}
+
+/** Builds a row and judges its targets. */
+export function row(input: Omit<Row, "targets" | "notes"> & { readonly targets?: readonly TargetSpec[]; readonly notes?: readonly string[] }): Row {
+  const targets = (input.targets ?? []).map((t) => judge(t, input));
+  return { ...input, targets, notes: input.notes ?? [] };
+}

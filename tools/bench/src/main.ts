@@ -1,0 +1,186 @@
+// `pnpm bench` — side-by-side benchmarks of SPEC §7: ours (@graph/runtime) vs a hand-written async loop (the
+// floor) vs LangGraph.js, all in this one process. Prints a Markdown table and writes results.json.
+//
+//   pnpm bench                     full run (~10 minutes)
+//   pnpm bench --quick             smaller sizes, fewer repetitions (CI smoke)
+//   pnpm bench --only chain,map    some workloads: chain, repeat, map, sqlite, postgres, agent
+//   pnpm bench --out file.json     write the results somewhere else (default tools/bench/results.json)
+import { execFileSync } from "node:child_process";
+import { setMaxListeners } from "node:events";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BenchContext, Workload } from "./lib/context.js";
+import type { Row } from "./lib/results.js";
+import { renderNotes, renderTable } from "./lib/table.js";
+import { agent } from "./workloads/agent.js";
+import { chain } from "./workloads/chain.js";
+import { map } from "./workloads/map.js";
+import { postgres } from "./workloads/postgres.js";
+import { repeat } from "./workloads/repeat.js";
+import { sqlite } from "./workloads/sqlite.js";
+
+const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, agent];
+const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+interface Args {
+  readonly quick: boolean;
+  readonly only: readonly string[] | undefined;
+  readonly out: string;
+}
+
+function usage(): string {
+  return [
+    "usage: pnpm bench [--quick] [--only <name>[,<name>…]] [--out <file>]",
+    `workloads: ${WORKLOADS.map((w) => `${w.name} (${w.title})`).join(", ")}`,
+  ].join("\n");
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let quick = false;
+  let only: string[] | undefined;
+  let out = path.join(benchDir, "results.json");
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value\n${usage()}`);
+      return v;
+    };
+    switch (flag) {
+      case "--":
+        break;
+      case "--quick":
+        quick = true;
+        break;
+      case "--only":
+        only = [...(only ?? []), ...value().split(",").map((s) => s.trim()).filter(Boolean)];
+        break;
+      case "--out":
+        out = path.resolve(process.cwd(), value());
+        break;
+      case "--help":
+      case "-h":
+        console.log(usage());
+        process.exit(0);
+      default:
+        throw new Error(`unknown argument '${arg}'\n${usage()}`);
+    }
+  }
+  for (const name of only ?? []) {
+    if (!WORKLOADS.some((w) => w.name === name)) throw new Error(`unknown workload '${name}'\n${usage()}`);
+  }
+  return { quick, only, out };
+}
+
+function git(args: readonly string[]): string | undefined {
+  try {
+    return execFileSync("git", args, { cwd: benchDir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function packageVersion(name: string): string | undefined {
+  try {
+    const file = path.join(benchDir, "node_modules", name, "package.json");
+    return (JSON.parse(fs.readFileSync(file, "utf8")) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: cpus[0]?.model ?? "unknown",
+    cores: cpus.length,
+    memoryGB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    v8: process.versions.v8,
+    exposeGc: typeof (globalThis as { gc?: unknown }).gc === "function",
+    /** Other work on the machine skews every number; recorded so a noisy run can be recognised. */
+    loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  // LangGraph adds an abort listener per task; its fan-out trips Node's leak warning. Not ours to fix here.
+  setMaxListeners(100_000);
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-bench-"));
+  const context: BenchContext = args.quick
+    ? { quick: true, warmup: 1, warmupMs: 300, reps: 3, slowReps: 1, tmpDir }
+    : { quick: false, warmup: 2, warmupMs: 3000, reps: 5, slowReps: 3, tmpDir };
+  const selected = WORKLOADS.filter((w) => args.only === undefined || args.only.includes(w.name));
+  const info = machine();
+  console.log(`@graph bench — ${args.quick ? "quick" : "full"} run; ${info.cpu} × ${info.cores}, Node ${info.node}, load average ${info.loadAverageAtStart.join(" ")}`);
+  console.log(`workloads: ${selected.map((w) => w.name).join(", ")}; warm-up ${context.warmup}, median of ${context.reps} (slow contenders ${context.slowReps})`);
+
+  if ((info.loadAverageAtStart[0] ?? 0) > info.cores) {
+    console.log(`WARNING: the machine is busy (1-minute load ${info.loadAverageAtStart[0]} on ${info.cores} cores); every number will be noisy and slower than on an idle machine.`);
+  }
+  const started = Date.now();
+  const rows: Row[] = [];
+  const failures: Array<{ workload: string; error: string }> = [];
+  try {
+    for (const workload of selected) {
+      const t0 = Date.now();
+      console.log(`\n› ${workload.name}: ${workload.title}`);
+      try {
+        rows.push(...(await workload.run(context)));
+      } catch (error) {
+        const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        failures.push({ workload: workload.name, error: text });
+        console.error(`  [${workload.name}] FAILED: ${text}`);
+      }
+      console.log(`  [${workload.name}] done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+  }
+  const durationSec = (Date.now() - started) / 1000;
+
+  const targets = rows.flatMap((r) => r.targets.map((t) => ({ row: r.id, ...t })));
+  const missed = targets.filter((t) => t.met === false);
+  const unknown = targets.filter((t) => t.met === null);
+  console.log(`\n${renderTable(rows)}\n\n${renderNotes(rows)}\n`);
+  console.log(
+    `targets: ${targets.length - missed.length - unknown.length}/${targets.length} met` +
+      (missed.length > 0 ? `; missed: ${missed.map((t) => `${t.row} (${t.description})`).join(", ")}` : "") +
+      (unknown.length > 0 ? `; not measured: ${unknown.map((t) => t.row).join(", ")}` : "") +
+      `; ${durationSec.toFixed(0)} s total`,
+  );
+
+  const results = {
+    generatedAt: new Date().toISOString(),
+    mode: args.quick ? "quick" : "full",
+    only: args.only ?? null,
+    durationSec,
+    machine: { ...info, loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    versions: {
+      "@langchain/langgraph": packageVersion("@langchain/langgraph"),
+      "@langchain/core": packageVersion("@langchain/core"),
+      effect: packageVersion("effect"),
+    },
+    git: { commit: git(["rev-parse", "HEAD"]), dirty: (git(["status", "--porcelain"]) ?? "") !== "" },
+    repetitions: { warmup: context.warmup, reps: context.reps, slowReps: context.slowReps },
+    summary: { targets: targets.length, met: targets.filter((t) => t.met === true).length, missed, notMeasured: unknown },
+    rows,
+    failures,
+  };
+  fs.writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(2);
+  },
+);

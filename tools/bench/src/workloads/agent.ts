@@ -1,0 +1,73 @@
+// Workload 6: a 20-iteration agent loop: increment(count) → count, and a route gate back to increment until
+// count reaches 20, then END. LangGraph.js: a StateGraph with a conditional edge.
+import { Runner } from "@graph/runtime";
+import type { Workload } from "../lib/context.js";
+import { AGENT_ITERATIONS, check, floorAgentLoop, ourAgentLoop } from "../lib/graphs.js";
+import { langgraphAgentLoop } from "../lib/langgraph.js";
+import { row, timeCell, type Row } from "../lib/results.js";
+import { fmt, measureAll, progress } from "../lib/timing.js";
+
+export const agent: Workload = {
+  name: "agent",
+  title: "20-iteration agent loop",
+  async run(context): Promise<Row[]> {
+    const runs = context.quick ? 50 : 200;
+    const runner = new Runner();
+    const graph = ourAgentLoop();
+    const app = langgraphAgentLoop();
+    const fast = { warmup: context.warmup, warmupMs: context.warmupMs, reps: context.reps };
+
+    const m = await measureAll(
+      {
+        ours: {
+          ...fast,
+          run: async () => {
+            for (let i = 0; i < runs; i++) check("ours agent loop", (await runner.run(graph, { values: { count: 0 } })).values["count"], AGENT_ITERATIONS);
+          },
+        },
+        oursSync: {
+          ...fast,
+          run: () => {
+            for (let i = 0; i < runs; i++) check("ours agent loop (runSync)", runner.runSync(graph, { values: { count: 0 } }).values["count"], AGENT_ITERATIONS);
+          },
+        },
+        floor: {
+          ...fast,
+          run: async () => {
+            for (let i = 0; i < runs; i++) check("floor agent loop", await floorAgentLoop(0), AGENT_ITERATIONS);
+          },
+        },
+        langgraph: {
+          warmup: 1,
+          reps: context.reps,
+          run: async () => {
+            for (let i = 0; i < runs; i++) check("LangGraph agent loop", (await app.invoke({ count: 0 }, { recursionLimit: 100 }))["count"], AGENT_ITERATIONS);
+          },
+        },
+      },
+      { onProgress: (message) => progress("agent", message) },
+    );
+    await runner.close();
+    const perRun = 1000 / runs;
+    const ours = timeCell(m.ours, perRun);
+    const sync = timeCell(m.oursSync, perRun);
+    const floor = timeCell(m.floor, perRun);
+    const langgraph = timeCell(m.langgraph, perRun);
+    progress("agent", `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/run`);
+
+    return [
+      row({
+        id: `agent-loop-${AGENT_ITERATIONS}x${runs}`,
+        workload: "agent",
+        label: `agent loop, ${AGENT_ITERATIONS} iterations × ${runs} runs`,
+        unit: "µs/run",
+        ours,
+        floor,
+        langgraph,
+        targets: [{ kind: "speedupMin", threshold: 50 }],
+        notes: [`per run, ${runs} sequential runs per repetition, median of ${context.reps} repetitions`, `ours via runSync: ${fmt(sync.value)} µs/run`],
+        details: { runs, iterations: AGENT_ITERATIONS, runSync: sync },
+      }),
+    ];
+  },
+};
