@@ -268,6 +268,12 @@ export interface Checkpointer {
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void>;
   /** Atomically upsert one step (on workflowId + superstep + nodeName) and apply the retention policy. */
   saveStep(step: StepRecord, fence?: Fence): Promise<void>;
+  /**
+   * Optional: saves several steps of ONE workflow atomically (all or none), in order, with one fence. The store's
+   * `async` and `exit` durability use it to write a run's queued steps in one transaction; adapters without it
+   * get one `saveStep` per step.
+   */
+  saveSteps?(steps: readonly StepRecord[], fence?: Fence): Promise<void>;
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;
   getWorkflow(id: string): Promise<WorkflowRecord | undefined>;
   /** Steps in `index` order. */

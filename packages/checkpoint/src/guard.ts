@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Checkpointer } from "./Checkpointer.js";
+import type { Checkpointer, Fence, StepRecord } from "./Checkpointer.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 import type { WorkflowConflictError } from "./errors.js";
 
@@ -134,6 +134,12 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
     releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
     saveStep: (step, fence) =>
       call("saveStep", workflowIdOf(step), () => (fence === undefined ? adapter.saveStep(step) : adapter.saveStep(step, fence))),
+    ...(adapter.saveSteps === undefined
+      ? {}
+      : {
+          saveSteps: (steps: readonly StepRecord[], fence?: Fence) =>
+            call("saveSteps", steps[0]?.workflowId, () => (fence === undefined ? adapter.saveSteps!(steps) : adapter.saveSteps!(steps, fence))),
+        }),
     updateWorkflow: (id, update, fence) =>
       call("updateWorkflow", id, () =>
         fence === undefined ? adapter.updateWorkflow(id, update) : adapter.updateWorkflow(id, update, fence),

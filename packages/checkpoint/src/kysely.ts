@@ -155,6 +155,11 @@ export class KyselyCheckpointer implements Checkpointer {
   }
 
   /** Upserts one step atomically and applies retention. */
+  /** Saves several steps of one workflow in one transaction (all or none). */
+  saveSteps(steps: readonly StepRecord[], fence?: Fence): Promise<void> {
+    return this.#store.saveSteps(steps, fence);
+  }
+
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
     return this.#store.saveStep(step, fence);
   }

@@ -174,16 +174,16 @@ describe("KyselyCheckpointer", () => {
 
   it("claimWorkflow is one conditional UPDATE; deleteWorkflow uses no LIKE", async () => {
     const { db, log } = recordingDb("postgres", (sql) =>
-      /^update/.test(sql) ? [{ lease_epoch: 3 }] : /migrations/.test(sql) ? [{ version: 1 }] : [],
+      /^update/i.test(sql) ? [{ lease_epoch: 3 }] : /migrations/.test(sql) ? [{ version: 1 }] : [],
     );
     const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres" } });
     await cp.setup();
     log.length = 0;
     const lease = await cp.claimWorkflow("wf", { owner: "me", ttlMs: 1000 });
     expect(lease).toMatchObject({ workflowId: "wf", owner: "me", epoch: 3 });
-    const updates = log.filter((s) => /^update/.test(s));
+    const updates = log.filter((s) => /^update/i.test(s));
     expect(updates).toHaveLength(1);
-    expect(updates[0]).toMatch(/where "id" = \$\d+ and \("lease_owner" is null or "lease_expires_at" <= \$\d+ or "lease_owner" = \$\d+\) returning "lease_epoch"/);
+    expect(updates[0]).toMatch(/WHERE id = \$\d+ AND \(lease_owner IS NULL OR lease_expires_at <= \$\d+ OR lease_owner = \$\d+\) RETURNING lease_epoch/);
     log.length = 0;
     await cp.deleteWorkflow("50%_off");
     expect(log.join("\n")).not.toMatch(/like/i);

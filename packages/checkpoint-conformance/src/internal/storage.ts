@@ -557,6 +557,23 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
       });
     });
 
+    it("saveSteps (when the adapter has it) writes a batch in order, or nothing when one value is bad", async () => {
+      await run(async (checkpointer) => {
+        if (checkpointer.saveSteps === undefined) return;
+        const id = ids("batch")();
+        await create(checkpointer, id);
+        const lease = await checkpointer.claimWorkflow(id, { owner: "batcher", ttlMs: 10_000 });
+        const good = [0, 1, 2].map((i) => step(id, { superstep: i, nodeName: `n${i}`, index: i, values: { v: i } }));
+        await checkpointer.saveSteps(good, { epoch: lease.epoch });
+        expect(await checkpointer.getSteps(id)).toStrictEqual(good);
+        expect((await checkpointer.getWorkflow(id))?.stepCount).toBe(3);
+        const mixed = [step(id, { superstep: 3, nodeName: "n3", index: 3, values: { v: 3 } }), step(id, { superstep: 4, nodeName: "n4", index: 4, values: { f: () => 1 } })];
+        assertCheckpointError(await rejection(checkpointer.saveSteps(mixed, { epoch: lease.epoch })));
+        assertConflictError(await rejection(checkpointer.saveSteps([step(id, { superstep: 5, nodeName: "n5", index: 5, values: {} })], { epoch: lease.epoch + 1 })));
+        expect(await checkpointer.getSteps(id)).toStrictEqual(good);
+      });
+    });
+
     it("updateWorkflow rejects a non-serializable pause value and changes nothing", async () => {
       await run(async (checkpointer) => {
         const id = ids("nonserializable-pause")();

@@ -2,7 +2,7 @@
  * The Effect-side store over any Promise adapter: guard (setup once, close once, classified errors) plus
  * durability (sync / async background writer / exit buffering).
  */
-import { Deferred, Effect, Either, Queue } from "effect";
+import { Chunk, Deferred, Effect, Either, Queue } from "effect";
 import type { Scope } from "effect";
 import type {
   Checkpoint,
@@ -122,22 +122,48 @@ export function makeCheckpointStore(
         return Effect.fail(failure);
       });
 
-    // async mode: one writer fiber takes jobs in order. A failed write is remembered for its workflow and the
-    // workflow's later queued steps are skipped (writing them would leave a gap in the history).
-    const runJob = (job: Job) =>
+    /** Writes steps of one workflow in order: one atomic call when the adapter has `saveSteps`. */
+    const writeMany = (entries: ReadonlyArray<{ readonly step: StepRecord; readonly fence: Fence | undefined }>) => {
+      const first = entries[0]!;
+      const sameFence = entries.every((e) => e.fence?.epoch === first.fence?.epoch);
+      if (entries.length > 1 && sameFence && checkpointer.saveSteps !== undefined) {
+        const steps = entries.map((e) => e.step);
+        return lift("saveSteps", first.step.workflowId, () =>
+          first.fence === undefined ? checkpointer.saveSteps!(steps) : checkpointer.saveSteps!(steps, first.fence),
+        );
+      }
+      return Effect.forEach(entries, (e) => write(e.step, e.fence), { discard: true });
+    };
+
+    // async mode: one writer fiber takes jobs in order, everything queued at that moment at once, and writes each
+    // workflow's run of jobs in one call (one transaction for SQL adapters). A failed write is remembered for its
+    // workflow and the workflow's later queued steps are skipped (writing them would leave a gap in the history).
+    const runJobs = (jobs: readonly Job[]) =>
       Effect.gen(function* () {
-        const workflowId = job.step.workflowId;
-        if (!failures.has(workflowId)) {
-          const result = yield* Effect.either(write(job.step, job.fence));
-          if (Either.isLeft(result)) failures.set(workflowId, result.left);
+        let i = 0;
+        while (i < jobs.length) {
+          const workflowId = jobs[i]!.step.workflowId;
+          let j = i + 1;
+          while (j < jobs.length && jobs[j]!.step.workflowId === workflowId) j++;
+          const group = jobs.slice(i, j);
+          if (!failures.has(workflowId)) {
+            const result = yield* Effect.either(writeMany(group));
+            if (Either.isLeft(result)) failures.set(workflowId, result.left);
+          }
+          for (const job of group) {
+            if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
+            if (lastJob === job.done) lastJob = undefined;
+            yield* Deferred.succeed(job.done, undefined);
+          }
+          i = j;
         }
-        if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
-        if (lastJob === job.done) lastJob = undefined;
-        yield* Deferred.succeed(job.done, undefined);
       }).pipe(Effect.uninterruptible);
 
     if (policy.durability === "async") {
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(queue), runJob)));
+      const takeBatch = Effect.flatMap(Queue.take(queue), (head) =>
+        Effect.map(Queue.takeAll(queue), (rest) => [head, ...Chunk.toReadonlyArray(rest)]),
+      );
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(takeBatch, runJobs)));
     }
 
     /** exit mode: writes one workflow's buffer in order; a failure is remembered and the rest dropped. */
@@ -147,13 +173,8 @@ export function makeCheckpointStore(
           const buffered = buffers.get(workflowId);
           if (buffered === undefined) return;
           buffers.delete(workflowId);
-          for (const entry of buffered) {
-            const result = yield* Effect.either(write(entry.step, entry.fence));
-            if (Either.isLeft(result)) {
-              failures.set(workflowId, result.left);
-              return;
-            }
-          }
+          const result = yield* Effect.either(writeMany(buffered));
+          if (Either.isLeft(result)) failures.set(workflowId, result.left);
         }),
       );
 

@@ -990,8 +990,11 @@ export class Engine {
       : store.claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs }).pipe(Effect.map((lease) => void (this.#lease = lease)));
     return create.pipe(
       Effect.zipRight(claim),
+      // A workflow created just now is already "running" with no pause or error: skip a write.
       Effect.flatMap(() =>
-        store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence()),
+        this.#workflow === undefined
+          ? Effect.void
+          : store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence()),
       ),
       Effect.flatMap(() => Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#fence()), { discard: true })),
       Effect.flatMap(() => (this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#fence()))),

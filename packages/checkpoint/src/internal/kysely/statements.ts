@@ -39,6 +39,8 @@ export class HotStatements {
   readonly #stepExists: string;
   readonly #upsertStep: string;
   readonly #afterStep: string;
+  readonly #claim: string;
+  readonly #release: string;
 
   constructor(d: SqlDialect) {
     const workflows = d.table("workflows");
@@ -72,6 +74,27 @@ export class HotStatements {
       d.kind,
       `UPDATE ${workflows} SET last_superstep = ?, step_count = ?, updated_at = ? WHERE id = ?`,
     );
+    // One conditional UPDATE decides atomically who wins a claim (see KyselyStore.claimWorkflow).
+    this.#claim = numbered(
+      d.kind,
+      `UPDATE ${workflows} SET lease_epoch = CASE WHEN lease_owner = ? THEN lease_epoch ELSE lease_epoch + 1 END, ` +
+        `lease_owner = ?, lease_expires_at = ? ` +
+        `WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ? OR lease_owner = ?) RETURNING lease_epoch`,
+    );
+    this.#release = numbered(
+      d.kind,
+      `UPDATE ${workflows} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
+    );
+  }
+
+  /** Takes or renews the lease; returns a row `{ lease_epoch }` only when the claim won. */
+  claim(workflowId: string, owner: string, expiresAt: number, now: number): CompiledQuery {
+    return CompiledQuery.raw(this.#claim, [owner, owner, expiresAt, workflowId, now, owner]);
+  }
+
+  /** Gives the lease up (only for the holder's epoch). */
+  release(workflowId: string, owner: string, epoch: number): CompiledQuery {
+    return CompiledQuery.raw(this.#release, [workflowId, owner, epoch]);
   }
 
   /**

@@ -375,25 +375,9 @@ export class KyselyStore {
         // One conditional UPDATE: the database decides atomically who wins. A live lease of the same owner is
         // renewed with its epoch kept (its in-flight fenced writes stay valid), even just after expiry, since nobody
         // claimed in between (a claim changes the owner); any other claim bumps the epoch.
-        const claimed = (await d
-          .scoped(trx)
-          .updateTable(d.names.workflows)
-          .set((eb) => ({
-            lease_epoch: eb
-              .case()
-              .when("lease_owner", "=", owner)
-              .then(eb.ref("lease_epoch"))
-              .else(eb("lease_epoch", "+", 1))
-              .end(),
-            lease_owner: owner,
-            lease_expires_at: expiresAt,
-          }))
-          .where("id", "=", id)
-          .where((eb) =>
-            eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", now), eb("lease_owner", "=", owner)]),
-          )
-          .returning(["lease_epoch"])
-          .executeTakeFirst()) as { lease_epoch: number | string } | undefined;
+        const claimed = (await trx.executeQuery(this.#statements.claim(id, owner, expiresAt, now))).rows[0] as
+          | { lease_epoch: number | string }
+          | undefined;
         if (claimed !== undefined) {
           return { workflowId: id, owner, epoch: Number(claimed.lease_epoch), expiresAt: new Date(expiresAt) };
         }
@@ -413,65 +397,79 @@ export class KyselyStore {
     return this.#run("releaseWorkflow", id, async () => {
       if (!isStorableText(id) || typeof lease !== "object" || lease === null) return;
       if (typeof lease.owner !== "string" || !Number.isSafeInteger(lease.epoch)) return;
-      const d = this.dialect;
-      await this.#write((trx) =>
-        d
-          .scoped(trx)
-          .updateTable(d.names.workflows)
-          .set({ lease_owner: null, lease_expires_at: null })
-          .where("id", "=", id)
-          .where("lease_owner", "=", lease.owner)
-          .where("lease_epoch", "=", lease.epoch)
-          .execute(),
-      );
+      await this.#write((trx) => trx.executeQuery(this.#statements.release(id, lease.owner, lease.epoch)));
     });
   }
 
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
-    const workflowId = typeof step?.workflowId === "string" ? step.workflowId : undefined;
-    return this.#run("saveStep", workflowId, async () => {
-      validateStepRecord(step);
-      requireStorableId(step.workflowId, "saveStep");
-      if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, "saveStep", "node name");
-      validateFence(step.workflowId, fence, "saveStep");
-      // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
-      const row = encodeStep(step, this.#serializer);
+    return this.saveSteps([step], fence, "saveStep");
+  }
+
+  /** Saves steps of one workflow in one transaction (all or none); see `Checkpointer.saveSteps`. */
+  saveSteps(steps: readonly StepRecord[], fence?: Fence, operation = "saveSteps"): Promise<void> {
+    const first = steps[0];
+    const workflowId = typeof first?.workflowId === "string" ? first.workflowId : undefined;
+    return this.#run(operation, workflowId, async () => {
+      if (steps.length === 0) return;
+      const rows = steps.map((step) => {
+        validateStepRecord(step);
+        requireStorableId(step.workflowId, operation);
+        if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, operation, "node name");
+        if (step.workflowId !== first!.workflowId) {
+          throw new CheckpointError({ message: `${operation}: every step of one call must belong to one workflow ('${first!.workflowId}' and '${step.workflowId}').`, operation, workflowId: first!.workflowId });
+        }
+        // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
+        return encodeStep(step, this.#serializer);
+      });
+      validateFence(first!.workflowId, fence, operation);
       const d = this.dialect;
-      const id = step.workflowId;
+      const id = first!.workflowId;
       await this.#write(async (trx) => {
         const q = d.scoped(trx);
-        const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName))).rows[0] as
-          | (Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"> & {
-              existing: unknown;
-            })
-          | undefined;
-        if (workflow === undefined) throw unknownWorkflowError(id, "saveStep");
-        this.#checkFence(id, workflow, fence, "saveStep");
-        const existence = this.#statements.stepExists(id, step.superstep, step.nodeName);
-        const found = existence === undefined ? workflow.existing : (await trx.executeQuery(existence)).rows[0];
-        const existing = found === null || found === undefined ? undefined : found;
-        await trx.executeQuery(this.#statements.upsertStep(row));
-        let stepCount = Number(workflow.step_count) + (existing === undefined ? 1 : 0);
-        if (this.policy.retention !== "full") {
-          const summaries = (
-            (await q
-              .selectFrom(d.names.steps)
-              .select(["superstep", "node_name", "idx", "value_keys"])
-              .where("workflow_id", "=", id)
-              .execute()) as StepSummaryRow[]
-          ).map((summary) => decodeSummary(summary, id));
-          for (const doomed of compactSteps(summaries, this.policy)) {
-            const deleted = await q
-              .deleteFrom(d.names.steps)
-              .where("workflow_id", "=", id)
-              .where("superstep", "=", doomed.superstep)
-              .where("node_name", "=", doomed.nodeName)
-              .executeTakeFirst();
-            stepCount -= Number(deleted.numDeletedRows);
+        let stepCount = 0;
+        let lastSuperstep = -1;
+        for (let i = 0; i < steps.length; i++) {
+          const step = steps[i]!;
+          const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName))).rows[0] as
+            | (Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"> & {
+                existing: unknown;
+              })
+            | undefined;
+          if (workflow === undefined) throw unknownWorkflowError(id, operation);
+          if (i === 0) {
+            this.#checkFence(id, workflow, fence, operation);
+            stepCount = Number(workflow.step_count);
+            lastSuperstep = Number(workflow.last_superstep);
+          }
+          const existence = this.#statements.stepExists(id, step.superstep, step.nodeName);
+          const found = existence === undefined ? workflow.existing : (await trx.executeQuery(existence)).rows[0];
+          const existing = found === null || found === undefined ? undefined : found;
+          await trx.executeQuery(this.#statements.upsertStep(rows[i]!));
+          stepCount += existing === undefined ? 1 : 0;
+          lastSuperstep = Math.max(lastSuperstep, step.superstep);
+          if (this.policy.retention !== "full") {
+            const summaries = (
+              (await q
+                .selectFrom(d.names.steps)
+                .select(["superstep", "node_name", "idx", "value_keys"])
+                .where("workflow_id", "=", id)
+                .execute()) as StepSummaryRow[]
+            ).map((summary) => decodeSummary(summary, id));
+            for (const doomed of compactSteps(summaries, this.policy)) {
+              const deleted = await q
+                .deleteFrom(d.names.steps)
+                .where("workflow_id", "=", id)
+                .where("superstep", "=", doomed.superstep)
+                .where("node_name", "=", doomed.nodeName)
+                .executeTakeFirst();
+              stepCount -= Number(deleted.numDeletedRows);
+            }
+          }
+          // Later steps of the batch read the counters through the same row; keep it current.
+          if (i === steps.length - 1 || this.policy.retention !== "full") {
+            await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
           }
         }
-        const lastSuperstep = Math.max(Number(workflow.last_superstep), step.superstep);
-        await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
       });
     });
   }
