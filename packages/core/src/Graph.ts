@@ -421,13 +421,14 @@ function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNo
 function pickEntry(byName: ReadonlyMap<string, AnyNode>, candidates: readonly string[], component: readonly string[], entrypoints: ReadonlySet<string>): readonly string[] {
   const configured = candidates.filter((c) => entrypoints.has(c));
   if (configured.length > 0) return configured;
-  const inComponent = new Set(component);
   const producedInside = new Set(component.flatMap((c) => byName.get(c)!.outputs));
-  const closedByGate = (name: string) =>
-    component.some((g) => {
-      const gate = byName.get(g);
-      return gate instanceof GateNode && !gate.defaultOpen && gate.targets.includes(name);
-    });
+  // Targets of this cycle's gates that may not run before their gate decides (computed once: cycles can be large).
+  const closed = new Set<string>();
+  for (const g of component) {
+    const gate = byName.get(g);
+    if (gate instanceof GateNode && !gate.defaultOpen) for (const t of gate.targets) if (typeof t === "string") closed.add(t);
+  }
+  const closedByGate = (name: string) => closed.has(name);
   const open = candidates.filter((c) => !closedByGate(c));
   if (open.length === 0) return [];
   let best = open[0]!;
@@ -439,7 +440,6 @@ function pickEntry(byName: ReadonlyMap<string, AnyNode>, candidates: readonly st
       bestScore = score;
     }
   }
-  void inComponent;
   return [best];
 }
 

@@ -1,5 +1,4 @@
 import { DirectedGraph } from "graphology";
-import { stronglyConnectedComponents } from "graphology-components";
 
 /** Minimal view of a node the analysis needs. */
 export interface AnalysisNode {
@@ -89,7 +88,7 @@ export class Analysis {
     this.controllers = controllers;
 
     // Components, in a deterministic topological order of the condensation.
-    const rawComponents = stronglyConnectedComponents(g) as string[][];
+    const rawComponents = stronglyConnected(g);
     const componentOf = new Map<string, number>();
     const comps = rawComponents.map((c) => [...c].sort((a, b) => this.position.get(a)! - this.position.get(b)!));
     comps.sort((a, b) => this.position.get(a[0]!)! - this.position.get(b[0]!)!);
@@ -122,7 +121,7 @@ export class Analysis {
       const sub = new DirectedGraph({ allowSelfLoops: true });
       for (const m of members) sub.addNode(m);
       for (const m of members) for (const t of succ.get(m)!) if (memberSet.has(t) && !feedback.has(key(m, t)) && !sub.hasEdge(m, t)) sub.addEdge(m, t);
-      for (const raw of stronglyConnectedComponents(sub) as string[][]) {
+      for (const raw of stronglyConnected(sub)) {
         const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
         const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
         if (comp.length === 1 && !selfLoop) continue;
@@ -243,4 +242,56 @@ function kahn<T>(items: readonly T[], next: (item: T) => Iterable<T>, rank: (ite
   // Anything left is in a cycle that feedback edges did not break (should not happen); append in rank order.
   for (const i of [...items].sort((a, b) => rank(a) - rank(b))) if (!out.has(i)) out.set(i, out.size);
   return out;
+}
+
+/**
+ * Tarjan's strongly connected components, iterative: graphology-components recurses once per node and overflows
+ * the stack on long chains (≈ 8,000 nodes).
+ */
+export function stronglyConnected(graph: DirectedGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const result: string[][] = [];
+  let counter = 0;
+  for (const root of graph.nodes()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; next: string[]; i: number }> = [{ node: root, next: graph.outNeighbors(root), i: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      if (frame.i < frame.next.length) {
+        const w = frame.next[frame.i++]!;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push({ node: w, next: graph.outNeighbors(w), i: 0 });
+        } else if (onStack.has(w)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!));
+        }
+        continue;
+      }
+      work.pop();
+      const v = frame.node;
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(v)!));
+      if (low.get(v) === index.get(v)) {
+        const component: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== v);
+        result.push(component);
+      }
+    }
+  }
+  return result;
 }
