@@ -994,7 +994,7 @@ export class Engine {
       Effect.flatMap(() =>
         this.#workflow === undefined
           ? Effect.void
-          : store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence()),
+          : Effect.asVoid(store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence())),
       ),
       Effect.flatMap(() => Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#fence()), { discard: true })),
       Effect.flatMap(() => (this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#fence()))),
