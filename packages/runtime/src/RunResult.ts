@@ -64,24 +64,12 @@ export class RunResult {
 
   /** The value at a `/`-separated path, descending through nested results; `undefined` when absent. */
   get(path: string): unknown {
-    let current: unknown = this;
-    for (const segment of path.split("/")) {
-      const values = current instanceof RunResult || isRunResultLike(current) ? (current as RunResult).values : undefined;
-      if (values === undefined || !Object.hasOwn(values, segment)) return undefined;
-      current = values[segment];
-    }
-    return current;
+    return locate(this, path)?.value;
   }
 
   /** True when {@link RunResult.get} would find a value at the path. */
   has(path: string): boolean {
-    let current: unknown = this;
-    for (const segment of path.split("/")) {
-      const values = current instanceof RunResult || isRunResultLike(current) ? (current as RunResult).values : undefined;
-      if (values === undefined || !Object.hasOwn(values, segment)) return false;
-      current = values[segment];
-    }
-    return true;
+    return locate(this, path) !== undefined;
   }
 
   /** A plain-object form (nested results converted too) for logging or JSON responses. */
@@ -96,6 +84,17 @@ export class RunResult {
     }
     return out;
   }
+}
+
+/** Walks a `/` path through nested results; undefined when some segment is absent. */
+function locate(root: RunResult, path: string): { readonly value: unknown } | undefined {
+  let current: unknown = root;
+  for (const segment of path.split("/")) {
+    const values = current instanceof RunResult || isRunResultLike(current) ? (current as RunResult).values : undefined;
+    if (values === undefined || !Object.hasOwn(values, segment)) return undefined;
+    current = values[segment];
+  }
+  return { value: current };
 }
 
 function isRunResultLike(value: unknown): boolean {
