@@ -107,4 +107,5 @@ export function describeCheckpointer(options: DescribeCheckpointerOptions): void
     if (options.engine?.skip !== true) describeEngine(options);
   });
 }
-export { runTogether, startWorker, waitUntil, workerStart, type Worker } from "./workers.js";
+export { claimRounds, runTogether, startWorker, waitUntil, workerStart, type Worker } from "./workers.js";
+export { rejection, stepRecord } from "./testing.js";

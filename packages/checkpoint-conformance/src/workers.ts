@@ -129,3 +129,30 @@ export async function workerStart(): Promise<{ readonly at: number; readonly sen
   await waitUntil(at);
   return { at, send };
 }
+
+/**
+ * The worker side of a claim race: in each round (at `at + 500 + round * slotMs`) claims the workflow
+ * `race-<round>` and records `won:<epoch>`, `lost` (WorkflowConflictError) or `error:<message>`.
+ *
+ * @example
+ * ```ts
+ * send({ type: "result", results: await claimRounds(checkpointer, { at, rounds: 20, slotMs: 50, owner: "a" }) });
+ * ```
+ */
+export async function claimRounds(
+  checkpointer: Pick<import("@graph/checkpoint").Checkpointer, "claimWorkflow">,
+  options: { readonly at: number; readonly rounds: number; readonly slotMs: number; readonly owner: string },
+): Promise<string[]> {
+  const results: string[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    await waitUntil(options.at + 500 + round * options.slotMs);
+    try {
+      const lease = await checkpointer.claimWorkflow(`race-${round}`, { owner: options.owner, ttlMs: 60_000 });
+      results.push(`won:${lease.epoch}`);
+    } catch (error) {
+      const tag = (error as { _tag?: string })._tag;
+      results.push(tag === "WorkflowConflictError" ? "lost" : `error:${String(error)}`);
+    }
+  }
+  return results;
+}

@@ -2,6 +2,7 @@ import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { StepRecord } from "@graph/checkpoint";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
 import { admin, DATABASE_URL, dropSchemas, randomSchema, requirePostgres } from "./fixtures/server.js";
@@ -15,28 +16,8 @@ const schema = (label = "pg") => {
 beforeAll(requirePostgres);
 afterAll(() => dropSchemas(schemas));
 
-const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord => ({
-  workflowId,
-  superstep: index,
-  nodeName: `n${index}`,
-  index,
-  status: "completed",
-  inputVersions: {},
-  values: { [`v${index}`]: index },
-  truncated: false,
-  startedAt: new Date(1_700_000_000_000 + index),
-  completedAt: new Date(1_700_000_000_005 + index),
-  ...fields,
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
+const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord =>
+  stepRecord(workflowId, { superstep: index, nodeName: `n${index}`, index, values: { [`v${index}`]: index }, ...fields });
 
 describe("PostgresCheckpointer", () => {
   it("creates its schema and tables, and setup is idempotent (also concurrently)", async () => {

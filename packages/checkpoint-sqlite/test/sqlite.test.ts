@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { StepRecord } from "@graph/checkpoint";
+import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "../src/index.js";
 
@@ -12,28 +13,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const tmpFile = (name = "db") => path.join(dir, `${name}-${++files}.db`);
 
-const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord => ({
-  workflowId,
-  superstep: index,
-  nodeName: `n${index}`,
-  index,
-  status: "completed",
-  inputVersions: {},
-  values: { [`v${index}`]: index },
-  truncated: false,
-  startedAt: new Date(1_700_000_000_000 + index),
-  completedAt: new Date(1_700_000_000_005 + index),
-  ...fields,
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
+const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord =>
+  stepRecord(workflowId, { superstep: index, nodeName: `n${index}`, index, values: { [`v${index}`]: index }, ...fields });
 
 describe("SqliteCheckpointer", () => {
   it("creates parent directories, uses WAL + synchronous NORMAL + foreign keys", async () => {
