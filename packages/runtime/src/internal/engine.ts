@@ -268,16 +268,20 @@ export class Engine {
     if (!this.#permitted(name, memo)) return false;
     for (const input of n.inputs) if (!this.#available(n, input)) return false;
     for (const g of this.#analysis.controllers.get(name)!) if (this.#pending.get(g)?.has(name)) return true;
-    if (!this.#everRan.has(name)) {
-      // Side-effect nodes always run once; an interrupt runs to take (or ask for) its answer.
-      if (n.outputs.length === 0 || n instanceof InterruptNode) return true;
-      // A GraphNode whose inner interrupts' answers were supplied must run so the child takes them.
-      if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return true;
-      const own = this.#analysis.ownCycleSeeds.get(name);
-      const supplied = n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
-      return !supplied;
-    }
+    if (!this.#everRan.has(name)) return !this.#skippedBySuppliedOutputs(n);
     return this.#isStale(n);
+  }
+
+  /**
+   * A node that never ran is skipped when the caller supplied all its outputs — except a seed of its own cycle
+   * (the cycle's first value), side-effect nodes (no outputs), interrupts (they take or ask for their answer) and
+   * GraphNodes holding interrupts (the child must take the answer).
+   */
+  #skippedBySuppliedOutputs(n: AnyNode): boolean {
+    if (this.#everRan.has(n.name) || n.outputs.length === 0 || n instanceof InterruptNode) return false;
+    if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return false;
+    const own = this.#analysis.ownCycleSeeds.get(n.name);
+    return n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
   }
 
   #isStale(n: AnyNode): boolean {
@@ -844,12 +848,7 @@ export class Engine {
     return Effect.suspend(() => {
       const spec = this.graph.inputs;
       // An input only needed by nodes the caller skipped (by supplying their outputs) is not missing.
-      const skipped = (name: string) => {
-        const n = this.graph.nodes.get(name)!;
-        if (n.outputs.length === 0 || n instanceof InterruptNode || this.#everRan.has(name)) return false;
-        const own = this.#analysis.ownCycleSeeds.get(name);
-        return n.outputs.every((o) => this.#values.has(o) && !(own?.has(o) ?? false));
-      };
+      const skipped = (name: string) => this.#skippedBySuppliedOutputs(this.graph.nodes.get(name)!);
       const missing = [...spec.required, ...spec.seeds].filter(
         (k) => !this.#values.has(k) && !(this.#analysis.consumers.get(k) ?? []).every(skipped),
       );
