@@ -87,11 +87,12 @@ function matchBracket(src: string, open: number): number {
   return -1;
 }
 
-/** Splits `src` on top-level commas. */
-function splitTopLevel(src: string): string[] {
-  const parts: string[] = [];
+/**
+ * Calls `visit(i)` for every character of `src` at bracket depth 0 that is outside strings, templates, regex
+ * literals and comments (brackets themselves excluded); stops when `visit` returns true.
+ */
+function scanTopLevel(src: string, visit: (i: number) => boolean | void): void {
   let depth = 0;
-  let start = 0;
   for (let i = 0; i < src.length; i++) {
     const skipped = skipLiteral(src, i);
     if (skipped !== i) {
@@ -101,11 +102,19 @@ function splitTopLevel(src: string): string[] {
     const c = src[i]!;
     if (OPEN.has(c)) depth++;
     else if (c in CLOSE) depth--;
-    else if (c === "," && depth === 0) {
-      parts.push(src.slice(start, i));
-      start = i + 1;
-    }
+    else if (depth === 0 && visit(i) === true) return;
   }
+}
+
+/** Splits `src` on top-level commas. */
+function splitTopLevel(src: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  scanTopLevel(src, (i) => {
+    if (src[i] !== ",") return;
+    parts.push(src.slice(start, i));
+    start = i + 1;
+  });
   parts.push(src.slice(start));
   return parts.map((p) => stripComments(p).trim()).filter((p) => p.length > 0);
 }
@@ -128,23 +137,15 @@ function stripComments(src: string): string {
 
 /** Index of the first top-level occurrence of `ch` (outside brackets/literals), or -1. */
 function topLevelIndex(src: string, ch: string): number {
-  let depth = 0;
-  for (let i = 0; i < src.length; i++) {
-    const skipped = skipLiteral(src, i);
-    if (skipped !== i) {
-      i = skipped - 1;
-      continue;
-    }
-    const c = src[i]!;
-    if (OPEN.has(c)) depth++;
-    else if (c in CLOSE) depth--;
-    else if (c === ch && depth === 0) {
-      // `=>` inside a default is fine: only a bare `=` counts, and not `==`, `>=`, `<=`, `!=`.
-      if (ch === "=" && (src[i + 1] === "=" || src[i + 1] === ">" || /[=!<>]/.test(src[i - 1] ?? ""))) continue;
-      return i;
-    }
-  }
-  return -1;
+  let found = -1;
+  scanTopLevel(src, (i) => {
+    if (src[i] !== ch) return false;
+    // `=>` inside a default is fine: only a bare `=` counts, and not `==`, `>=`, `<=`, `!=`.
+    if (ch === "=" && (src[i + 1] === "=" || src[i + 1] === ">" || /[=!<>]/.test(src[i - 1] ?? ""))) return false;
+    found = i;
+    return true;
+  });
+  return found;
 }
 
 /** Finds the source of the first parameter, or undefined when the function takes no parameter. */
