@@ -11,9 +11,11 @@ const problems = [];
 
 function walk(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
-  );
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+    );
 }
 
 for (const file of walk(path.join(cwd, "src"))) {
@@ -31,7 +33,11 @@ for (const file of walk(path.join(cwd, "src"))) {
   const isPublic = isLibrary && !rel.split(path.sep).includes("internal");
   if (!isPublic) continue;
   lines.forEach((line, i) => {
-    if (!/^export\s+(declare\s+)?(async\s+)?(function|class|const|interface|type|abstract class)\s/.test(line) || /^export\s+type\s*\{/.test(line)) return;
+    if (
+      !/^export\s+(declare\s+)?(async\s+)?(function|class|const|interface|type|abstract class)\s/.test(line) ||
+      /^export\s+type\s*\{/.test(line)
+    )
+      return;
     let j = i - 1;
     while (j >= 0 && lines[j].trim() === "") j--;
     if (j < 0 || !lines[j].trim().endsWith("*/")) {

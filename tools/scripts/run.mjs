@@ -14,7 +14,8 @@ const [command, ...rest] = process.argv.slice(2);
 const env = {
   ...process.env,
   // pnpm does not forward npm's nodedir to build scripts; without it node-gyp tries to download headers.
-  npm_config_nodedir: process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined),
+  npm_config_nodedir:
+    process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined),
   NX_DAEMON: "false",
   NX_NO_CLOUD: "true",
   NX_SKIP_NX_CACHE: process.env.NX_SKIP_NX_CACHE,
@@ -39,7 +40,9 @@ function install() {
   const lock = path.join(root, "pnpm-lock.yaml");
   const fresh = fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs;
   if (fresh && !process.env.CI) return;
-  console.log("› installing the workspace with " + PNPM + " (first run builds better-sqlite3 from source, about a minute)");
+  console.log(
+    "› installing the workspace with " + PNPM + " (first run builds better-sqlite3 from source, about a minute)",
+  );
   const status = pnpm(["install", "--frozen-lockfile", "--reporter=append-only"]);
   if (status !== 0) process.exit(status);
 }
@@ -63,9 +66,19 @@ switch (command) {
     for (const group of ["packages", "apps", "tools"]) {
       const dir = path.join(root, group);
       if (!fs.existsSync(dir)) continue;
-      for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
+      for (const name of fs.readdirSync(dir))
+        fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
     }
-    const status = run(bin("nx"), ["run-many", "-t", "typecheck", "lint", "test", "--outputStyle=stream", "--nxBail=false", ...rest]);
+    const status = run(bin("nx"), [
+      "run-many",
+      "-t",
+      "typecheck",
+      "lint",
+      "test",
+      "--outputStyle=stream",
+      "--nxBail=false",
+      ...rest,
+    ]);
     const summary = run(process.execPath, [path.join(root, "tools/scripts/summary.mjs")]);
     process.exit(status !== 0 ? status : summary);
   }

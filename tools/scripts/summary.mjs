@@ -4,7 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-let passed = 0, failed = 0;
+let passed = 0,
+  failed = 0;
 const missing = [];
 for (const group of ["packages", "apps", "tools"]) {
   const dir = path.join(root, group);
@@ -14,14 +15,19 @@ for (const group of ["packages", "apps", "tools"]) {
     const manifest = path.join(pkg, "package.json");
     if (!fs.existsSync(manifest) || !JSON.parse(fs.readFileSync(manifest, "utf8")).scripts?.test) continue;
     const report = path.join(pkg, "reports/vitest.json");
-    if (!fs.existsSync(report)) { missing.push(`${group}/${name}`); continue; }
+    if (!fs.existsSync(report)) {
+      missing.push(`${group}/${name}`);
+      continue;
+    }
     const json = JSON.parse(fs.readFileSync(report, "utf8"));
     passed += json.numPassedTests ?? 0;
     failed += (json.numFailedTests ?? 0) + (json.success === false && !json.numFailedTests ? 1 : 0);
   }
 }
 if (missing.length > 0) {
-  console.log(`no test report from: ${missing.join(", ")} (their test run crashed before reporting; counted as 1 failure each)`);
+  console.log(
+    `no test report from: ${missing.join(", ")} (their test run crashed before reporting; counted as 1 failure each)`,
+  );
   failed += missing.length;
 }
 console.log(`${passed} passed, ${failed} failed`);

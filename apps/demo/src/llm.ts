@@ -63,7 +63,9 @@ function sleep(units: number, signal?: AbortSignal): Promise<void> {
 // ───────────────────────────────────────────── text helpers ─────────────────────────────────────────────
 
 const STOP_WORDS = new Set(
-  "the and for you your with this that have has was were are our can not but from they them there their what when which into will would about just been also does how why any all get got its it's i'm".split(" "),
+  "the and for you your with this that have has was were are our can not but from they them there their what when which into will would about just been also does how why any all get got its it's i'm".split(
+    " ",
+  ),
 );
 
 /** Lower-case content words, crudely stemmed so "charged" and "charges" meet at "charg". */
@@ -84,15 +86,59 @@ function sentences(text: string): string[] {
 // ───────────────────────────────────────────── classify ─────────────────────────────────────────────
 
 const CATEGORY_WORDS: Record<Exclude<Category, "spam">, readonly string[]> = {
-  billing: ["charge", "charged", "refund", "invoice", "payment", "card", "bill", "billed", "subscription", "plan", "price", "receipt", "paid"],
-  technical: ["error", "crash", "sync", "bug", "api", "export", "slow", "broken", "working", "upload", "timeout", "500", "app"],
+  billing: [
+    "charge",
+    "charged",
+    "refund",
+    "invoice",
+    "payment",
+    "card",
+    "bill",
+    "billed",
+    "subscription",
+    "plan",
+    "price",
+    "receipt",
+    "paid",
+  ],
+  technical: [
+    "error",
+    "crash",
+    "sync",
+    "bug",
+    "api",
+    "export",
+    "slow",
+    "broken",
+    "working",
+    "upload",
+    "timeout",
+    "500",
+    "app",
+  ],
   account: ["password", "login", "log", "email", "2fa", "account", "delete", "username", "locked", "reset", "sign"],
 };
 const SPAM_PHRASES = ["winner", "crypto", "click here", "seo services", "guaranteed traffic", "act now", "free money"];
-const HIGH_RISK = ["refund", "twice", "chargeback", "delete", "legal", "lawyer", "security", "hacked", "breach", "cancel", "fraud", "gdpr"];
+const HIGH_RISK = [
+  "refund",
+  "twice",
+  "chargeback",
+  "delete",
+  "legal",
+  "lawyer",
+  "security",
+  "hacked",
+  "breach",
+  "cancel",
+  "fraud",
+  "gdpr",
+];
 
 /** Classifies a ticket: its category (spam included) and the risk of answering it without a human. */
-export async function classifyTicket(ticket: string, signal?: AbortSignal): Promise<{ category: Category; risk: Risk }> {
+export async function classifyTicket(
+  ticket: string,
+  signal?: AbortSignal,
+): Promise<{ category: Category; risk: Risk }> {
   await sleep(6, signal);
   const text = ticket.toLowerCase();
   if (SPAM_PHRASES.some((p) => text.includes(p))) return { category: "spam", risk: "low" };
@@ -255,7 +301,11 @@ export function scoreRelevance(passages: readonly string[], ticket: string): num
   if (wanted.size === 0 || passages.length === 0) return 0;
   const found = new Set<string>();
   for (const p of passages) for (const w of keywords(p)) if (wanted.has(w)) found.add(w);
-  return Math.round(Math.min(1, (found.size / Math.min(wanted.size, 6)) * (0.6 + 0.1 * Math.min(passages.length, 4))) * 100) / 100;
+  return (
+    Math.round(
+      Math.min(1, (found.size / Math.min(wanted.size, 6)) * (0.6 + 0.1 * Math.min(passages.length, 4))) * 100,
+    ) / 100
+  );
 }
 
 // ───────────────────────────────────────────── drafting ─────────────────────────────────────────────
@@ -272,7 +322,12 @@ const OPENERS: Record<Category, string> = {
  * keeps only the strongest finding, "detail…"/"more" adds every finding, "time…"/"when" adds the timeline; any
  * other note is acknowledged in a closing sentence. (A real model would also read the ticket; the rules don't need to.)
  */
-export function composeReply(_ticket: string, category: Category, findings: readonly Note[], feedback: readonly string[]): string {
+export function composeReply(
+  _ticket: string,
+  category: Category,
+  findings: readonly Note[],
+  feedback: readonly string[],
+): string {
   const notes = feedback.join(" ").toLowerCase();
   const wantsShort = /short|concise|brief/.test(notes);
   const wantsDetail = /detail|more|explain/.test(notes);
@@ -285,8 +340,11 @@ export function composeReply(_ticket: string, category: Category, findings: read
   if (passages.length === 0) lines.push("We are looking into this and will follow up shortly.");
   else lines.push(passages.join(" "));
   if (wantsTimeline) lines.push("You will hear from us again within one business day.");
-  const other = feedback.filter((f) => !/short|concise|brief|detail|more|explain|apolog|sorry|time|when|how long/i.test(f));
-  if (other.length > 0) lines.push(`We have also taken care of this: ${other[other.length - 1]!.replace(/[.!\s]+$/, "")}.`);
+  const other = feedback.filter(
+    (f) => !/short|concise|brief|detail|more|explain|apolog|sorry|time|when|how long/i.test(f),
+  );
+  if (other.length > 0)
+    lines.push(`We have also taken care of this: ${other[other.length - 1]!.replace(/[.!\s]+$/, "")}.`);
   const sources = used.map((f) => f.documentId).join(", ");
   lines.push(`Best regards, the support team${sources ? ` (sources: ${sources})` : ""}`);
   return lines.join("\n\n");

@@ -8,10 +8,25 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Checkpointer, WorkflowRecord } from "@graph/checkpoint";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
-import { Runner, isVersionMismatchError, isWorkflowConflictError, type EventProcessor, type PauseInfo, type RunResult, type RunStatus } from "@graph/runtime";
+import {
+  type EventProcessor,
+  isVersionMismatchError,
+  isWorkflowConflictError,
+  type PauseInfo,
+  Runner,
+  type RunResult,
+  type RunStatus,
+} from "@graph/runtime";
 import { modelDelay, setModelDelay } from "./llm.js";
-import { ProgressView, TraceWriter, box, describeDecision, makeStyle } from "./ui.js";
-import { MAX_REVISIONS, SAMPLE_TICKETS, supportGraph, type Decision, type Resolution, type ReviewRequest } from "./workflow.js";
+import { box, describeDecision, makeStyle, ProgressView, TraceWriter } from "./ui.js";
+import {
+  type Decision,
+  MAX_REVISIONS,
+  type Resolution,
+  type ReviewRequest,
+  SAMPLE_TICKETS,
+  supportGraph,
+} from "./workflow.js";
 
 const APP_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_DATA_DIR = path.join(APP_DIR, "data");
@@ -101,18 +116,27 @@ function parseCli(argv: readonly string[]): Cli {
   for (const token of tokens ?? []) {
     if (token.kind !== "option") continue;
     if (token.name === "approve") answers.push({ approved: true, by: "--approve" });
-    if (token.name === "reject") answers.push({ approved: false, by: "--reject", feedback: feedback.shift() ?? DEFAULT_FEEDBACK });
+    if (token.name === "reject")
+      answers.push({ approved: false, by: "--reject", feedback: feedback.shift() ?? DEFAULT_FEEDBACK });
   }
   let delayMs = process.env["DEMO_SLOW"] === "1" ? 200 : 15;
   if (values["delay-ms"] !== undefined) {
     delayMs = Number(values["delay-ms"]);
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new UsageError(`--delay-ms expects a number of milliseconds ≥ 0, got '${values["delay-ms"]}'.`);
+    if (!Number.isFinite(delayMs) || delayMs < 0)
+      throw new UsageError(`--delay-ms expects a number of milliseconds ≥ 0, got '${values["delay-ms"]}'.`);
   }
-  if (values.ticket !== undefined && values.ticket.trim() === "") throw new UsageError("--ticket needs the text of the ticket.");
-  if (values.ticket !== undefined && values.resume !== undefined) throw new UsageError("Use either --ticket (a new workflow) or --resume <id> (an existing one), not both.");
-  if (values.id !== undefined && values.ticket === undefined) throw new UsageError("--id names the workflow of a new --ticket run; use --resume <id> to continue an existing one.");
-  if (values.id !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(values.id)) throw new UsageError("--id may only contain letters, digits, '-' and '_' (at most 100).");
-  if (values.db !== undefined && values.data !== undefined && !isPostgres(values.db)) throw new UsageError("--db <file> and --data <dir> both choose the SQLite file; pass one of them.");
+  if (values.ticket !== undefined && values.ticket.trim() === "")
+    throw new UsageError("--ticket needs the text of the ticket.");
+  if (values.ticket !== undefined && values.resume !== undefined)
+    throw new UsageError("Use either --ticket (a new workflow) or --resume <id> (an existing one), not both.");
+  if (values.id !== undefined && values.ticket === undefined)
+    throw new UsageError(
+      "--id names the workflow of a new --ticket run; use --resume <id> to continue an existing one.",
+    );
+  if (values.id !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(values.id))
+    throw new UsageError("--id may only contain letters, digits, '-' and '_' (at most 100).");
+  if (values.db !== undefined && values.data !== undefined && !isPostgres(values.db))
+    throw new UsageError("--db <file> and --data <dir> both choose the SQLite file; pass one of them.");
   return {
     ticket: values.ticket?.trim(),
     answers,
@@ -173,14 +197,22 @@ class Demo {
   constructor(cli: Cli, checkpointer: Checkpointer, storeLabel: string) {
     this.cli = cli;
     this.style = makeStyle(out, cli.color);
-    const ci = process.env["CI"] !== undefined && process.env["CI"] !== "" && process.env["CI"] !== "0" && process.env["CI"] !== "false";
+    const ci =
+      process.env["CI"] !== undefined &&
+      process.env["CI"] !== "" &&
+      process.env["CI"] !== "0" &&
+      process.env["CI"] !== "false";
     this.interactive = process.stdin.isTTY === true && out.isTTY === true && !cli.yes && !ci;
     this.checkpointer = checkpointer;
     this.storeLabel = storeLabel;
     this.view = new ProgressView({ out, style: this.style, live: out.isTTY === true, graph: supportGraph });
     const processors: EventProcessor[] = [this.view];
     if (cli.trace !== undefined) processors.push(new TraceWriter(userPath(cli.trace)));
-    this.runner = new Runner({ checkpointer: this.checkpointer, eventProcessors: processors, leaseTtlMs: LEASE_TTL_MS });
+    this.runner = new Runner({
+      checkpointer: this.checkpointer,
+      eventProcessors: processors,
+      leaseTtlMs: LEASE_TTL_MS,
+    });
   }
 
   /**
@@ -192,10 +224,18 @@ class Demo {
     if (cli.db !== undefined && isPostgres(cli.db)) {
       const { PostgresCheckpointer } = await import("@graph/checkpoint-postgres");
       const schema = cli.schema ?? DEFAULT_SCHEMA;
-      const checkpointer = new PostgresCheckpointer({ connectionString: cli.db, schema, policy: { durability: "sync" }, max: 4 });
+      const checkpointer = new PostgresCheckpointer({
+        connectionString: cli.db,
+        schema,
+        policy: { durability: "sync" },
+        max: 4,
+      });
       return new Demo(cli, checkpointer, `PostgreSQL ${redact(cli.db)} (schema ${schema})`);
     }
-    const file = cli.db !== undefined ? userPath(cli.db) : path.join(cli.data !== undefined ? userPath(cli.data) : DEFAULT_DATA_DIR, "demo.db");
+    const file =
+      cli.db !== undefined
+        ? userPath(cli.db)
+        : path.join(cli.data !== undefined ? userPath(cli.data) : DEFAULT_DATA_DIR, "demo.db");
     const shown = path.relative(userPath("."), file);
     const checkpointer = new SqliteCheckpointer({ path: file, policy: { durability: "sync" } });
     return new Demo(cli, checkpointer, `SQLite ${shown.startsWith("..") || shown === "" ? file : shown}`);
@@ -252,7 +292,9 @@ class Demo {
     if (this.cli.id !== undefined) {
       await this.checkpointer.setup();
       if ((await this.checkpointer.getWorkflow(id)) !== undefined) {
-        throw new UsageError(`Workflow '${id}' already exists in ${this.storeLabel}. Continue it with: ${this.resumeCommand(id)}`);
+        throw new UsageError(
+          `Workflow '${id}' already exists in ${this.storeLabel}. Continue it with: ${this.resumeCommand(id)}`,
+        );
       }
     }
     this.print();
@@ -279,7 +321,9 @@ class Demo {
           return "paused";
         }
         this.print();
-        this.print(`${this.style.cyan("▶")} resuming ${this.style.bold(id)} with the answer: ${describeDecision(answer)}`);
+        this.print(
+          `${this.style.cyan("▶")} resuming ${this.style.bold(id)} with the answer: ${describeDecision(answer)}`,
+        );
         values = { [result.pause.responseKey]: answer };
         continue;
       }
@@ -295,7 +339,12 @@ class Demo {
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.runner.run(supportGraph, { workflowId: id, values, signal: abort.signal, errorHandling: "continue" });
+          return await this.runner.run(supportGraph, {
+            workflowId: id,
+            values,
+            signal: abort.signal,
+            errorHandling: "continue",
+          });
         } catch (error) {
           // A process killed while running keeps its lease until it expires; wait for that, once or twice.
           if (!isWorkflowConflictError(error) || attempt > 2) throw error;
@@ -327,11 +376,21 @@ class Demo {
   }
 
   /** The answer to an approval: from the command line, a prompt, or automatic; undefined leaves it paused. */
-  async answer(id: string, pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey">): Promise<Decision | undefined> {
+  async answer(
+    id: string,
+    pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey">,
+  ): Promise<Decision | undefined> {
     const s = this.style;
     const review = pause.value as ReviewRequest;
     this.print();
-    this.print(box(`Approval needed · ${id} · draft ${review.revision} of at most ${MAX_REVISIONS + 1} · risk ${review.risk}`, review.reply, s, out.columns || 100));
+    this.print(
+      box(
+        `Approval needed · ${id} · draft ${review.revision} of at most ${MAX_REVISIONS + 1} · risk ${review.risk}`,
+        review.reply,
+        s,
+        out.columns || 100,
+      ),
+    );
     const queued = this.cli.answers.shift();
     if (queued !== undefined) {
       this.print(`${s.dim("answer from the command line:")} ${describeDecision(queued)}`);
@@ -339,7 +398,11 @@ class Demo {
     }
     if (this.cli.detach) return undefined;
     if (this.interactive) return this.prompt();
-    const by = this.cli.yes ? "--yes" : process.stdin.isTTY && out.isTTY ? "auto-answer, CI" : "auto-answer, no terminal";
+    const by = this.cli.yes
+      ? "--yes"
+      : process.stdin.isTTY && out.isTTY
+        ? "auto-answer, CI"
+        : "auto-answer, no terminal";
     this.print(
       s.dim(
         `No one to ask (${by === "--yes" ? "--yes" : by.endsWith("CI") ? "CI is set" : "no terminal attached"}): approving automatically. ` +
@@ -361,7 +424,9 @@ class Demo {
     };
     try {
       for (;;) {
-        const reply = (await ask(`${this.style.bold("Send this reply?")} [Y]es / [n]o, revise it / [l]ater, leave it paused: `))?.toLowerCase();
+        const reply = (
+          await ask(`${this.style.bold("Send this reply?")} [Y]es / [n]o, revise it / [l]ater, leave it paused: `)
+        )?.toLowerCase();
         if (reply === undefined || reply === "l" || reply === "later") return undefined;
         if (reply === "" || reply === "y" || reply === "yes") return { approved: true, by: "you" };
         if (reply === "n" || reply === "no") {
@@ -377,8 +442,12 @@ class Demo {
 
   leftPaused(id: string): void {
     this.print();
-    this.print(`${this.style.yellow("⏸")} ${this.style.bold(id)} stays paused at the approval (saved in ${this.storeLabel}).`);
-    this.print(`  Answer later with: ${this.resumeCommand(id)} --approve   ${this.style.dim("(or --reject --feedback \"…\", or no flag to be asked)")}`);
+    this.print(
+      `${this.style.yellow("⏸")} ${this.style.bold(id)} stays paused at the approval (saved in ${this.storeLabel}).`,
+    );
+    this.print(
+      `  Answer later with: ${this.resumeCommand(id)} --approve   ${this.style.dim('(or --reject --feedback "…", or no flag to be asked)')}`,
+    );
   }
 
   outcome(id: string, status: RunStatus, values: Readonly<Record<string, unknown>>, error?: unknown): void {
@@ -388,8 +457,18 @@ class Demo {
       const resolution = values["resolution"] as Resolution | undefined;
       const handoff = values["handoff"] as Resolution | undefined;
       if (resolution !== undefined) {
-        const revised = resolution.revisions === 0 ? "first draft" : `after ${resolution.revisions} revision${resolution.revisions === 1 ? "" : "s"}`;
-        this.print(box(`✔ Reply sent · approved by ${resolution.approvedBy ?? "nobody"} · ${revised}`, resolution.reply, s, out.columns || 100));
+        const revised =
+          resolution.revisions === 0
+            ? "first draft"
+            : `after ${resolution.revisions} revision${resolution.revisions === 1 ? "" : "s"}`;
+        this.print(
+          box(
+            `✔ Reply sent · approved by ${resolution.approvedBy ?? "nobody"} · ${revised}`,
+            resolution.reply,
+            s,
+            out.columns || 100,
+          ),
+        );
       } else if (handoff !== undefined) {
         this.print(box("⇪ Escalated", handoff.reply, s, out.columns || 100));
       } else if (values["category"] === "spam") {
@@ -415,10 +494,14 @@ class Demo {
     await this.checkpointer.setup();
     const workflow = await this.checkpointer.getWorkflow(id);
     if (workflow === undefined) {
-      throw new UsageError(`No workflow '${id}' in ${this.storeLabel}. See the stored ones with: npm run demo -- --list${this.storageFlags()}`);
+      throw new UsageError(
+        `No workflow '${id}' in ${this.storeLabel}. See the stored ones with: npm run demo -- --list${this.storageFlags()}`,
+      );
     }
     if (workflow.parentId !== undefined) {
-      throw new UsageError(`'${id}' is a child run of '${workflow.parentId}' (a nested graph). Resume the parent: ${this.resumeCommand(rootOf(workflow))}`);
+      throw new UsageError(
+        `'${id}' is a child run of '${workflow.parentId}' (a nested graph). Resume the parent: ${this.resumeCommand(rootOf(workflow))}`,
+      );
     }
     const state = await this.checkpointer.getState(id);
     const s = this.style;
@@ -463,7 +546,11 @@ class Demo {
     const workflows: WorkflowRecord[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.checkpointer.listWorkflows({ rootsOnly: true, limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await this.checkpointer.listWorkflows({
+        rootsOnly: true,
+        limit: 100,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       workflows.push(...page.workflows);
       cursor = page.nextCursor;
     } while (cursor !== undefined && workflows.length < 500);
@@ -473,13 +560,21 @@ class Demo {
       return 0;
     }
     workflows.sort((a, b) => new Date(b.updatedAt).getTime() - new Date(a.updatedAt).getTime());
-    this.print(`${s.bold(`${workflows.length} workflow${workflows.length === 1 ? "" : "s"}`)} in ${this.storeLabel}, newest first:`);
+    this.print(
+      `${s.bold(`${workflows.length} workflow${workflows.length === 1 ? "" : "s"}`)} in ${this.storeLabel}, newest first:`,
+    );
     this.print();
     const rows: string[][] = [["ID", "STATUS", "UPDATED", "STEPS", "TICKET"]];
     for (const w of workflows) {
       const state = await this.checkpointer.getState(w.id);
       const ticket = typeof state["ticket"] === "string" ? state["ticket"] : "";
-      rows.push([w.id, describeStatus(w), formatDate(w.updatedAt), String(w.stepCount), ticket.length > 48 ? `${ticket.slice(0, 47)}…` : ticket]);
+      rows.push([
+        w.id,
+        describeStatus(w),
+        formatDate(w.updatedAt),
+        String(w.stepCount),
+        ticket.length > 48 ? `${ticket.slice(0, 47)}…` : ticket,
+      ]);
     }
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
     for (const [i, row] of rows.entries()) {
@@ -510,7 +605,8 @@ function rootOf(workflow: WorkflowRecord): string {
 
 function describeStatus(w: WorkflowRecord): string {
   if (w.status === "paused") return `paused at ${w.pause?.nodeName ?? "an interrupt"}`;
-  if (w.status === "running" && w.lease !== undefined && new Date(w.lease.expiresAt).getTime() < Date.now()) return "interrupted (crashed)";
+  if (w.status === "running" && w.lease !== undefined && new Date(w.lease.expiresAt).getTime() < Date.now())
+    return "interrupted (crashed)";
   return w.status;
 }
 
@@ -563,7 +659,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     if (isVersionMismatchError(error)) {
-      process.stderr.write(`${style.red("✖")} ${(error as Error).message}\n  The workflow was started by an older version of this demo's graph; start a new ticket instead.\n`);
+      process.stderr.write(
+        `${style.red("✖")} ${(error as Error).message}\n  The workflow was started by an older version of this demo's graph; start a new ticket instead.\n`,
+      );
       return 1;
     }
     const e = error as { _tag?: string; message?: string };

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import type { Graph } from "@graph/core";
 import type { EventProcessor, GraphEvent } from "@graph/runtime";
-import type { Decision, Resolution, ReviewRequest } from "./workflow.js";
 import type { KbDocument, Note } from "./llm.js";
+import type { Decision, Resolution, ReviewRequest } from "./workflow.js";
 
 // ───────────────────────────────────────────── styling ─────────────────────────────────────────────
 
@@ -24,8 +24,13 @@ export interface Style {
 /** Colour on a terminal unless NO_COLOR is set; FORCE_COLOR forces it on. */
 export function makeStyle(stream: NodeJS.WriteStream, override?: boolean): Style {
   const env = process.env;
-  const enabled = override ?? (env["FORCE_COLOR"] !== undefined && env["FORCE_COLOR"] !== "0" ? true : env["NO_COLOR"] === undefined && stream.isTTY === true);
-  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text);
+  const enabled =
+    override ??
+    (env["FORCE_COLOR"] !== undefined && env["FORCE_COLOR"] !== "0"
+      ? true
+      : env["NO_COLOR"] === undefined && stream.isTTY === true);
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text;
   return {
     enabled,
     bold: wrap(1, 22),
@@ -72,7 +77,9 @@ export function describeOutputs(nodeName: string, outputs: Readonly<Record<strin
     }
     case "rank": {
       const findings = (outputs["findings"] ?? []) as Note[];
-      return findings.length === 0 ? "nothing relevant found" : findings.map((f) => `${f.documentId} (${f.relevance.toFixed(2)})`).join(", ");
+      return findings.length === 0
+        ? "nothing relevant found"
+        : findings.map((f) => `${f.documentId} (${f.relevance.toFixed(2)})`).join(", ");
     }
     case "draft":
       return `${String(outputs["reply"] ?? "").length} characters`;
@@ -167,7 +174,10 @@ export class ProgressView implements EventProcessor {
       case "StreamingChunk":
         return this.#chunk(event.nodeName, String(event.chunk));
       case "RouteDecision": {
-        const choice = event.decision === null ? "no decision" : event.decision.map((t) => (typeof t === "string" ? t : "END")).join(", ");
+        const choice =
+          event.decision === null
+            ? "no decision"
+            : event.decision.map((t) => (typeof t === "string" ? t : "END")).join(", ");
         if (event.replayed) {
           this.#restored.push(`${event.gate}→${choice}`);
           return;
@@ -179,10 +189,14 @@ export class ProgressView implements EventProcessor {
       case "Paused": {
         const review = event.value as ReviewRequest | undefined;
         const why = review?.risk === "high" ? "a high-risk reply needs a human's approval" : "waiting for an answer";
-        return this.#line(`${this.#style.yellow("⏸")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.yellow(`paused: ${why}`)}`);
+        return this.#line(
+          `${this.#style.yellow("⏸")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.yellow(`paused: ${why}`)}`,
+        );
       }
       case "NodeError":
-        return this.#line(`${this.#style.red("✖")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.red(errorMessage(event.error))}${event.willRetry ? " (retrying)" : ""}`);
+        return this.#line(
+          `${this.#style.red("✖")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.red(errorMessage(event.error))}${event.willRetry ? " (retrying)" : ""}`,
+        );
       case "StopRequested":
         return this.#line(this.#style.yellow("⏹ stop requested: running nodes are cut off; finished steps stay saved"));
       case "Warning":
@@ -211,7 +225,8 @@ export class ProgressView implements EventProcessor {
     }
     // In a log, a quick node's start line is noise; its end line says everything. A terminal overwrites it anyway.
     if (!this.#live && name !== "research") return;
-    const detail = name === "research" ? s.dim("reading the knowledge base, one sub-graph run per document…") : s.dim("…");
+    const detail =
+      name === "research" ? s.dim("reading the knowledge base, one sub-graph run per document…") : s.dim("…");
     this.#line(`${s.cyan("▶")} ${name.padEnd(NAME_WIDTH)} ${detail}`, { kind: "start", node: name });
   }
 
@@ -232,7 +247,11 @@ export class ProgressView implements EventProcessor {
     // The runtime reports a node cut off by a stop as a NodeEnd with no outputs (there is no status field).
     const declared = (this.#graph.nodes.get(name)?.outputs ?? []) as readonly string[];
     if (declared.length > 0 && Object.keys(event.outputs).length === 0) {
-      this.#line(`${s.yellow("⏹")} ${name.padEnd(NAME_WIDTH)} ${s.yellow("stopped before it finished; it runs again on resume")}`, undefined, this.#lastLine?.node === name);
+      this.#line(
+        `${s.yellow("⏹")} ${name.padEnd(NAME_WIDTH)} ${s.yellow("stopped before it finished; it runs again on resume")}`,
+        undefined,
+        this.#lastLine?.node === name,
+      );
       return;
     }
     const summary = describeOutputs(name, event.outputs);
@@ -288,7 +307,9 @@ export class ProgressView implements EventProcessor {
     const list = [...this.#restored].sort((a, b) => position(a) - position(b));
     this.#restored = [];
     const s = this.#style;
-    this.#line(`${s.dim("↺")} ${"restored".padEnd(NAME_WIDTH)} ${s.dim(`from the checkpoint, not run again: ${list.join(", ")}`)}`);
+    this.#line(
+      `${s.dim("↺")} ${"restored".padEnd(NAME_WIDTH)} ${s.dim(`from the checkpoint, not run again: ${list.join(", ")}`)}`,
+    );
   }
 
   /** Ends the view: prints anything still collected. */

@@ -10,16 +10,16 @@
 //                                                                                   └─(3rd reject)▶ escalate
 import { END, Graph, interrupt, node, route } from "@graph/core";
 import {
+  type Category,
   classifyTicket,
   composeReply,
   documentsFor,
-  readDocument,
-  scoreRelevance,
-  streamTokens,
-  type Category,
   type KbDocument,
   type Note,
   type Risk,
+  readDocument,
+  scoreRelevance,
+  streamTokens,
 } from "./llm.js";
 
 /** Rejected drafts are revised at most this many times; one more rejection escalates the ticket to a person. */
@@ -55,17 +55,34 @@ export interface Resolution {
 
 // ───────────────────────────────────────────── the research sub-graph (run once per document) ─────────────────
 
-const read = node({ output: "passages" }, async function read({ document, ticket }: { document: KbDocument; ticket: string }, ctx) {
-  return readDocument(document, ticket, ctx.signal);
-});
+const read = node(
+  { output: "passages" },
+  async function read({ document, ticket }: { document: KbDocument; ticket: string }, ctx) {
+    return readDocument(document, ticket, ctx.signal);
+  },
+);
 
-const score = node({ output: "relevance" }, function score({ passages, ticket }: { passages: string[]; ticket: string }) {
-  return scoreRelevance(passages, ticket);
-});
+const score = node(
+  { output: "relevance" },
+  function score({ passages, ticket }: { passages: string[]; ticket: string }) {
+    return scoreRelevance(passages, ticket);
+  },
+);
 
-const takeNote = node({ output: "note" }, function takeNote({ document, passages, relevance }: { document: KbDocument; passages: string[]; relevance: number }): Note {
-  return { documentId: document.id, title: document.title, relevance, passages };
-});
+const takeNote = node(
+  { output: "note" },
+  function takeNote({
+    document,
+    passages,
+    relevance,
+  }: {
+    document: KbDocument;
+    passages: string[];
+    relevance: number;
+  }): Note {
+    return { documentId: document.id, title: document.title, relevance, passages };
+  },
+);
 
 /** Reads one knowledge-base document for one ticket. */
 export const research = new Graph([read, score, takeNote], { name: "research" });
@@ -87,7 +104,11 @@ const lookup = node({ output: "documents" }, function lookup({ category }: { cat
 
 // The nested graph as one node, run once per document: `document` (inner) is fed from `documents` (outer) item by
 // item, `ticket` is broadcast, and each inner output comes back as an array in document order.
-const researchDocuments = research.asNode().withInputs({ document: "documents" }).withOutputs({ note: "notes" }).mapOver("documents");
+const researchDocuments = research
+  .asNode()
+  .withInputs({ document: "documents" })
+  .withOutputs({ note: "notes" })
+  .mapOver("documents");
 
 const rank = node({ output: "findings" }, function rank({ notes }: { notes: Note[] }) {
   return notes
@@ -97,18 +118,39 @@ const rank = node({ output: "findings" }, function rank({ notes }: { notes: Note
 });
 
 // A streaming node: every yielded token is a StreamingChunk event; the output is the concatenated text.
-const draft = node({ output: "reply" }, async function* draft(
-  { ticket, category, findings, feedback }: { ticket: string; category: Category; findings: Note[]; feedback: string[] },
-  ctx,
-) {
-  yield* streamTokens(composeReply(ticket, category, findings, feedback), ctx.signal);
-});
+const draft = node(
+  { output: "reply" },
+  async function* draft(
+    {
+      ticket,
+      category,
+      findings,
+      feedback,
+    }: { ticket: string; category: Category; findings: Note[]; feedback: string[] },
+    ctx,
+  ) {
+    yield* streamTokens(composeReply(ticket, category, findings, feedback), ctx.signal);
+  },
+);
 
-const prepareReview = node({ output: "review" }, function prepareReview(
-  { ticket, category, risk, reply, feedback }: { ticket: string; category: Category; risk: Risk; reply: string; feedback: string[] },
-): ReviewRequest {
-  return { ticket, category, risk, revision: feedback.length + 1, reply };
-});
+const prepareReview = node(
+  { output: "review" },
+  function prepareReview({
+    ticket,
+    category,
+    risk,
+    reply,
+    feedback,
+  }: {
+    ticket: string;
+    category: Category;
+    risk: Risk;
+    reply: string;
+    feedback: string[];
+  }): ReviewRequest {
+    return { ticket, category, risk, revision: feedback.length + 1, reply };
+  },
+);
 
 /** Low-risk replies go out without a human; high-risk ones pause the workflow until someone answers. */
 export function autoApprove(value: unknown): Decision | undefined {
@@ -118,42 +160,83 @@ export function autoApprove(value: unknown): Decision | undefined {
 
 const approval = interrupt({ name: "approval", input: "review", response: "decision", handler: autoApprove });
 
-const recordFeedback = node({ output: "feedback" }, function recordFeedback({ feedback, decision }: { feedback: string[]; decision: Decision }) {
-  return decision.approved ? feedback : [...feedback, decision.feedback?.trim() || "Please improve the reply."];
-});
+const recordFeedback = node(
+  { output: "feedback" },
+  function recordFeedback({ feedback, decision }: { feedback: string[]; decision: Decision }) {
+    return decision.approved ? feedback : [...feedback, decision.feedback?.trim() || "Please improve the reply."];
+  },
+);
 
 // The gate reads the revision number from `review`, not the length of `feedback`: it then depends only on values
 // that exist when the answer arrives, so it decides in the same superstep as `recordFeedback`, before `draft` (made
 // stale by the new feedback) could start. The runtime this demo was first written against ran `draft` first after a
 // resume when the gate waited for `recordFeedback`, and the loop never reached its exit (see the README's "Notes").
-const afterReview = route({ targets: ["finalize", "draft", "escalate"] }, function afterReview(
-  { decision, review }: { decision: Decision; review: ReviewRequest },
-) {
-  if (decision.approved) return "finalize";
-  return review.revision <= MAX_REVISIONS ? "draft" : "escalate";
-});
+const afterReview = route(
+  { targets: ["finalize", "draft", "escalate"] },
+  function afterReview({ decision, review }: { decision: Decision; review: ReviewRequest }) {
+    if (decision.approved) return "finalize";
+    return review.revision <= MAX_REVISIONS ? "draft" : "escalate";
+  },
+);
 
-const finalize = node({ output: "resolution" }, function finalize(
-  { reply, decision, feedback, findings }: { reply: string; decision: Decision; feedback: string[]; findings: Note[] },
-): Resolution {
-  return { outcome: "sent", reply, approvedBy: decision.by, revisions: feedback.length, sources: findings.map((f) => f.documentId) };
-});
+const finalize = node(
+  { output: "resolution" },
+  function finalize({
+    reply,
+    decision,
+    feedback,
+    findings,
+  }: {
+    reply: string;
+    decision: Decision;
+    feedback: string[];
+    findings: Note[];
+  }): Resolution {
+    return {
+      outcome: "sent",
+      reply,
+      approvedBy: decision.by,
+      revisions: feedback.length,
+      sources: findings.map((f) => f.documentId),
+    };
+  },
+);
 
 // Not `resolution` as well: the core's "one producer per value" check treats finalize and escalate as
 // non-exclusive because both read values produced inside the loop that `afterReview` also routes back into.
-const escalate = node({ output: "handoff" }, function escalate(
-  { feedback, findings }: { feedback: string[]; findings: Note[] },
-): Resolution {
-  const reply = `Handed to a senior agent after ${feedback.length} rejected drafts. Reviewer notes: ${feedback.map((f) => `"${f}"`).join("; ")}.`;
-  return { outcome: "escalated", reply, approvedBy: null, revisions: feedback.length, sources: findings.map((f) => f.documentId) };
-});
+const escalate = node(
+  { output: "handoff" },
+  function escalate({ feedback, findings }: { feedback: string[]; findings: Note[] }): Resolution {
+    const reply = `Handed to a senior agent after ${feedback.length} rejected drafts. Reviewer notes: ${feedback.map((f) => `"${f}"`).join("; ")}.`;
+    return {
+      outcome: "escalated",
+      reply,
+      approvedBy: null,
+      revisions: feedback.length,
+      sources: findings.map((f) => f.documentId),
+    };
+  },
+);
 
 /**
  * The support-ticket workflow: classify → triage → lookup → research × documents → rank → draft ⇄ approval → finalize
  * (or escalate). Input: `ticket`. Answer a pause with `{ decision: Decision }`.
  */
 export const supportGraph = new Graph(
-  [classify, triage, lookup, researchDocuments, rank, draft, prepareReview, approval, recordFeedback, afterReview, finalize, escalate],
+  [
+    classify,
+    triage,
+    lookup,
+    researchDocuments,
+    rank,
+    draft,
+    prepareReview,
+    approval,
+    recordFeedback,
+    afterReview,
+    finalize,
+    escalate,
+  ],
   { name: "support" },
 ).bind({ feedback: [] });
 
@@ -161,7 +244,8 @@ export const supportGraph = new Graph(
 export const SAMPLE_TICKETS: readonly { readonly label: string; readonly ticket: string }[] = [
   {
     label: "high risk: pauses for approval",
-    ticket: "Hi, I was charged twice for my annual plan this month ($240 each time). Can I get a refund for the duplicate charge?",
+    ticket:
+      "Hi, I was charged twice for my annual plan this month ($240 each time). Can I get a refund for the duplicate charge?",
   },
   {
     label: "low risk: auto-approved",

@@ -3,18 +3,38 @@
 import path from "node:path";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { describe, expect, it } from "vitest";
-import { HIGH_RISK_TICKET, completedSteps, expectSuccess, readTrace, relative, runDemo, startDemo, tempDir, waitUntil, type TraceEvent } from "./helpers.js";
+import {
+  completedSteps,
+  expectSuccess,
+  HIGH_RISK_TICKET,
+  readTrace,
+  relative,
+  runDemo,
+  startDemo,
+  type TraceEvent,
+  tempDir,
+  waitUntil,
+} from "./helpers.js";
 
 /** `<workflow>:<node>` keys of nodes that really finished (not replayed) in these events. */
 function finished(events: readonly TraceEvent[], root: string): Set<string> {
-  return new Set(events.filter((e) => e.type === "NodeEnd" && !e.replayed).map((e) => `${relative(e.workflowId, root)}:${e.nodeName}`));
+  return new Set(
+    events
+      .filter((e) => e.type === "NodeEnd" && !e.replayed)
+      .map((e) => `${relative(e.workflowId, root)}:${e.nodeName}`),
+  );
 }
 function started(events: readonly TraceEvent[], root: string): Set<string> {
-  return new Set(events.filter((e) => e.type === "NodeStart").map((e) => `${relative(e.workflowId, root)}:${e.nodeName}`));
+  return new Set(
+    events.filter((e) => e.type === "NodeStart").map((e) => `${relative(e.workflowId, root)}:${e.nodeName}`),
+  );
 }
 function executions(events: readonly TraceEvent[], root: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const e of events) if (e.type === "NodeEnd" && !e.replayed) out[`${relative(e.workflowId, root)}:${e.nodeName}`] = (out[`${relative(e.workflowId, root)}:${e.nodeName}`] ?? 0) + 1;
+  for (const e of events)
+    if (e.type === "NodeEnd" && !e.replayed)
+      out[`${relative(e.workflowId, root)}:${e.nodeName}`] =
+        (out[`${relative(e.workflowId, root)}:${e.nodeName}`] ?? 0) + 1;
   return out;
 }
 
@@ -23,7 +43,21 @@ describe("crash and resume (SQLite, SIGKILL)", () => {
     // The reference: one uninterrupted run.
     const refDir = tempDir("reference");
     const refTrace = path.join(refDir, "trace.jsonl");
-    expectSuccess(await runDemo(["--ticket", HIGH_RISK_TICKET, "--id", "reference", "--approve", "--data", refDir, "--delay-ms", "2", "--trace", refTrace]));
+    expectSuccess(
+      await runDemo([
+        "--ticket",
+        HIGH_RISK_TICKET,
+        "--id",
+        "reference",
+        "--approve",
+        "--data",
+        refDir,
+        "--delay-ms",
+        "2",
+        "--trace",
+        refTrace,
+      ]),
+    );
     const refStore = new SqliteCheckpointer({ path: path.join(refDir, "demo.db") });
     const expectedAnswer = (await refStore.getState("reference"))["resolution"];
     const expectedSteps = await completedSteps(refStore, "reference");
@@ -38,7 +72,16 @@ describe("crash and resume (SQLite, SIGKILL)", () => {
     const slow = ["--data", dir, "--delay-ms", "100"];
 
     // 1. Killed while the research sub-graph is mapped over the documents: some items done, others in flight.
-    const run1 = startDemo(["--ticket", HIGH_RISK_TICKET, "--id", "crashy", "--approve", ...slow, "--trace", traces[0]!]);
+    const run1 = startDemo([
+      "--ticket",
+      HIGH_RISK_TICKET,
+      "--id",
+      "crashy",
+      "--approve",
+      ...slow,
+      "--trace",
+      traces[0]!,
+    ]);
     await waitUntil(
       () => readTrace(traces[0]!).some((e) => e.type === "MapProgress" && e.completed! >= 1),
       () => `research progress in run 1; output so far:\n${run1.stdout()}`,
@@ -66,11 +109,17 @@ describe("crash and resume (SQLite, SIGKILL)", () => {
     const doneInRun1 = [...finished(t1, "crashy")].filter((k) => k.startsWith("<root>/research/"));
     expect(doneInRun1.length).toBeGreaterThan(0);
     for (const key of doneInRun1) {
-      expect(t2.some((e) => e.type === "NodeEnd" && e.replayed && `${relative(e.workflowId, "crashy")}:${e.nodeName}` === key)).toBe(true);
+      expect(
+        t2.some(
+          (e) => e.type === "NodeEnd" && e.replayed && `${relative(e.workflowId, "crashy")}:${e.nodeName}` === key,
+        ),
+      ).toBe(true);
     }
 
     // 3. Resumed to the end (it pauses for approval; --approve answers).
-    const end3 = expectSuccess(await runDemo(["--resume", "crashy", "--approve", "--data", dir, "--delay-ms", "2", "--trace", traces[2]!]));
+    const end3 = expectSuccess(
+      await runDemo(["--resume", "crashy", "--approve", "--data", dir, "--delay-ms", "2", "--trace", traces[2]!]),
+    );
     expect(end3.stdout).toContain("Resuming crashy · ");
     expect(end3.stdout).toContain("✔ Reply sent · approved by --approve");
     const t3 = readTrace(traces[2]!);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Resolution } from "../src/workflow.js";
-import { HIGH_RISK_TICKET, LOW_RISK_TICKET, expectSuccess, runDemo, tempDir } from "./helpers.js";
+import { expectSuccess, HIGH_RISK_TICKET, LOW_RISK_TICKET, runDemo, tempDir } from "./helpers.js";
 
 const data = tempDir("sqlite");
 const fast = ["--data", data, "--delay-ms", "1"];
@@ -47,36 +47,66 @@ describe("demo on SQLite", () => {
     const cp = store();
     const paused = await cp.getWorkflow("refund-1");
     expect(paused?.status).toBe("paused");
-    expect(paused?.pause).toMatchObject({ nodeName: "approval", responseKey: "decision", value: { risk: "high", revision: 1 } });
+    expect(paused?.pause).toMatchObject({
+      nodeName: "approval",
+      responseKey: "decision",
+      value: { risk: "high", revision: 1 },
+    });
 
     const listed = expectSuccess(await runDemo(["--list", "--data", data]));
     expect(listed.stdout).toMatch(/refund-1\s+paused at approval/);
 
     const second = expectSuccess(await runDemo(["--resume", "refund-1", "--approve", ...fast]));
     expect(second.stdout).toContain("Resuming refund-1 · paused at approval");
-    expect(second.stdout).toContain("↺ restored        from the checkpoint, not run again: classify, triage→lookup, lookup, research, rank, draft, prepareReview");
+    expect(second.stdout).toContain(
+      "↺ restored        from the checkpoint, not run again: classify, triage→lookup, lookup, research, rank, draft, prepareReview",
+    );
     expect(second.stdout).toContain("✔ Reply sent · approved by --approve · first draft");
     expect((await cp.getWorkflow("refund-1"))?.status).toBe("completed");
     const state = await cp.getState("refund-1");
-    expect(state["resolution"]).toMatchObject({ outcome: "sent", approvedBy: "--approve", revisions: 0, sources: ["kb-101", "kb-104", "kb-102"] });
+    expect(state["resolution"]).toMatchObject({
+      outcome: "sent",
+      approvedBy: "--approve",
+      revisions: 0,
+      sources: ["kb-101", "kb-104", "kb-102"],
+    });
 
     const again = expectSuccess(await runDemo(["--resume", "refund-1", ...fast]));
     expect(again.stdout).toContain("Nothing left to do");
   });
 
   it("a rejected draft loops back to drafting with the feedback, then completes on approval", async () => {
-    const { stdout } = expectSuccess(await runDemo(["--ticket", HIGH_RISK_TICKET, "--id", "revise-1", "--reject", "--feedback", "shorter please", "--approve", ...fast]));
+    const { stdout } = expectSuccess(
+      await runDemo([
+        "--ticket",
+        HIGH_RISK_TICKET,
+        "--id",
+        "revise-1",
+        "--reject",
+        "--feedback",
+        "shorter please",
+        "--approve",
+        ...fast,
+      ]),
+    );
     expect(stdout).toContain('rejected by --reject: "shorter please"');
     expect(stdout).toContain("◆ afterReview     → draft");
     expect(stdout).toContain("draft 2 of at most 3");
     const resolution = (await store().getState("revise-1"))["resolution"] as Resolution;
-    expect(resolution).toMatchObject({ outcome: "sent", approvedBy: "--approve", revisions: 1, sources: ["kb-101", "kb-104", "kb-102"] });
+    expect(resolution).toMatchObject({
+      outcome: "sent",
+      approvedBy: "--approve",
+      revisions: 1,
+      sources: ["kb-101", "kb-104", "kb-102"],
+    });
     expect(resolution.reply).toContain("(sources: kb-101)"); // "shorter" keeps the best finding only
   });
 
   it("the revise loop is bounded: a third rejection escalates", async () => {
-    const { stdout } = expectSuccess(await runDemo(["--ticket", HIGH_RISK_TICKET, "--id", "escalate-1", "--reject", "--reject", "--reject", ...fast]));
-    expect(stdout.match(/afterReview     → draft/g)).toHaveLength(2);
+    const { stdout } = expectSuccess(
+      await runDemo(["--ticket", HIGH_RISK_TICKET, "--id", "escalate-1", "--reject", "--reject", "--reject", ...fast]),
+    );
+    expect(stdout.match(/afterReview {5}→ draft/g)).toHaveLength(2);
     expect(stdout).toContain("◆ afterReview     → escalate");
     expect(stdout).toContain("⇪ Escalated");
     const state = await store().getState("escalate-1");
@@ -85,14 +115,18 @@ describe("demo on SQLite", () => {
   });
 
   it("a low-risk ticket is auto-approved by the interrupt's handler, even with --detach", async () => {
-    const { stdout } = expectSuccess(await runDemo(["--ticket", LOW_RISK_TICKET, "--id", "password-1", "--detach", ...fast]));
+    const { stdout } = expectSuccess(
+      await runDemo(["--ticket", LOW_RISK_TICKET, "--id", "password-1", "--detach", ...fast]),
+    );
     expect(stdout).not.toContain("paused");
     expect(stdout).toContain("✔ approval        approved by auto-approve policy");
     expect((await store().getState("password-1"))["resolution"]).toMatchObject({ approvedBy: "auto-approve policy" });
   });
 
   it("spam is routed to END: nothing is researched or drafted", async () => {
-    const { stdout } = expectSuccess(await runDemo(["--ticket", "Congratulations WINNER! Click here for free money", "--id", "spam-1", ...fast]));
+    const { stdout } = expectSuccess(
+      await runDemo(["--ticket", "Congratulations WINNER! Click here for free money", "--id", "spam-1", ...fast]),
+    );
     expect(stdout).toContain("◆ triage          → END");
     expect(stdout).toContain("Closed as spam");
     expect(stdout).not.toMatch(/[▶✔] research|[▶✔] draft/);

@@ -1,16 +1,17 @@
 // Runs the demo as a real child process, exactly like `npm run demo` does (minus pnpm), and reads what it leaves
 // behind: its output, its event trace (--trace) and its checkpoints.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { INPUT_STEP, type Checkpointer } from "@graph/checkpoint";
+import { type Checkpointer, INPUT_STEP } from "@graph/checkpoint";
 
 export const APP_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** A ticket the classifier rates high risk (it pauses for approval). */
-export const HIGH_RISK_TICKET = "Hi, I was charged twice for my annual plan this month ($240 each time). Can I get a refund for the duplicate charge?";
+export const HIGH_RISK_TICKET =
+  "Hi, I was charged twice for my annual plan this month ($240 each time). Can I get a refund for the duplicate charge?";
 /** A ticket the auto-approve handler answers. */
 export const LOW_RISK_TICKET = "How do I reset my password? The reset email never arrives.";
 
@@ -54,7 +55,10 @@ export function startDemo(args: readonly string[], env: Record<string, string> =
 }
 
 /** Runs the demo to its end; fails with its output if it does not end in time. */
-export async function runDemo(args: readonly string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Finished> {
+export async function runDemo(
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<Finished> {
   const demo = startDemo(args, options.env);
   const timeoutMs = options.timeoutMs ?? 60_000;
   let timer: NodeJS.Timeout | undefined;
@@ -74,7 +78,9 @@ export async function runDemo(args: readonly string[], options: { timeoutMs?: nu
 /** Asserts a clean exit, showing the demo's output when it was not. */
 export function expectSuccess(result: Finished): Finished {
   if (result.code !== 0) {
-    throw new Error(`demo exited with ${result.code ?? result.signal}.\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+    throw new Error(
+      `demo exited with ${result.code ?? result.signal}.\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
   }
   return result;
 }
@@ -120,7 +126,11 @@ export function readTrace(file: string): TraceEvent[] {
 
 /** `workflowId` with the root id replaced by `<root>`, so two workflows' children compare. */
 export function relative(workflowId: string, root: string): string {
-  return workflowId === root ? "<root>" : workflowId.startsWith(`${root}/`) ? `<root>${workflowId.slice(root.length)}` : workflowId;
+  return workflowId === root
+    ? "<root>"
+    : workflowId.startsWith(`${root}/`)
+      ? `<root>${workflowId.slice(root.length)}`
+      : workflowId;
 }
 
 /** Number of completed steps per `<workflow>:<node>` for a workflow and its children (input steps excluded). */

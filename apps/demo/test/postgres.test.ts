@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { APP_DIR, HIGH_RISK_TICKET, expectSuccess, runDemo } from "./helpers.js";
+import { APP_DIR, expectSuccess, HIGH_RISK_TICKET, runDemo } from "./helpers.js";
 
 const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const schema = `graph_demo_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -64,7 +64,10 @@ describe("demo on PostgreSQL", () => {
     expect(first.stdout).toContain("pg-refund stays paused at the approval");
     const store = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema, max: 1 });
     try {
-      expect(await store.getWorkflow("pg-refund")).toMatchObject({ status: "paused", pause: { nodeName: "approval", responseKey: "decision" } });
+      expect(await store.getWorkflow("pg-refund")).toMatchObject({
+        status: "paused",
+        pause: { nodeName: "approval", responseKey: "decision" },
+      });
     } finally {
       await store.close();
     }
@@ -73,12 +76,18 @@ describe("demo on PostgreSQL", () => {
     expect(listed.stdout).toMatch(/pg-refund\s+paused at approval/);
 
     const second = expectSuccess(await runDemo(["--resume", "pg-refund", "--approve", ...db]));
-    expect(second.stdout).toContain("↺ restored        from the checkpoint, not run again: classify, triage→lookup, lookup, research, rank, draft, prepareReview");
+    expect(second.stdout).toContain(
+      "↺ restored        from the checkpoint, not run again: classify, triage→lookup, lookup, research, rank, draft, prepareReview",
+    );
     expect(second.stdout).toContain("✔ Reply sent · approved by --approve · first draft");
     const after = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema, max: 1 });
     try {
       expect((await after.getWorkflow("pg-refund"))?.status).toBe("completed");
-      expect((await after.getState("pg-refund"))["resolution"]).toMatchObject({ outcome: "sent", approvedBy: "--approve", revisions: 0 });
+      expect((await after.getState("pg-refund"))["resolution"]).toMatchObject({
+        outcome: "sent",
+        approvedBy: "--approve",
+        revisions: 0,
+      });
     } finally {
       await after.close();
     }

@@ -11,8 +11,8 @@
  * @module
  */
 import { describe } from "vitest";
-import { describeEngine } from "./internal/engine.js";
 import type { ChildProcessOptions, EngineCheckpointerFactory, EngineOptions } from "./internal/engine.js";
+import { describeEngine } from "./internal/engine.js";
 import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./internal/options.js";
 import { describeStorage } from "./internal/storage.js";
 
@@ -28,8 +28,6 @@ import { describeStorage } from "./internal/storage.js";
  * };
  * ```
  */
-export type { EngineOptions };
-
 /**
  * How the engine tests start child processes: the module (absolute path or `file:` URL) exporting an
  * {@link EngineCheckpointerFactory}, its export name (default `"default"`), JSON `args` for it, and the children's
@@ -40,8 +38,6 @@ export type { EngineOptions };
  * const childProcess: ChildProcessOptions = { module: "/abs/path/test/fixtures/engineAdapter.ts", args: { path: "/tmp/x.db" } };
  * ```
  */
-export type { ChildProcessOptions };
-
 /**
  * What the `engine.childProcess.module` exports: `(args, { policy }) => Checkpointer`, opening the same storage on
  * every call (in the test process and in every child).
@@ -54,8 +50,6 @@ export type { ChildProcessOptions };
  * export default open;
  * ```
  */
-export type { EngineCheckpointerFactory };
-
 /**
  * What the suite passes to your factory: the `policy` the new checkpointer must use, when a test needs one
  * (retention, ttl). Pass it to your constructor; the suite fails with a clear message if it is ignored.
@@ -65,8 +59,6 @@ export type { EngineCheckpointerFactory };
  * const create = (options: CreateCheckpointerOptions) => new SqliteCheckpointer({ path: file, ...options });
  * ```
  */
-export type { CreateCheckpointerOptions };
-
 /**
  * Options of {@link describeCheckpointer}.
  *
@@ -86,7 +78,13 @@ export type { CreateCheckpointerOptions };
  * };
  * ```
  */
-export type { DescribeCheckpointerOptions };
+export type {
+  ChildProcessOptions,
+  CreateCheckpointerOptions,
+  DescribeCheckpointerOptions,
+  EngineCheckpointerFactory,
+  EngineOptions,
+};
 
 /**
  * Registers the conformance suite (storage tests, then engine tests) as vitest `describe` blocks. Call it at the
@@ -107,5 +105,5 @@ export function describeCheckpointer(options: DescribeCheckpointerOptions): void
     if (options.engine?.skip !== true) describeEngine(options);
   });
 }
-export { claimRounds, runTogether, startWorker, waitUntil, workerStart, type Worker } from "./workers.js";
 export { rejection, stepRecord } from "./testing.js";
+export { claimRounds, runTogether, startWorker, type Worker, waitUntil, workerStart } from "./workers.js";

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { fork } from "node:child_process";
+
 import type { ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import path from "node:path";
 
 /**
@@ -74,7 +75,10 @@ export function startWorker(script: string, args: readonly string[], options: { 
  * const results = await runTogether(script, [["claim", file, "a"], ["claim", file, "b"]]);
  * ```
  */
-export async function runTogether(script: string, argsList: readonly (readonly string[])[]): Promise<Record<string, unknown>[]> {
+export async function runTogether(
+  script: string,
+  argsList: readonly (readonly string[])[],
+): Promise<Record<string, unknown>[]> {
   const workers = argsList.map((args) => startWorker(script, args));
   try {
     await Promise.all(workers.map((w) => w.ready));

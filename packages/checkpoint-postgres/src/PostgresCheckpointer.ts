@@ -3,14 +3,15 @@
  *
  * @module
  */
-import { CheckpointError } from "@graph/checkpoint";
+
 import type { CheckpointPolicy, Serializer } from "@graph/checkpoint";
+import { CheckpointError } from "@graph/checkpoint";
 import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
 import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import type { Pool } from "pg";
-import { addressOf, describePostgresError, guardPool, isConnectionLost } from "./internal/connection.js";
+import pg from "pg";
 import type { ServerAddress } from "./internal/connection.js";
+import { addressOf, describePostgresError, guardPool, isConnectionLost } from "./internal/connection.js";
 
 /**
  * Options every way of connecting shares.
@@ -112,7 +113,10 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
 
   constructor(options: PostgresCheckpointerOptions = {}) {
     if (typeof options !== "object" || options === null) {
-      throw configError("options must be an object: { connectionString } | { pool } | { db }, plus schema/policy.", "options");
+      throw configError(
+        "options must be an object: { connectionString } | { pool } | { db }, plus schema/policy.",
+        "options",
+      );
     }
     const schema = options.schema ?? "graph";
     let db: Kysely<any>;
@@ -131,7 +135,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
       const connectionString = connection.connectionString ?? process.env["DATABASE_URL"];
       if (typeof connectionString !== "string" || connectionString === "") {
         throw configError(
-          "no database to connect to. Pass { connectionString: \"postgres://user@host:5432/db\" }, a pg pool " +
+          'no database to connect to. Pass { connectionString: "postgres://user@host:5432/db" }, a pg pool ' +
             "({ pool }), a Kysely instance ({ db }), or set DATABASE_URL.",
           "connectionString",
         );

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { PostgresCheckpointer } from "./PostgresCheckpointer.js";
+
 export type {
   PostgresCheckpointerOptions,
   PostgresCommonOptions,
@@ -11,3 +11,4 @@ export type {
   PostgresKyselyOptions,
   PostgresPoolOptions,
 } from "./PostgresCheckpointer.js";
+export { PostgresCheckpointer } from "./PostgresCheckpointer.js";

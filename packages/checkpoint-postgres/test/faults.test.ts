@@ -1,5 +1,5 @@
-import { isCheckpointError } from "@graph/checkpoint";
 import type { StepRecord } from "@graph/checkpoint";
+import { isCheckpointError } from "@graph/checkpoint";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";

@@ -1,8 +1,8 @@
+import { fileURLToPath } from "node:url";
+import { runTogether as runWorkers } from "@graph/checkpoint-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
 import { admin, DATABASE_URL, dropSchemas, randomSchema, requirePostgres } from "./fixtures/server.js";
-import { fileURLToPath } from "node:url";
-import { runTogether as runWorkers } from "@graph/checkpoint-conformance";
 
 const workerScript = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
 const runTogether = (argsList: readonly (readonly string[])[]) => runWorkers(workerScript, argsList);
@@ -25,8 +25,14 @@ describe("PostgresCheckpointer shared by several processes", () => {
     const perProcess = results.map((r) => r["results"] as string[]);
     for (let round = 0; round < rounds; round++) {
       const outcomes = perProcess.map((list) => list[round]);
-      expect(outcomes.filter((o) => o === "won:1"), `round ${round}: ${outcomes.join(", ")}`).toHaveLength(1);
-      expect(outcomes.filter((o) => o === "lost"), `round ${round}: ${outcomes.join(", ")}`).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === "won:1"),
+        `round ${round}: ${outcomes.join(", ")}`,
+      ).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === "lost"),
+        `round ${round}: ${outcomes.join(", ")}`,
+      ).toHaveLength(1);
     }
     for (let round = 0; round < rounds; round++) {
       expect((await seed.getWorkflow(`race-${round}`))?.lease?.epoch).toBe(1);

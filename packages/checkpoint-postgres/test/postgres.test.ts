@@ -1,8 +1,8 @@
-import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { StepRecord } from "@graph/checkpoint";
+import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
+import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
 import { admin, DATABASE_URL, dropSchemas, randomSchema, requirePostgres } from "./fixtures/server.js";
@@ -17,7 +17,13 @@ beforeAll(requirePostgres);
 afterAll(() => dropSchemas(schemas));
 
 const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord =>
-  stepRecord(workflowId, { superstep: index, nodeName: `n${index}`, index, values: { [`v${index}`]: index }, ...fields });
+  stepRecord(workflowId, {
+    superstep: index,
+    nodeName: `n${index}`,
+    index,
+    values: { [`v${index}`]: index },
+    ...fields,
+  });
 
 describe("PostgresCheckpointer", () => {
   it("creates its schema and tables, and setup is idempotent (also concurrently)", async () => {
@@ -39,7 +45,14 @@ describe("PostgresCheckpointer", () => {
   it("round-trips every field, Dates, Maps, BigInts, -0 and key order exactly", async () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
     await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h", parentId: "root" });
-    const values = { z: 1, a: -0, when: new Date(0), m: new Map<unknown, unknown>([[1n, new Set(["x"])]]), u: undefined, dup: { b: 1, a: 2 } };
+    const values = {
+      z: 1,
+      a: -0,
+      when: new Date(0),
+      m: new Map<unknown, unknown>([[1n, new Set(["x"])]]),
+      u: undefined,
+      dup: { b: 1, a: 2 },
+    };
     const saved = step("wf", 3, {
       status: "paused",
       values,
@@ -70,7 +83,7 @@ describe("PostgresCheckpointer", () => {
 
   it("stores ids with quotes, LIKE wildcards, SQL fragments and unicode verbatim", async () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
-    const ids = ["it's \"quoted\"", "50%_off", "x'); DROP TABLE steps; --", "$1 $$ E'\\n'", "日本語/🙂", "a\\b", "Ω≈ç√"];
+    const ids = ['it\'s "quoted"', "50%_off", "x'); DROP TABLE steps; --", "$1 $$ E'\\n'", "日本語/🙂", "a\\b", "Ω≈ç√"];
     for (const id of ids) {
       await cp.createWorkflow({ id, graphName: id, graphHash: id });
       await cp.saveStep(step(id, 0, { nodeName: "n'; --", values: { [id]: id } }));
@@ -83,13 +96,18 @@ describe("PostgresCheckpointer", () => {
     }
     await cp.deleteWorkflow("50%_off");
     const left = (await cp.listWorkflows()).workflows.map((w) => w.id).sort();
-    expect(left).toEqual(["50%_off-sibling", "50%_offx/child", "50X_off/child", ...ids.filter((id) => id !== "50%_off")].sort());
+    expect(left).toEqual(
+      ["50%_off-sibling", "50%_offx/child", "50X_off/child", ...ids.filter((id) => id !== "50%_off")].sort(),
+    );
     expect(await cp.getSteps("50%_off/child/grand")).toEqual([]);
     await cp.close();
   });
 
   it("a server that is down gives a CheckpointError naming host and port and how to fix it", async () => {
-    const cp = new PostgresCheckpointer({ connectionString: "postgres://postgres@127.0.0.1:5999/postgres", schema: schema() });
+    const cp = new PostgresCheckpointer({
+      connectionString: "postgres://postgres@127.0.0.1:5999/postgres",
+      schema: schema(),
+    });
     const error = await rejection(cp.setup());
     expect(isCheckpointError(error)).toBe(true);
     const message = (error as Error).message;
@@ -116,7 +134,9 @@ describe("PostgresCheckpointer", () => {
   it("an unknown host is named too", async () => {
     const cp = new PostgresCheckpointer({ connectionString: "postgres://postgres@no-such-host.invalid:5432/postgres" });
     const error = await rejection(cp.setup());
-    expect((error as Error).message).toMatch(/Cannot connect to PostgreSQL at no-such-host\.invalid:5432 \((ENOTFOUND|EAI_AGAIN)\)/);
+    expect((error as Error).message).toMatch(
+      /Cannot connect to PostgreSQL at no-such-host\.invalid:5432 \((ENOTFOUND|EAI_AGAIN)\)/,
+    );
     await cp.close();
   });
 
@@ -195,7 +215,9 @@ describe("PostgresCheckpointer", () => {
     const second = await cp.claimWorkflow("wf", { owner: "b", ttlMs: 60_000 });
     expect(second.epoch).toBe(first.epoch + 1);
     expect(isWorkflowConflictError(await rejection(cp.saveStep(step("wf", 0), { epoch: first.epoch })))).toBe(true);
-    expect(isWorkflowConflictError(await rejection(cp.updateWorkflow("wf", { status: "failed" }, { epoch: first.epoch })))).toBe(true);
+    expect(
+      isWorkflowConflictError(await rejection(cp.updateWorkflow("wf", { status: "failed" }, { epoch: first.epoch }))),
+    ).toBe(true);
     expect((await cp.getWorkflow("wf"))?.status).toBe("running");
     await cp.releaseWorkflow("wf", first);
     expect((await cp.getWorkflow("wf"))?.lease?.owner).toBe("b");

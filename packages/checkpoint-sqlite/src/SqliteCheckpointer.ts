@@ -5,10 +5,10 @@
  * @module
  */
 import path from "node:path";
-import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
 import type { CheckpointPolicy, Serializer } from "@graph/checkpoint";
-import { Kysely, SqliteDialect } from "kysely";
 import { CheckpointError } from "@graph/checkpoint";
+import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import { describeSqliteError, isMemoryPath, openDatabase } from "./internal/database.js";
 
 /**

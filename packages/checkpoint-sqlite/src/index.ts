@@ -3,5 +3,6 @@
  *
  * @module
  */
-export { SqliteCheckpointer } from "./SqliteCheckpointer.js";
+
 export type { SqliteCheckpointerOptions } from "./SqliteCheckpointer.js";
+export { SqliteCheckpointer } from "./SqliteCheckpointer.js";

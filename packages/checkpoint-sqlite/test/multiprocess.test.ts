@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { SqliteCheckpointer } from "../src/index.js";
 import { fileURLToPath } from "node:url";
 import { runTogether as runWorkers } from "@graph/checkpoint-conformance";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteCheckpointer } from "../src/index.js";
 
 const workerScript = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
 const runTogether = (argsList: readonly (readonly string[])[]) => runWorkers(workerScript, argsList);
@@ -21,15 +21,19 @@ describe("SqliteCheckpointer shared by several processes", () => {
       await seed.createWorkflow({ id: `race-${round}`, graphName: "g", graphHash: "h" });
     }
     await seed.close();
-    const results = await runTogether(
-      [0, 1, 2, 3].map((n) => ["claim", file, String(rounds), "60", `owner-${n}`]),
-    );
+    const results = await runTogether([0, 1, 2, 3].map((n) => ["claim", file, String(rounds), "60", `owner-${n}`]));
     for (const result of results) expect(result["fatal"]).toBeUndefined();
     const perProcess = results.map((r) => r["results"] as string[]);
     for (let round = 0; round < rounds; round++) {
       const outcomes = perProcess.map((list) => list[round]);
-      expect(outcomes.filter((o) => o?.startsWith("error")), `round ${round}`).toEqual([]);
-      expect(outcomes.filter((o) => o === "won:1"), `round ${round}: ${outcomes.join(", ")}`).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o?.startsWith("error")),
+        `round ${round}`,
+      ).toEqual([]);
+      expect(
+        outcomes.filter((o) => o === "won:1"),
+        `round ${round}: ${outcomes.join(", ")}`,
+      ).toHaveLength(1);
       expect(outcomes.filter((o) => o === "lost")).toHaveLength(3);
     }
     const check = new SqliteCheckpointer({ path: file });

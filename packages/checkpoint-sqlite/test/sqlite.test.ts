@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
-import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { StepRecord } from "@graph/checkpoint";
+import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import { rejection, stepRecord } from "@graph/checkpoint-conformance";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "../src/index.js";
 
@@ -14,7 +14,13 @@ let files = 0;
 const tmpFile = (name = "db") => path.join(dir, `${name}-${++files}.db`);
 
 const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {}): StepRecord =>
-  stepRecord(workflowId, { superstep: index, nodeName: `n${index}`, index, values: { [`v${index}`]: index }, ...fields });
+  stepRecord(workflowId, {
+    superstep: index,
+    nodeName: `n${index}`,
+    index,
+    values: { [`v${index}`]: index },
+    ...fields,
+  });
 
 describe("SqliteCheckpointer", () => {
   it("creates parent directories, uses WAL + synchronous NORMAL + foreign keys", async () => {
@@ -62,7 +68,7 @@ describe("SqliteCheckpointer", () => {
 
   it("stores ids with quotes, LIKE wildcards, SQL and unicode verbatim; deleting a parent never matches wildcards", async () => {
     const cp = new SqliteCheckpointer({ path: tmpFile() });
-    const ids = ["it's \"quoted\"", "50%_off", "x'); DROP TABLE graph_steps; --", "日本語/🙂", "a\\b"];
+    const ids = ['it\'s "quoted"', "50%_off", "x'); DROP TABLE graph_steps; --", "日本語/🙂", "a\\b"];
     for (const id of ids) {
       await cp.createWorkflow({ id, graphName: "g", graphHash: "h" });
       await cp.saveStep(step(id, 0, { nodeName: "n'; --", values: { [id]: id } }));
@@ -75,7 +81,9 @@ describe("SqliteCheckpointer", () => {
     }
     await cp.deleteWorkflow("50%_off");
     const left = (await cp.listWorkflows()).workflows.map((w) => w.id).sort();
-    expect(left).toEqual(["50%_off-sibling", "50%_offx/child", "50X_off/child", ...ids.filter((id) => id !== "50%_off")].sort());
+    expect(left).toEqual(
+      ["50%_off-sibling", "50%_offx/child", "50X_off/child", ...ids.filter((id) => id !== "50%_off")].sort(),
+    );
     expect(await cp.getSteps("50%_off/child")).toEqual([]);
     expect(await cp.getSteps("50X_off/child")).toHaveLength(1);
     await cp.close();
@@ -84,7 +92,9 @@ describe("SqliteCheckpointer", () => {
   it("a value that cannot be serialised writes nothing and names workflow, node and path", async () => {
     const cp = new SqliteCheckpointer({ path: tmpFile() });
     await cp.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
-    const error = await rejection(cp.saveStep(step("wf", 0, { nodeName: "embed", values: { doc: { meta: [1, 2, () => 3] } } })));
+    const error = await rejection(
+      cp.saveStep(step("wf", 0, { nodeName: "embed", values: { doc: { meta: [1, 2, () => 3] } } })),
+    );
     expect(isCheckpointError(error)).toBe(true);
     expect(error).toMatchObject({ workflowId: "wf", nodeName: "embed", path: "values.doc.meta[2]" });
     expect(await cp.getSteps("wf")).toEqual([]);
@@ -123,7 +133,9 @@ describe("SqliteCheckpointer", () => {
     const cp = new SqliteCheckpointer({ path: tmpFile(), policy: { retention: "latest" } });
     await cp.createWorkflow({ id: "loop", graphName: "g", graphHash: "h" });
     for (let i = 0; i < 50; i++) {
-      await cp.saveStep(step("loop", i, { nodeName: i % 2 === 0 ? "A" : "B", values: { [i % 2 === 0 ? "a" : "b"]: i } }));
+      await cp.saveStep(
+        step("loop", i, { nodeName: i % 2 === 0 ? "A" : "B", values: { [i % 2 === 0 ? "a" : "b"]: i } }),
+      );
     }
     const checkpoint = await cp.getCheckpoint("loop");
     expect(checkpoint?.values).toEqual({ a: 48, b: 49 });
@@ -141,7 +153,12 @@ describe("SqliteCheckpointer", () => {
     await cp.saveStep(step("wf", 0, { values: { done: true }, decision: ["a", "b"], childWorkflowId: "wf/sub" }));
     const steps = await cp.getSteps("wf");
     expect(steps).toHaveLength(1);
-    expect(steps[0]).toMatchObject({ status: "completed", values: { done: true }, decision: ["a", "b"], childWorkflowId: "wf/sub" });
+    expect(steps[0]).toMatchObject({
+      status: "completed",
+      values: { done: true },
+      decision: ["a", "b"],
+      childWorkflowId: "wf/sub",
+    });
     expect(steps[0]?.pause).toBeUndefined();
     expect((await cp.getWorkflow("wf"))?.stepCount).toBe(1);
     await cp.close();

@@ -21,8 +21,8 @@ import type {
   WorkflowStatus,
   WorkflowUpdate,
 } from "./Checkpointer.js";
-import { resolvePolicy } from "./CheckpointPolicy.js";
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+import { resolvePolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
 import {
   leaseHeldError,
@@ -31,8 +31,8 @@ import {
   validateClaimOptions,
   validateFence,
 } from "./internal/leases.js";
-import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 import type { Serializer } from "./Serializer.js";
+import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 import {
   compactSteps,
   compareWorkflowPosition,
@@ -125,7 +125,10 @@ export class MemoryCheckpointer implements Checkpointer {
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     this.#open("createWorkflow");
     if (typeof workflow !== "object" || workflow === null) {
-      throw new CheckpointError({ message: "createWorkflow expects { id, graphName, graphHash }.", operation: "createWorkflow" });
+      throw new CheckpointError({
+        message: "createWorkflow expects { id, graphName, graphHash }.",
+        operation: "createWorkflow",
+      });
     }
     validateWorkflowId(workflow.id, "createWorkflow");
     for (const field of ["graphName", "graphHash"] as const) {
@@ -227,7 +230,11 @@ export class MemoryCheckpointer implements Checkpointer {
     const workflow = this.#require(id, "updateWorkflow");
     this.#checkFence(workflow, fence, "updateWorkflow");
     if (typeof update !== "object" || update === null) {
-      throw new CheckpointError({ message: `updateWorkflow('${id}') expects an update object.`, workflowId: id, operation: "updateWorkflow" });
+      throw new CheckpointError({
+        message: `updateWorkflow('${id}') expects an update object.`,
+        workflowId: id,
+        operation: "updateWorkflow",
+      });
     }
     if (update.status !== undefined && !WORKFLOW_STATUSES.includes(update.status)) {
       throw new CheckpointError({
@@ -299,7 +306,8 @@ export class MemoryCheckpointer implements Checkpointer {
     if (workflow === undefined) return undefined;
     const steps = this.#readSteps(workflow, options.superstep, "getCheckpoint");
     const { values, versions } = foldSteps(steps);
-    const bound = options.superstep === undefined ? workflow.lastSuperstep : Math.min(options.superstep, workflow.lastSuperstep);
+    const bound =
+      options.superstep === undefined ? workflow.lastSuperstep : Math.min(options.superstep, workflow.lastSuperstep);
     return { workflowId: id, superstep: steps.length === 0 ? -1 : Math.max(bound, -1), values, versions, steps };
   }
 
@@ -401,7 +409,10 @@ export class MemoryCheckpointer implements Checkpointer {
     const pause =
       workflow.pauseText === undefined
         ? undefined
-        : (deserializeStored(this.#serializer, workflow.pauseText, { ...where, path: "pause" }) as WorkflowRecord["pause"]);
+        : (deserializeStored(this.#serializer, workflow.pauseText, {
+            ...where,
+            path: "pause",
+          }) as WorkflowRecord["pause"]);
     const error =
       workflow.errorText === undefined
         ? undefined

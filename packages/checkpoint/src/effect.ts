@@ -17,8 +17,9 @@
  *
  * @module
  */
-import { Context, Layer } from "effect";
+
 import type { Effect, Scope } from "effect";
+import { Context, Layer } from "effect";
 import type { Checkpointer } from "./Checkpointer.js";
 import type { CheckpointError } from "./errors.js";
 import * as internal from "./internal/store.js";

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Checkpointer, Fence, StepRecord } from "./Checkpointer.js";
-import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 import type { WorkflowConflictError } from "./errors.js";
+import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 
 /**
  * The errors a guarded checkpointer (and the Effect `CheckpointStore`) fails with.
@@ -129,16 +129,21 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
     },
     ...(adapter.policy === undefined ? {} : { policy: adapter.policy }),
     setup,
-    createWorkflow: (workflow) => call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
+    createWorkflow: (workflow) =>
+      call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
     claimWorkflow: (id, options) => call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
     saveStep: (step, fence) =>
-      call("saveStep", workflowIdOf(step), () => (fence === undefined ? adapter.saveStep(step) : adapter.saveStep(step, fence))),
+      call("saveStep", workflowIdOf(step), () =>
+        fence === undefined ? adapter.saveStep(step) : adapter.saveStep(step, fence),
+      ),
     ...(adapter.saveSteps === undefined
       ? {}
       : {
           saveSteps: (steps: readonly StepRecord[], fence?: Fence) =>
-            call("saveSteps", steps[0]?.workflowId, () => (fence === undefined ? adapter.saveSteps!(steps) : adapter.saveSteps!(steps, fence))),
+            call("saveSteps", steps[0]?.workflowId, () =>
+              fence === undefined ? adapter.saveSteps!(steps) : adapter.saveSteps!(steps, fence),
+            ),
         }),
     updateWorkflow: (id, update, fence) =>
       call("updateWorkflow", id, () =>

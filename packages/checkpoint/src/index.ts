@@ -21,7 +21,9 @@ export type {
   WorkflowUpdate,
 } from "./Checkpointer.js";
 export { END_DECISION, INPUT_STEP } from "./Checkpointer.js";
-
+/** Durability / retention policy. */
+export type { CheckpointPolicy, Durability, Retention } from "./CheckpointPolicy.js";
+export { DEFAULT_POLICY, resolvePolicy } from "./CheckpointPolicy.js";
 /** Tagged errors and their brand-checking guards. */
 export type { CheckpointErrorOptions, WorkflowConflictErrorOptions } from "./errors.js";
 export {
@@ -31,22 +33,22 @@ export {
   isWorkflowConflictError,
   WorkflowConflictError,
 } from "./errors.js";
-
-/** Durability / retention policy. */
-export type { CheckpointPolicy, Durability, Retention } from "./CheckpointPolicy.js";
-export { DEFAULT_POLICY, resolvePolicy } from "./CheckpointPolicy.js";
-
+/** The guard the runtime wraps every adapter in. */
+export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
+export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
+/** The in-memory checkpointer. */
+export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
+export { MemoryCheckpointer } from "./MemoryCheckpointer.js";
 /** Serialisation. */
 export type { Serializer, StoredValueContext } from "./Serializer.js";
 export { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
-
 /** Pure helpers shared by every adapter. */
 export type { FoldedState, StepSummary, WorkflowPosition } from "./state.js";
 export {
   compactSteps,
   compareWorkflowPosition,
-  decodeWorkflowCursor,
   DEFAULT_LIST_LIMIT,
+  decodeWorkflowCursor,
   encodeWorkflowCursor,
   foldSteps,
   resolveListLimit,
@@ -54,11 +56,3 @@ export {
   validateStepRecord,
   validateWorkflowId,
 } from "./state.js";
-
-/** The guard the runtime wraps every adapter in. */
-export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
-export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
-
-/** The in-memory checkpointer. */
-export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
-export { MemoryCheckpointer } from "./MemoryCheckpointer.js";

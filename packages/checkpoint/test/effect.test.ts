@@ -1,9 +1,9 @@
 import { Cause, Effect, Exit } from "effect";
 import { describe, expect, it } from "vitest";
-import { CheckpointError, guardCheckpointer, MemoryCheckpointer, WorkflowConflictError } from "../src/index.js";
-import type { Checkpointer, CheckpointPolicy, StepRecord } from "../src/index.js";
-import { CheckpointStore, checkpointStoreLayer, makeCheckpointStore } from "../src/effect.js";
 import type { CheckpointStoreService } from "../src/effect.js";
+import { CheckpointStore, checkpointStoreLayer, makeCheckpointStore } from "../src/effect.js";
+import type { Checkpointer, CheckpointPolicy, StepRecord } from "../src/index.js";
+import { CheckpointError, guardCheckpointer, MemoryCheckpointer, WorkflowConflictError } from "../src/index.js";
 
 const step = (workflowId: string, index: number, values: Record<string, unknown> = { n: index }): StepRecord => ({
   workflowId,
@@ -39,8 +39,19 @@ function recorder(policy?: Partial<CheckpointPolicy>): Recorder {
   const log: string[] = [];
   const hooks: Recorder["hooks"] = {};
   const methods: Method[] = [
-    "setup", "createWorkflow", "claimWorkflow", "releaseWorkflow", "saveStep", "updateWorkflow", "getWorkflow",
-    "getSteps", "getState", "getCheckpoint", "listWorkflows", "deleteWorkflow", "close",
+    "setup",
+    "createWorkflow",
+    "claimWorkflow",
+    "releaseWorkflow",
+    "saveStep",
+    "updateWorkflow",
+    "getWorkflow",
+    "getSteps",
+    "getState",
+    "getCheckpoint",
+    "listWorkflows",
+    "deleteWorkflow",
+    "close",
   ];
   const adapter: Record<string, unknown> = { policy: inner.policy };
   for (const method of methods) {
@@ -88,7 +99,10 @@ describe("CheckpointStore guard", () => {
     rec.hooks.setup = () => sleep(20);
     await scoped(rec.adapter, (store) =>
       Effect.gen(function* () {
-        yield* Effect.all(Array.from({ length: 10 }, () => store.setup), { concurrency: "unbounded" });
+        yield* Effect.all(
+          Array.from({ length: 10 }, () => store.setup),
+          { concurrency: "unbounded" },
+        );
         yield* Effect.all(
           Array.from({ length: 10 }, (_, i) => store.createWorkflow(workflow(`w${i}`))),
           { concurrency: "unbounded" },
@@ -103,7 +117,10 @@ describe("CheckpointStore guard", () => {
     const rec = recorder();
     rec.hooks.setup = () => sleep(10);
     await scoped(rec.adapter, (store) =>
-      Effect.all(Array.from({ length: 10 }, (_, i) => store.getWorkflow(`w${i}`)), { concurrency: "unbounded" }),
+      Effect.all(
+        Array.from({ length: 10 }, (_, i) => store.getWorkflow(`w${i}`)),
+        { concurrency: "unbounded" },
+      ),
     );
     expect(rec.calls["setup"]).toBe(1);
   });
@@ -220,13 +237,17 @@ describe("CheckpointStore guard", () => {
     rec.hooks.listWorkflows = () => {
       throw new RangeError("boom");
     };
-    const error = await failureOf(Effect.scoped(Effect.flatMap(makeCheckpointStore(rec.adapter), (s) => s.listWorkflows())));
+    const error = await failureOf(
+      Effect.scoped(Effect.flatMap(makeCheckpointStore(rec.adapter), (s) => s.listWorkflows())),
+    );
     expect(error._tag).toBe("CheckpointError");
   });
 
   it("rejects an invalid merged policy with CheckpointError", async () => {
     const error = await failureOf(
-      Effect.scoped(makeCheckpointStore(new MemoryCheckpointer(), { policy: { durability: "exit", retention: "full" } })),
+      Effect.scoped(
+        makeCheckpointStore(new MemoryCheckpointer(), { policy: { durability: "exit", retention: "full" } }),
+      ),
     );
     expect(error._tag).toBe("CheckpointError");
   });
@@ -288,7 +309,10 @@ describe("CheckpointStore durability", () => {
     await scoped(concurrent.adapter, (store) =>
       Effect.gen(function* () {
         yield* store.createWorkflow(workflow("w"));
-        yield* Effect.all(Array.from({ length: 30 }, (_, i) => store.saveStep(step("w", i))), { concurrency: "unbounded" });
+        yield* Effect.all(
+          Array.from({ length: 30 }, (_, i) => store.saveStep(step("w", i))),
+          { concurrency: "unbounded" },
+        );
       }),
     );
     expect(concurrent.log).toHaveLength(30);
@@ -432,7 +456,11 @@ describe("guardCheckpointer (Promise)", () => {
     rec.hooks.getWorkflow = () => {
       throw new Error("io");
     };
-    await expect(guarded.getWorkflow("w")).rejects.toMatchObject({ _tag: "CheckpointError", operation: "getWorkflow", workflowId: "w" });
+    await expect(guarded.getWorkflow("w")).rejects.toMatchObject({
+      _tag: "CheckpointError",
+      operation: "getWorkflow",
+      workflowId: "w",
+    });
     await Promise.all([guarded.close(), guarded.close()]);
     expect(rec.calls["close"]).toBe(1);
     expect(guarded.closed).toBe(true);

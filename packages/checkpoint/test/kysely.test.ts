@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
 import {
   Kysely,
   PostgresAdapter,
@@ -8,10 +9,9 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
 import { describe, expect, it } from "vitest";
-import { isCheckpointError, isWorkflowConflictError } from "../src/index.js";
 import type { StepRecord } from "../src/index.js";
+import { isCheckpointError, isWorkflowConflictError } from "../src/index.js";
 import { childIdRange, lockKey, MIGRATIONS } from "../src/internal/kysely/schema.js";
 import { KyselyCheckpointer } from "../src/kysely.js";
 
@@ -67,7 +67,9 @@ function recordingDb(kind: "sqlite" | "postgres", respond: Responder) {
 const oneWorkflow: Responder = (sql) => {
   if (/from "[^"]*migrations"/.test(sql)) return [{ version: 1 }];
   if (/^select/i.test(sql) && /"[^"]*workflows"/.test(sql)) {
-    return [{ lease_epoch: 1, lease_owner: "me", lease_expires_at: Date.now() + 60_000, last_superstep: 0, step_count: 1 }];
+    return [
+      { lease_epoch: 1, lease_owner: "me", lease_expires_at: Date.now() + 60_000, last_superstep: 0, step_count: 1 },
+    ];
   }
   return [];
 };
@@ -99,7 +101,9 @@ describe("KyselyCheckpointer", () => {
     const { db } = recordingDb("sqlite", oneWorkflow);
     const make = (options: object) => () => new KyselyCheckpointer({ db, ...options } as never);
     expect(make({ dialect: { kind: "mysql" } })).toThrow(/dialect.kind must be "sqlite" or "postgres"/);
-    expect(make({ dialect: { kind: "sqlite", tablePrefix: "a-b" } })).toThrow(/tablePrefix "a-b" is not a plain SQL identifier/);
+    expect(make({ dialect: { kind: "sqlite", tablePrefix: "a-b" } })).toThrow(
+      /tablePrefix "a-b" is not a plain SQL identifier/,
+    );
     expect(make({ dialect: { kind: "sqlite", schema: "graph" } })).toThrow(/only supported on Postgres/);
     expect(make({ dialect: { kind: "postgres", schema: 'x"; drop' } })).toThrow(/schema/);
     expect(make({ dialect: { kind: "sqlite" }, policy: { durability: "exit", retention: "full" } })).toThrow(/exit/);
@@ -113,7 +117,10 @@ describe("KyselyCheckpointer", () => {
 
   it("exposes the resolved policy", () => {
     const { db } = recordingDb("sqlite", oneWorkflow);
-    expect(new KyselyCheckpointer({ db, dialect: { kind: "sqlite" } }).policy).toEqual({ durability: "async", retention: "full" });
+    expect(new KyselyCheckpointer({ db, dialect: { kind: "sqlite" } }).policy).toEqual({
+      durability: "async",
+      retention: "full",
+    });
   });
 
   it("postgres: migrations take an advisory lock first, create the schema, then the tables", async () => {
@@ -138,7 +145,9 @@ describe("KyselyCheckpointer", () => {
     await cp.saveStep(step, { epoch: 1 });
     expect(log[0]).toBe("BEGIN IMMEDIATE");
     expect(log[log.length - 1]).toBe("COMMIT");
-    expect(log.join("\n")).toMatch(/INSERT INTO "app_steps" .* ON CONFLICT \("workflow_id", "superstep", "node_name"\) DO UPDATE/s);
+    expect(log.join("\n")).toMatch(
+      /INSERT INTO "app_steps" .* ON CONFLICT \("workflow_id", "superstep", "node_name"\) DO UPDATE/s,
+    );
     expect(log.join("\n")).not.toMatch(/for no key update/i);
   });
 
@@ -151,7 +160,9 @@ describe("KyselyCheckpointer", () => {
     expect(log[0]).toBe("begin");
     expect(log[1]).toMatch(/FROM "graph"."graph_workflows" w WHERE w.id = \$1 FOR NO KEY UPDATE OF w$/);
     expect(log[2]).toMatch(/^SELECT idx AS existing FROM "graph"."graph_steps" WHERE workflow_id = \$1/);
-    expect(log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$15\) ON CONFLICT/.test(s))).toBe(true);
+    expect(
+      log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$15\) ON CONFLICT/.test(s)),
+    ).toBe(true);
     expect(log.some((s) => /^UPDATE "graph"."graph_workflows" SET last_superstep = \$1/.test(s))).toBe(true);
     expect(log[log.length - 1]).toBe("commit");
 
@@ -183,7 +194,9 @@ describe("KyselyCheckpointer", () => {
     expect(lease).toMatchObject({ workflowId: "wf", owner: "me", epoch: 3 });
     const updates = log.filter((s) => /^update/i.test(s));
     expect(updates).toHaveLength(1);
-    expect(updates[0]).toMatch(/WHERE id = \$\d+ AND \(lease_owner IS NULL OR lease_expires_at <= \$\d+ OR lease_owner = \$\d+\) RETURNING lease_epoch/);
+    expect(updates[0]).toMatch(
+      /WHERE id = \$\d+ AND \(lease_owner IS NULL OR lease_expires_at <= \$\d+ OR lease_owner = \$\d+\) RETURNING lease_epoch/,
+    );
     log.length = 0;
     await cp.deleteWorkflow("50%_off");
     expect(log.join("\n")).not.toMatch(/like/i);
@@ -266,7 +279,14 @@ describe("kysely store internals", () => {
     fc.assert(
       fc.property(withSpecials, fc.array(withSpecials, { maxLength: 3 }), (id, parts) => {
         const [low, high] = childIdRange(id);
-        const candidates = [id, `${id}/`, `${id}0`, `${id}/${parts.join("/")}`, `${id}${parts.join("")}`, parts.join("/")];
+        const candidates = [
+          id,
+          `${id}/`,
+          `${id}0`,
+          `${id}/${parts.join("/")}`,
+          `${id}${parts.join("")}`,
+          parts.join("/"),
+        ];
         for (const candidate of candidates) {
           const inRange = utf8Compare(candidate, low) >= 0 && utf8Compare(candidate, high) < 0;
           expect(inRange).toBe(candidate.startsWith(`${id}/`));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CheckpointError, defaultSerializer, MemoryCheckpointer } from "../src/index.js";
 import type { Serializer, StepRecord } from "../src/index.js";
+import { CheckpointError, defaultSerializer, MemoryCheckpointer } from "../src/index.js";
 
 const step = (workflowId: string, index: number, values: Record<string, unknown> = {}): StepRecord => ({
   workflowId,

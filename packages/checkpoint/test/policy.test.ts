@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, isCheckpointError, resolvePolicy } from "../src/index.js";
 import type { CheckpointPolicy } from "../src/index.js";
+import { DEFAULT_POLICY, isCheckpointError, resolvePolicy } from "../src/index.js";
 
 function rejection(partial: Partial<CheckpointPolicy>) {
   try {
@@ -22,8 +22,14 @@ describe("resolvePolicy", () => {
   });
 
   it("accepts every valid combination", () => {
-    expect(resolvePolicy({ durability: "sync", retention: "latest" })).toEqual({ durability: "sync", retention: "latest" });
-    expect(resolvePolicy({ durability: "exit", retention: "latest" })).toEqual({ durability: "exit", retention: "latest" });
+    expect(resolvePolicy({ durability: "sync", retention: "latest" })).toEqual({
+      durability: "sync",
+      retention: "latest",
+    });
+    expect(resolvePolicy({ durability: "exit", retention: "latest" })).toEqual({
+      durability: "exit",
+      retention: "latest",
+    });
     expect(resolvePolicy({ retention: "windowed", window: 3, ttlMs: 1000 })).toEqual({
       durability: "async",
       retention: "windowed",

@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CheckpointError, defaultSerializer, deserializeStored, isCheckpointError, serializeStored } from "../src/index.js";
 import type { Serializer } from "../src/index.js";
+import {
+  type CheckpointError,
+  defaultSerializer,
+  deserializeStored,
+  isCheckpointError,
+  serializeStored,
+} from "../src/index.js";
 
 const roundTrip = (value: unknown): unknown => defaultSerializer.deserialize(defaultSerializer.serialize(value));
 
@@ -243,7 +249,13 @@ describe("defaultSerializer rejections", () => {
   });
 
   it("reports corrupt text with a CheckpointError", () => {
-    for (const text of ["{", '{"$t":"Nope"}', '{"$t":"BigInt","v":"x"}', '{"$t":"Map","v":[1]}', '{"$t":"Date","v":"?"}']) {
+    for (const text of [
+      "{",
+      '{"$t":"Nope"}',
+      '{"$t":"BigInt","v":"x"}',
+      '{"$t":"Map","v":[1]}',
+      '{"$t":"Date","v":"?"}',
+    ]) {
       const error = thrown(() => defaultSerializer.deserialize(text)) as CheckpointError;
       expect(error._tag).toBe("CheckpointError");
       expect(error.operation).toBe("deserialize");
@@ -254,12 +266,16 @@ describe("defaultSerializer rejections", () => {
 describe("serializeStored / deserializeStored", () => {
   it("prefixes the serializer path and names workflow and node", () => {
     const error = thrown(() =>
-      serializeStored(defaultSerializer, { doc: { meta: [1, 2, () => 3] } }, {
-        workflowId: "wf-1",
-        nodeName: "embed",
-        operation: "saveStep",
-        path: "values",
-      }),
+      serializeStored(
+        defaultSerializer,
+        { doc: { meta: [1, 2, () => 3] } },
+        {
+          workflowId: "wf-1",
+          nodeName: "embed",
+          operation: "saveStep",
+          path: "values",
+        },
+      ),
     ) as CheckpointError;
     expect(error._tag).toBe("CheckpointError");
     expect(error.path).toBe("values.doc.meta[2]");
@@ -289,7 +305,10 @@ describe("serializeStored / deserializeStored", () => {
     expect((read as CheckpointError)._tag).toBe("CheckpointError");
     expect((read as CheckpointError).message).toContain("bad row");
     const notText = thrown(() =>
-      serializeStored({ serialize: () => 1 as unknown as string, deserialize: (t) => t }, 1, { workflowId: "w", operation: "x" }),
+      serializeStored({ serialize: () => 1 as unknown as string, deserialize: (t) => t }, 1, {
+        workflowId: "w",
+        operation: "x",
+      }),
     );
     expect((notText as CheckpointError)._tag).toBe("CheckpointError");
   });

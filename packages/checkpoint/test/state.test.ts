@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { CheckpointError, StepRecord, StepSummary } from "../src/index.js";
 import {
   compactSteps,
   compareWorkflowPosition,
@@ -11,7 +12,6 @@ import {
   stepKey,
   validateStepRecord,
 } from "../src/index.js";
-import type { CheckpointError, StepRecord, StepSummary } from "../src/index.js";
 
 const s = (index: number, superstep: number, nodeName: string, values: Record<string, unknown>): StepSummary => ({
   index,
@@ -47,7 +47,10 @@ describe("foldSteps", () => {
   });
 
   it("keeps undefined values and __proto__ keys as data", () => {
-    const folded = foldSteps([s(0, 0, "x", JSON.parse('{"__proto__": 1}') as Record<string, unknown>), s(1, 1, "y", { u: undefined })]);
+    const folded = foldSteps([
+      s(0, 0, "x", JSON.parse('{"__proto__": 1}') as Record<string, unknown>),
+      s(1, 1, "y", { u: undefined }),
+    ]);
     expect(Object.keys(folded.values)).toEqual(["__proto__", "u"]);
     expect(Object.getPrototypeOf(folded.values)).toBe(Object.prototype);
     expect(folded.versions).toEqual(JSON.parse('{"__proto__": 0, "u": 1}'));
@@ -152,8 +155,15 @@ describe("workflow cursors", () => {
   });
 
   it("reject malformed cursors with a CheckpointError", () => {
-    for (const cursor of ["", "nope", Buffer.from("[1]").toString("base64url"), Buffer.from('["x","y"]').toString("base64url")]) {
-      expect(() => decodeWorkflowCursor(cursor)).toThrow(expect.objectContaining({ _tag: "CheckpointError", path: "cursor" }));
+    for (const cursor of [
+      "",
+      "nope",
+      Buffer.from("[1]").toString("base64url"),
+      Buffer.from('["x","y"]').toString("base64url"),
+    ]) {
+      expect(() => decodeWorkflowCursor(cursor)).toThrow(
+        expect.objectContaining({ _tag: "CheckpointError", path: "cursor" }),
+      );
     }
   });
 

@@ -2,15 +2,15 @@ import { DirectedGraph } from "graphology";
 import { hasCycle } from "graphology-dag";
 import { END } from "./END.js";
 import { GraphConfigError } from "./errors.js";
+import { checkMappable, GraphNode, makeGraphNode } from "./GraphNode.js";
 import { GateNode, type Target } from "./gates.js";
-import { GraphNode, checkMappable, makeGraphNode } from "./GraphNode.js";
-import { InterruptNode } from "./interrupt.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
 import { checkName } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
+import { InterruptNode } from "./interrupt.js";
 import { FunctionNode } from "./node.js";
 
 /**
@@ -154,9 +154,12 @@ export class Graph {
   #interruptPaths: readonly string[] | undefined;
 
   constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
-    if (!Array.isArray(nodes)) throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
+    if (!Array.isArray(nodes))
+      throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
     if (typeof options !== "object" || options === null) {
-      throw new GraphConfigError(`new Graph() expects an options object as its second argument, got ${options === null ? "null" : typeof options}.`);
+      throw new GraphConfigError(
+        `new Graph() expects an options object as its second argument, got ${options === null ? "null" : typeof options}.`,
+      );
     }
     nodes.forEach((n, i) => {
       if (!isNode(n)) {
@@ -185,12 +188,20 @@ export class Graph {
     }
     this.nodes = byName;
 
-    const entry = options.entrypoint === undefined ? [] : typeof options.entrypoint === "string" ? [options.entrypoint] : [...options.entrypoint];
+    const entry =
+      options.entrypoint === undefined
+        ? []
+        : typeof options.entrypoint === "string"
+          ? [options.entrypoint]
+          : [...options.entrypoint];
     for (const e of entry) {
       if (!byName.has(e)) {
-        throw new GraphConfigError(`Unknown entrypoint '${e}' in ${where}.${didYouMean(e, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}`, {
-          where: e,
-        });
+        throw new GraphConfigError(
+          `Unknown entrypoint '${e}' in ${where}.${didYouMean(e, byName.keys())}\n  → Nodes: ${quoteList(byName.keys())}`,
+          {
+            where: e,
+          },
+        );
       }
     }
     this.entrypoint = entry;
@@ -204,7 +215,8 @@ export class Graph {
         // One structure edge per pair (explicit edges may repeat a pair): a control edge wins over an ordering edge
         // from the same gate; data edges merge their value names.
         const existing = this.structure.getEdgeAttributes(e.from, e.to);
-        if (e.kind === "control") this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "control", valueNames: [], condition });
+        if (e.kind === "control")
+          this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "control", valueNames: [], condition });
         else if (e.kind === "data" && existing.edgeType !== "control") {
           const valueNames = [...new Set([...existing.valueNames, ...e.valueNames])];
           this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "data", valueNames, condition: undefined });
@@ -218,7 +230,12 @@ export class Graph {
     this.analysis = new Analysis(nodes, this.#edges, entrySet, (candidates, component) => {
       const chosen = pickEntry(byName, candidates, component, entrySet);
       // With no possible entry the cycle can never start; say so now (breaking the cycle needs an entry).
-      if (chosen.length === 0) throw deadlockError(where, component, component.map((m) => byName.get(m)).filter((n): n is GateNode => n instanceof GateNode));
+      if (chosen.length === 0)
+        throw deadlockError(
+          where,
+          component,
+          component.map((m) => byName.get(m)).filter((n): n is GateNode => n instanceof GateNode),
+        );
       return chosen;
     });
     for (const e of entry) {
@@ -232,7 +249,8 @@ export class Graph {
       }
     }
 
-    for (const n of nodes) if (n instanceof GraphNode && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
+    for (const n of nodes)
+      if (n instanceof GraphNode && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
     validateGraph(this, nodes, where);
 
     const bound = { ...state.bound };
@@ -259,7 +277,9 @@ export class Graph {
   }
   /** True if any node (here or nested) is async. */
   get hasAsyncNodes(): boolean {
-    return this.#nodeList.some((n) => (n instanceof FunctionNode && n.isAsync) || (n instanceof GraphNode && n.graph.hasAsyncNodes));
+    return this.#nodeList.some(
+      (n) => (n instanceof FunctionNode && n.isAsync) || (n instanceof GraphNode && n.graph.hasAsyncNodes),
+    );
   }
   /** Interrupt nodes of this level. */
   get interruptNodes(): readonly InterruptNode[] {
@@ -268,7 +288,11 @@ export class Graph {
   /** Paths of every interrupt, nested ones included (`"review/approval"`). */
   get interruptPaths(): readonly string[] {
     this.#interruptPaths ??= this.#nodeList.flatMap((n) =>
-      n instanceof InterruptNode ? [n.name] : n instanceof GraphNode ? n.graph.interruptPaths.map((p) => `${n.name}/${p}`) : [],
+      n instanceof InterruptNode
+        ? [n.name]
+        : n instanceof GraphNode
+          ? n.graph.interruptPaths.map((p) => `${n.name}/${p}`)
+          : [],
     );
     return this.#interruptPaths;
   }
@@ -298,7 +322,9 @@ export class Graph {
    */
   bind(values: Readonly<Record<string, unknown>>): Graph {
     if (typeof values !== "object" || values === null || Array.isArray(values)) {
-      throw new GraphConfigError(`bind() expects an object of input values ({ name: value }), got ${values === null ? "null" : Array.isArray(values) ? "an array" : typeof values}.`);
+      throw new GraphConfigError(
+        `bind() expects an object of input values ({ name: value }), got ${values === null ? "null" : Array.isArray(values) ? "an array" : typeof values}.`,
+      );
     }
     const valid = this.inputs.all;
     for (const k of Object.keys(values)) {
@@ -311,9 +337,12 @@ export class Graph {
           { where: k },
         );
       }
-      throw new GraphConfigError(`Cannot bind '${k}': it is not an input of this graph.${didYouMean(k, valid)}\n  → Valid inputs: ${quoteList(valid)}`, {
-        where: k,
-      });
+      throw new GraphConfigError(
+        `Cannot bind '${k}': it is not an input of this graph.${didYouMean(k, valid)}\n  → Valid inputs: ${quoteList(valid)}`,
+        {
+          where: k,
+        },
+      );
     }
     return new Graph(this.#nodeList, this.#options, { bound: { ...this.inputs.bound, ...values } });
   }
@@ -331,7 +360,7 @@ export class Graph {
     const name = options.name ?? this.name;
     if (name === undefined) {
       throw new GraphConfigError(
-        "GraphNode requires a name: this graph has none.\n  How to fix: new Graph(nodes, { name: \"rag\" }) or graph.asNode({ name: \"rag\" }).",
+        'GraphNode requires a name: this graph has none.\n  How to fix: new Graph(nodes, { name: "rag" }) or graph.asNode({ name: "rag" }).',
       );
     }
     return makeGraphNode(this, name, options.completeOnStop);
@@ -357,14 +386,20 @@ function controlCondition(gate: GateNode, target: string): string {
   return target;
 }
 
-function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNode>, explicit: GraphOptions["edges"], where: string): EdgeSpec[] {
+function buildEdges(
+  nodes: readonly AnyNode[],
+  byName: ReadonlyMap<string, AnyNode>,
+  explicit: GraphOptions["edges"],
+  where: string,
+): EdgeSpec[] {
   const edges: EdgeSpec[] = [];
   if (explicit === undefined) {
     const producers = new Map<string, string[]>();
     for (const n of nodes) for (const o of n.outputs) (producers.get(o) ?? producers.set(o, []).get(o)!).push(n.name);
     for (const n of nodes) {
       const byProducer = new Map<string, string[]>();
-      for (const i of n.inputs) for (const p of producers.get(i) ?? []) (byProducer.get(p) ?? byProducer.set(p, []).get(p)!).push(i);
+      for (const i of n.inputs)
+        for (const p of producers.get(i) ?? []) (byProducer.get(p) ?? byProducer.set(p, []).get(p)!).push(i);
       for (const [p, values] of byProducer) edges.push({ from: p, to: n.name, kind: "data", valueNames: values });
     }
   } else {
@@ -398,9 +433,12 @@ function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNo
       if (t === END) continue;
       if (t === n.name) {
         // route()/ifElse() reject this, but withName() can rename a gate to one of its own targets.
-        throw new GraphConfigError(`Gate '${n.name}' targets itself in ${where}; a gate can't route to itself.\n  How to fix: rename the gate (.withName("…")) or remove '${t}' from its targets.`, {
-          where: n.name,
-        });
+        throw new GraphConfigError(
+          `Gate '${n.name}' targets itself in ${where}; a gate can't route to itself.\n  How to fix: rename the gate (.withName("…")) or remove '${t}' from its targets.`,
+          {
+            where: n.name,
+          },
+        );
       }
       if (!byName.has(t)) {
         throw new GraphConfigError(
@@ -418,7 +456,12 @@ function buildEdges(nodes: readonly AnyNode[], byName: ReadonlyMap<string, AnyNo
  * Entry of a cycle: configured entrypoints first; else, among nodes not held back by a closed gate of the same
  * cycle, the one with the fewest inputs produced inside the cycle, ties broken by node-list order.
  */
-function pickEntry(byName: ReadonlyMap<string, AnyNode>, candidates: readonly string[], component: readonly string[], entrypoints: ReadonlySet<string>): readonly string[] {
+function pickEntry(
+  byName: ReadonlyMap<string, AnyNode>,
+  candidates: readonly string[],
+  component: readonly string[],
+  entrypoints: ReadonlySet<string>,
+): readonly string[] {
   const configured = candidates.filter((c) => entrypoints.has(c));
   if (configured.length > 0) return configured;
   const producedInside = new Set(component.flatMap((c) => byName.get(c)!.outputs));
@@ -426,7 +469,8 @@ function pickEntry(byName: ReadonlyMap<string, AnyNode>, candidates: readonly st
   const closed = new Set<string>();
   for (const g of component) {
     const gate = byName.get(g);
-    if (gate instanceof GateNode && !gate.defaultOpen) for (const t of gate.targets) if (typeof t === "string") closed.add(t);
+    if (gate instanceof GateNode && !gate.defaultOpen)
+      for (const t of gate.targets) if (typeof t === "string") closed.add(t);
   }
   const closedByGate = (name: string) => closed.has(name);
   const open = candidates.filter((c) => !closedByGate(c));
@@ -447,7 +491,11 @@ function hasDefault(n: AnyNode, input: string): boolean {
   return n.hasDefault(input);
 }
 
-function computeInputSpec(nodes: readonly AnyNode[], analysis: Analysis, bound: Readonly<Record<string, unknown>>): InputSpec {
+function computeInputSpec(
+  nodes: readonly AnyNode[],
+  analysis: Analysis,
+  bound: Readonly<Record<string, unknown>>,
+): InputSpec {
   const required = new Set<string>();
   const optional = new Set<string>();
   const seeds = new Set<string>();
@@ -473,4 +521,3 @@ function computeInputSpec(nodes: readonly AnyNode[], analysis: Analysis, bound: 
   for (const v of external.keys()) all.add(v);
   return Object.freeze({ required, optional, seeds, bound: Object.freeze({ ...bound }), all });
 }
-

@@ -113,14 +113,23 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
    */
   mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): GraphNode {
     const list = typeof params === "string" ? [params] : [...params];
-    if (list.length === 0) throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, { where: this.name });
+    if (list.length === 0)
+      throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, {
+        where: this.name,
+      });
     const mode = options.mode ?? "zip";
     if (mode !== "zip" && mode !== "product") {
-      throw new GraphConfigError(`GraphNode '${this.name}': mapOver mode must be "zip" or "product", got ${JSON.stringify(mode)}.`, { where: this.name });
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver mode must be "zip" or "product", got ${JSON.stringify(mode)}.`,
+        { where: this.name },
+      );
     }
     const duplicate = list.find((p, i) => list.indexOf(p) !== i);
     if (duplicate !== undefined) {
-      throw new GraphConfigError(`GraphNode '${this.name}': mapOver lists '${duplicate}' twice.\n  How to fix: name each mapped input once.`, { where: this.name });
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver lists '${duplicate}' twice.\n  How to fix: name each mapped input once.`,
+        { where: this.name },
+      );
     }
     for (const p of list) {
       if (!this.inputs.includes(p)) {

@@ -1,4 +1,4 @@
-import { TaggedError, hasTag } from "./internal/errorBase.js";
+import { hasTag, TaggedError } from "./internal/errorBase.js";
 
 /**
  * A graph or node was defined in a way that cannot run: bad names, unknown gate targets, conflicting producers,

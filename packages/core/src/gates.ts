@@ -4,7 +4,7 @@ import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { detectMode } from "./internal/params.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
-import { resolveInputs, resolveName, type NodeFunction } from "./node.js";
+import { type NodeFunction, resolveInputs, resolveName } from "./node.js";
 
 /**
  * A gate target: a node name or {@link END}.
@@ -108,7 +108,7 @@ export abstract class GateNode extends BaseNode<GateSpec> {
     const names = this.spec.targets.filter((t): t is string => t !== END);
     const hint =
       value === "END"
-        ? " Return the END sentinel (import { END } from \"@graph/core\"), not the string \"END\"."
+        ? ' Return the END sentinel (import { END } from "@graph/core"), not the string "END".'
         : typeof value === "string"
           ? didYouMean(value, names)
           : "";
@@ -141,13 +141,21 @@ export class RouteNode extends GateNode {
     if (raw === undefined || raw === null) return this.spec.fallback === undefined ? null : [this.spec.fallback];
     if (this.spec.multiTarget) {
       if (!Array.isArray(raw)) {
-        throw new RoutingError(`Gate '${this.name}' has multiTarget: true and must return an array of targets, got ${typeof raw}.`, this.name, raw);
+        throw new RoutingError(
+          `Gate '${this.name}' has multiTarget: true and must return an array of targets, got ${typeof raw}.`,
+          this.name,
+          raw,
+        );
       }
       const out = raw.map((t) => this.checkTarget(t));
       return out.length === 0 ? (this.spec.fallback === undefined ? null : [this.spec.fallback]) : [...new Set(out)];
     }
     if (Array.isArray(raw)) {
-      throw new RoutingError(`Gate '${this.name}' returned an array; set multiTarget: true to route to several targets.`, this.name, raw);
+      throw new RoutingError(
+        `Gate '${this.name}' returned an array; set multiTarget: true to route to several targets.`,
+        this.name,
+        raw,
+      );
     }
     return [this.checkTarget(raw)];
   }
@@ -224,7 +232,8 @@ export interface IfElseOptions {
 }
 
 function gateSpec(kind: string, name: string | undefined, inputs: readonly string[] | undefined, fn: NodeFunction) {
-  if (typeof fn !== "function") throw new GraphConfigError(`${kind}() expects a function as its second argument, got ${typeof fn}.`);
+  if (typeof fn !== "function")
+    throw new GraphConfigError(`${kind}() expects a function as its second argument, got ${typeof fn}.`);
   const resolved = resolveName(kind, name, fn);
   const mode = detectMode(fn as never);
   if (mode !== "sync") {
@@ -240,13 +249,20 @@ function gateSpec(kind: string, name: string | undefined, inputs: readonly strin
 function checkTargets(name: string, targets: readonly Target[]): void {
   for (const t of targets) {
     if (t === END) continue;
-    if (typeof t !== "string") throw new GraphConfigError(`Gate '${name}' has a target that is not a name or END: ${String(t)}.`, { where: name });
-    if (t === "END") {
-      throw new GraphConfigError(`Gate '${name}' lists the string "END" as a target.\n  How to fix: use the END sentinel: import { END } from "@graph/core".`, {
+    if (typeof t !== "string")
+      throw new GraphConfigError(`Gate '${name}' has a target that is not a name or END: ${String(t)}.`, {
         where: name,
       });
+    if (t === "END") {
+      throw new GraphConfigError(
+        `Gate '${name}' lists the string "END" as a target.\n  How to fix: use the END sentinel: import { END } from "@graph/core".`,
+        {
+          where: name,
+        },
+      );
     }
-    if (t === name) throw new GraphConfigError(`Gate '${name}' targets itself; a gate can't route to itself.`, { where: name });
+    if (t === name)
+      throw new GraphConfigError(`Gate '${name}' targets itself; a gate can't route to itself.`, { where: name });
   }
 }
 
@@ -265,7 +281,8 @@ function checkTargets(name: string, targets: readonly Target[]): void {
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
   const base = gateSpec("route", options.name, options.inputs, fn);
   const targets = [...options.targets];
-  if (targets.length === 0) throw new GraphConfigError(`Gate '${base.name}' declares no targets.`, { where: base.name });
+  if (targets.length === 0)
+    throw new GraphConfigError(`Gate '${base.name}' declares no targets.`, { where: base.name });
   checkTargets(base.name, targets);
   if (options.fallback !== undefined && !targets.includes(options.fallback)) {
     throw new GraphConfigError(
@@ -299,7 +316,10 @@ export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
   const targets: Target[] = [options.whenTrue, options.whenFalse];
   checkTargets(base.name, targets);
   if (options.whenTrue === options.whenFalse) {
-    throw new GraphConfigError(`Gate '${base.name}' has the same target for true and false; use a plain edge instead.`, { where: base.name });
+    throw new GraphConfigError(
+      `Gate '${base.name}' has the same target for true and false; use a plain edge instead.`,
+      { where: base.name },
+    );
   }
   return new IfElseNode({
     ...base,

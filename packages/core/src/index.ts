@@ -1,19 +1,35 @@
 export { END, type End } from "./END.js";
-export { GraphConfigError, RenameError, RoutingError, isGraphConfigError, isRenameError, isRoutingError } from "./errors.js";
-export { GateNode, IfElseNode, RouteNode, ifElse, route, type IfElseOptions, type RouteOptions, type Target } from "./gates.js";
 export {
-  Graph,
+  GraphConfigError,
+  isGraphConfigError,
+  isRenameError,
+  isRoutingError,
+  RenameError,
+  RoutingError,
+} from "./errors.js";
+export {
   type AnyNode,
   type EdgeDefinition,
+  Graph,
   type GraphOptions,
   type InputSpec,
   type StructureEdgeAttributes,
   type StructureNodeAttributes,
 } from "./Graph.js";
 export { GraphNode, type MapMode, type MapOverConfig } from "./GraphNode.js";
-export { InterruptNode, interrupt, type InterruptHandler, type InterruptOptions } from "./interrupt.js";
-export { FunctionNode, node, type NodeFunction, type NodeMode, type NodeOptions } from "./node.js";
-export type { NodeContext, RetryOptions } from "./NodeContext.js";
+export {
+  GateNode,
+  IfElseNode,
+  type IfElseOptions,
+  ifElse,
+  RouteNode,
+  type RouteOptions,
+  route,
+  type Target,
+} from "./gates.js";
 export { Analysis as GraphAnalysis } from "./internal/analysis.js";
-export { TaggedError as GraphError, hasTag as isTaggedError } from "./internal/errorBase.js";
+export { hasTag as isTaggedError, TaggedError as GraphError } from "./internal/errorBase.js";
 export { closestName } from "./internal/suggest.js";
+export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
+export type { NodeContext, RetryOptions } from "./NodeContext.js";
+export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";

@@ -69,7 +69,13 @@ export class InterruptNode extends BaseNode<InterruptSpec> {
   }
   get definitionHash(): string {
     this.#hash ??= sha256(
-      stableStringify({ kind: "interrupt", name: this.spec.name, inputs: this.spec.inputs, outputs: this.spec.outputs, handler: this.spec.handler }),
+      stableStringify({
+        kind: "interrupt",
+        name: this.spec.name,
+        inputs: this.spec.inputs,
+        outputs: this.spec.outputs,
+        handler: this.spec.handler,
+      }),
     );
     return this.#hash;
   }
@@ -87,7 +93,8 @@ export class InterruptNode extends BaseNode<InterruptSpec> {
  * ```
  */
 export function interrupt(options: InterruptOptions): InterruptNode {
-  if (!options || typeof options.name !== "string") throw new GraphConfigError("interrupt() needs { name, input, response }.");
+  if (!options || typeof options.name !== "string")
+    throw new GraphConfigError("interrupt() needs { name, input, response }.");
   for (const key of ["input", "response"] as const) {
     if (typeof options[key] !== "string" || options[key].length === 0) {
       throw new GraphConfigError(`Interrupt '${options.name}' needs '${key}' (a value name).`, { where: options.name });
@@ -100,9 +107,12 @@ export function interrupt(options: InterruptOptions): InterruptNode {
     );
   }
   if (options.input === options.response) {
-    throw new GraphConfigError(`Interrupt '${options.name}' uses '${options.input}' as both input and response; give the answer its own name.`, {
-      where: options.name,
-    });
+    throw new GraphConfigError(
+      `Interrupt '${options.name}' uses '${options.input}' as both input and response; give the answer its own name.`,
+      {
+        where: options.name,
+      },
+    );
   }
   return new InterruptNode({
     name: options.name,

@@ -2,7 +2,7 @@ import type * as z from "zod";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
-import { detectMode, parseDestructuredParams, type ExecutionMode } from "./internal/params.js";
+import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 
 /**
@@ -123,7 +123,10 @@ export class FunctionNode extends BaseNode<FunctionSpec> {
   /** True when the input has a default (explicit, in the destructuring pattern, or from its zod schema). */
   hasDefault(input: string): boolean {
     const original = this.originalInput(input);
-    return original !== undefined && (Object.hasOwn(this.spec.defaults, original) || this.spec.implicitDefaults.has(original));
+    return (
+      original !== undefined &&
+      (Object.hasOwn(this.spec.defaults, original) || this.spec.implicitDefaults.has(original))
+    );
   }
 
   /**
@@ -253,7 +256,9 @@ function isSchemaRecord(value: NodeOptions["inputs"]): value is Readonly<Record<
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function";
+  return (
+    typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function"
+  );
 }
 
 /** Reads inputs from options or from the function's destructured parameter. Shared with gates. */
@@ -268,9 +273,12 @@ export function resolveInputs(
     const schemas: Record<string, z.ZodType> = {};
     for (const [key, schema] of Object.entries(inputs)) {
       if (!isZodSchema(schema)) {
-        throw new GraphConfigError(`Input '${key}' of ${kind} '${name}' is not a zod schema.\n  How to fix: use z.string(), z.number()… or pass inputs as an array of names.`, {
-          where: name,
-        });
+        throw new GraphConfigError(
+          `Input '${key}' of ${kind} '${name}' is not a zod schema.\n  How to fix: use z.string(), z.number()… or pass inputs as an array of names.`,
+          {
+            where: name,
+          },
+        );
       }
       schemas[key] = schema;
       if (schema.safeParse(undefined).success) implicitDefaults.add(key);
@@ -278,7 +286,11 @@ export function resolveInputs(
     return { ports: Object.keys(inputs).map((n) => ({ name: n, original: n })), implicitDefaults, schemas };
   }
   if (Array.isArray(inputs)) {
-    return { ports: (inputs as readonly string[]).map((n) => ({ name: n, original: n })), implicitDefaults, schemas: undefined };
+    return {
+      ports: (inputs as readonly string[]).map((n) => ({ name: n, original: n })),
+      implicitDefaults,
+      schemas: undefined,
+    };
   }
   const parsed = parseDestructuredParams(fn as never);
   if (!parsed.ok) {
@@ -288,16 +300,24 @@ export function resolveInputs(
     );
   }
   for (const p of parsed.params) if (p.hasDefault) implicitDefaults.add(p.name);
-  return { ports: parsed.params.map((p) => ({ name: p.name, original: p.name })), implicitDefaults, schemas: undefined };
+  return {
+    ports: parsed.params.map((p) => ({ name: p.name, original: p.name })),
+    implicitDefaults,
+    schemas: undefined,
+  };
 }
 
 /** Resolves `options.name ?? fn.name`, with a clear error when neither exists. */
 export function resolveName(kind: string, name: string | undefined, fn: { readonly name: string }): string {
   if (name !== undefined && typeof name !== "string") {
-    throw new GraphConfigError(`A ${kind}'s name must be a string, got ${typeof name}.\n  How to fix: pass { name: "…" }.`);
+    throw new GraphConfigError(
+      `A ${kind}'s name must be a string, got ${typeof name}.\n  How to fix: pass { name: "…" }.`,
+    );
   }
   if (name === "") {
-    throw new GraphConfigError(`A ${kind} was given an empty name.\n  How to fix: pass a non-empty { name: "…" } or leave name out to use the function's own name.`);
+    throw new GraphConfigError(
+      `A ${kind} was given an empty name.\n  How to fix: pass a non-empty { name: "…" } or leave name out to use the function's own name.`,
+    );
   }
   const resolved = name ?? fn.name;
   if (!resolved) {
@@ -340,30 +360,42 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
       );
     }
   }
-  const outputNames = options.output === undefined ? [] : typeof options.output === "string" ? [options.output] : [...options.output];
+  const outputNames =
+    options.output === undefined ? [] : typeof options.output === "string" ? [options.output] : [...options.output];
   // `output: []` declares no outputs: a side-effect node, like leaving `output` out.
   const outputKind = outputNames.length === 0 ? "none" : typeof options.output === "string" ? "single" : "many";
   let outputSchemas: Record<string, z.ZodType> | undefined;
   if (options.outputSchema !== undefined) {
     if (isZodSchema(options.outputSchema)) {
       if (outputNames.length !== 1) {
-        throw new GraphConfigError(`Node '${name}' has ${outputNames.length} outputs; give outputSchema as a record keyed by output name.`, { where: name });
+        throw new GraphConfigError(
+          `Node '${name}' has ${outputNames.length} outputs; give outputSchema as a record keyed by output name.`,
+          { where: name },
+        );
       }
       outputSchemas = { [outputNames[0]!]: options.outputSchema };
     } else {
       outputSchemas = { ...(options.outputSchema as Record<string, z.ZodType>) };
       for (const key of Object.keys(outputSchemas)) {
         if (!outputNames.includes(key)) {
-          throw new GraphConfigError(`Node '${name}' has an outputSchema for '${key}', which is not one of its outputs.`, { where: name });
+          throw new GraphConfigError(
+            `Node '${name}' has an outputSchema for '${key}', which is not one of its outputs.`,
+            { where: name },
+          );
         }
       }
     }
   }
   if (options.retry !== undefined && !(Number.isInteger(options.retry.attempts) && options.retry.attempts >= 1)) {
-    throw new GraphConfigError(`Node '${name}': retry.attempts must be an integer ≥ 1, got ${String(options.retry.attempts)}.`, { where: name });
+    throw new GraphConfigError(
+      `Node '${name}': retry.attempts must be an integer ≥ 1, got ${String(options.retry.attempts)}.`,
+      { where: name },
+    );
   }
   if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-    throw new GraphConfigError(`Node '${name}': timeoutMs must be > 0, got ${String(options.timeoutMs)}.`, { where: name });
+    throw new GraphConfigError(`Node '${name}': timeoutMs must be > 0, got ${String(options.timeoutMs)}.`, {
+      where: name,
+    });
   }
   return new FunctionNode({
     name,

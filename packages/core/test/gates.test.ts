@@ -4,13 +4,13 @@ import {
   Graph,
   IfElseNode,
   InterruptNode,
-  RouteNode,
-  RoutingError,
   ifElse,
   interrupt,
   isGraphConfigError,
   isRoutingError,
   node,
+  RouteNode,
+  RoutingError,
   route,
 } from "../src/index.js";
 import { ctx, errorOf, fromSource } from "./helpers.js";
@@ -67,7 +67,9 @@ describe("route()", () => {
     const error = errorOf<RoutingError>(() => gate.decide({}, ctx));
     expect(error._tag).toBe("RoutingError");
     expect(error.value).toBe("retreive");
-    expect(error.message).toBe("Gate 'g' returned 'retreive', which is not one of its targets ('retrieve', 'generate'). Did you mean 'retrieve'?");
+    expect(error.message).toBe(
+      "Gate 'g' returned 'retreive', which is not one of its targets ('retrieve', 'generate'). Did you mean 'retrieve'?",
+    );
     const far = errorOf<RoutingError>(() => route({ name: "h", targets: ["a"] }, () => 42).decide({}, ctx));
     expect(far.value).toBe(42);
     expect(far.message).toBe("Gate 'h' returned 42, which is not one of its targets ('a').");
@@ -97,13 +99,17 @@ describe("route()", () => {
       "Gate 'fan' has multiTarget: true and must return an array of targets, got string.",
     );
     const single = route({ name: "single", targets: ["a", "b"] }, () => ["a"]);
-    expect(errorOf(() => single.decide({}, ctx)).message).toBe("Gate 'single' returned an array; set multiTarget: true to route to several targets.");
+    expect(errorOf(() => single.decide({}, ctx)).message).toBe(
+      "Gate 'single' returned an array; set multiTarget: true to route to several targets.",
+    );
   });
 
   it("rejects async and generator gates at definition", () => {
-    const error = errorOf(() => route({ targets: ["a"] }, async function g() {
-      return "a";
-    }));
+    const error = errorOf(() =>
+      route({ targets: ["a"] }, async function g() {
+        return "a";
+      }),
+    );
     expect(error._tag).toBe("GraphConfigError");
     expect(error.message).toContain("Gate 'g' is async; gate functions must be synchronous.");
     expect(errorOf(() => route({ targets: ["a"] }, function* g() {})).message).toContain("Gate 'g' is sync-generator");
@@ -143,7 +149,8 @@ describe("route()", () => {
   });
 
   it("definitionHash covers targets and flags", () => {
-    const make = (o: Partial<Parameters<typeof route>[0]> = {}) => route({ targets: ["a", END], ...o }, fromSource("function g() { return 'a'; }"));
+    const make = (o: Partial<Parameters<typeof route>[0]> = {}) =>
+      route({ targets: ["a", END], ...o }, fromSource("function g() { return 'a'; }"));
     expect(make().definitionHash).toBe(make().definitionHash);
     expect(make({ defaultOpen: false }).definitionHash).not.toBe(make().definitionHash);
     expect(make({ targets: ["a"] }).definitionHash).not.toBe(make().definitionHash);
@@ -176,20 +183,32 @@ describe("ifElse()", () => {
   });
 
   it("END may be a branch; the same target twice or the string 'END' is rejected", () => {
-    expect(ifElse({ whenTrue: END, whenFalse: "a" }, function g() {
-      return true;
-    }).decide({}, ctx)).toEqual([END]);
+    expect(
+      ifElse({ whenTrue: END, whenFalse: "a" }, function g() {
+        return true;
+      }).decide({}, ctx),
+    ).toEqual([END]);
     expect(errorOf(() => ifElse({ whenTrue: "a", whenFalse: "a" }, function g() {})).message).toBe(
       "Gate 'g' has the same target for true and false; use a plain edge instead.",
     );
-    expect(errorOf(() => ifElse({ whenTrue: "END", whenFalse: "a" }, function g() {})).message).toContain('lists the string "END"');
-    expect(errorOf(() => ifElse({ whenTrue: "g", whenFalse: "a" }, function g() {})).message).toContain("targets itself");
+    expect(errorOf(() => ifElse({ whenTrue: "END", whenFalse: "a" }, function g() {})).message).toContain(
+      'lists the string "END"',
+    );
+    expect(errorOf(() => ifElse({ whenTrue: "g", whenFalse: "a" }, function g() {})).message).toContain(
+      "targets itself",
+    );
   });
 
   it("is synchronous only", () => {
-    expect(isGraphConfigError(errorOf(() => ifElse({ whenTrue: "a", whenFalse: "b" }, async function g() {
-      return true;
-    })))).toBe(true);
+    expect(
+      isGraphConfigError(
+        errorOf(() =>
+          ifElse({ whenTrue: "a", whenFalse: "b" }, async function g() {
+            return true;
+          }),
+        ),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -216,7 +235,9 @@ describe("interrupt()", () => {
   });
 
   it("renames follow responseKey", () => {
-    const approval = interrupt({ name: "approval", input: "draft", response: "decision" }).withOutputs({ decision: "verdict" });
+    const approval = interrupt({ name: "approval", input: "draft", response: "decision" }).withOutputs({
+      decision: "verdict",
+    });
     expect(approval.responseKey).toBe("verdict");
   });
 
@@ -224,18 +245,30 @@ describe("interrupt()", () => {
     const a = interrupt({ name: "r", input: "d", response: "x", handler: fromSource("(d) => 'ok'") });
     const b = interrupt({ name: "r", input: "d", response: "x", handler: fromSource("(d) => 'no'") });
     expect(a.definitionHash).not.toBe(b.definitionHash);
-    expect(interrupt({ name: "r", input: "d", response: "x" }).definitionHash).toBe(interrupt({ name: "r", input: "d", response: "x" }).definitionHash);
+    expect(interrupt({ name: "r", input: "d", response: "x" }).definitionHash).toBe(
+      interrupt({ name: "r", input: "d", response: "x" }).definitionHash,
+    );
   });
 
   it("errors", () => {
-    expect(errorOf(() => interrupt({ input: "d", response: "x" } as never)).message).toBe("interrupt() needs { name, input, response }.");
-    expect(errorOf(() => interrupt({ name: "r", response: "x" } as never)).message).toBe("Interrupt 'r' needs 'input' (a value name).");
-    expect(errorOf(() => interrupt({ name: "r", input: "d", response: "" })).message).toBe("Interrupt 'r' needs 'response' (a value name).");
+    expect(errorOf(() => interrupt({ input: "d", response: "x" } as never)).message).toBe(
+      "interrupt() needs { name, input, response }.",
+    );
+    expect(errorOf(() => interrupt({ name: "r", response: "x" } as never)).message).toBe(
+      "Interrupt 'r' needs 'input' (a value name).",
+    );
+    expect(errorOf(() => interrupt({ name: "r", input: "d", response: "" })).message).toBe(
+      "Interrupt 'r' needs 'response' (a value name).",
+    );
     expect(errorOf(() => interrupt({ name: "r", input: "d", response: "d" })).message).toBe(
       "Interrupt 'r' uses 'd' as both input and response; give the answer its own name.",
     );
-    expect(errorOf(() => interrupt({ name: "r/x", input: "d", response: "x" })).message).toContain("Invalid node name 'r/x'");
-    expect(errorOf(() => interrupt({ name: "r", input: "d", response: "x.y" })).message).toContain("Invalid output name 'x.y'");
+    expect(errorOf(() => interrupt({ name: "r/x", input: "d", response: "x" })).message).toContain(
+      "Invalid node name 'r/x'",
+    );
+    expect(errorOf(() => interrupt({ name: "r", input: "d", response: "x.y" })).message).toContain(
+      "Invalid output name 'x.y'",
+    );
     const badHandler = errorOf(() => interrupt({ name: "r", input: "d", response: "x", handler: "ok" as never }));
     expect(badHandler._tag).toBe("GraphConfigError");
     expect(badHandler.message).toContain("Interrupt 'r' has a handler that is not a function (got string).");
@@ -245,12 +278,19 @@ describe("interrupt()", () => {
     const draft = node({ output: "draft" }, function write({ topic }: { topic: string }) {
       return topic;
     });
-    const finalize = node({ output: "final" }, function finalize({ draft, decision }: { draft: string; decision: string }) {
-      return `${draft}:${decision}`;
-    });
+    const finalize = node(
+      { output: "final" },
+      function finalize({ draft, decision }: { draft: string; decision: string }) {
+        return `${draft}:${decision}`;
+      },
+    );
     const graph = new Graph([draft, interrupt({ name: "approval", input: "draft", response: "decision" }), finalize]);
     expect(graph.inputs.required).toEqual(new Set(["topic"]));
-    expect(graph.structure.getEdgeAttributes("approval", "finalize")).toEqual({ edgeType: "data", valueNames: ["decision"], condition: undefined });
+    expect(graph.structure.getEdgeAttributes("approval", "finalize")).toEqual({
+      edgeType: "data",
+      valueNames: ["decision"],
+      condition: undefined,
+    });
     expect(graph.structure.getNodeAttributes("approval").nodeType).toBe("interrupt");
   });
 });

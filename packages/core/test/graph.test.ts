@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END, Graph, GraphConfigError, ifElse, interrupt, node, route, type AnyNode } from "../src/index.js";
+import { type AnyNode, END, Graph, GraphConfigError, ifElse, interrupt, node, route } from "../src/index.js";
 import { errorOf, fromSource } from "./helpers.js";
 
 const fn = (name: string, inputs: string, output?: string | string[], body = "return 1;") =>
@@ -33,7 +33,9 @@ describe("edge inference", () => {
   it("one data edge per producer/consumer pair carries every shared value", () => {
     const both = fn("both", "", ["a", "b"]);
     const use = fn("use", "a, b, c");
-    expect(edgesOf(new Graph([both, use]))).toEqual([{ source: "both", target: "use", edgeType: "data", valueNames: ["a", "b"], condition: undefined }]);
+    expect(edgesOf(new Graph([both, use]))).toEqual([
+      { source: "both", target: "use", edgeType: "data", valueNames: ["a", "b"], condition: undefined },
+    ]);
   });
 
   it("ifElse control edges carry 'true' / 'false'", () => {
@@ -47,7 +49,9 @@ describe("edge inference", () => {
 
   it("a node that consumes its own output has a self edge", () => {
     const counter = fn("counter", "count", "count", "return count + 1;");
-    expect(edgesOf(new Graph([counter]))).toEqual([{ source: "counter", target: "counter", edgeType: "data", valueNames: ["count"], condition: undefined }]);
+    expect(edgesOf(new Graph([counter]))).toEqual([
+      { source: "counter", target: "counter", edgeType: "data", valueNames: ["count"], condition: undefined },
+    ]);
   });
 });
 
@@ -58,7 +62,9 @@ describe("explicit edges", () => {
 
   it("replace inference: only the listed edges exist; [a, b] with no shared name is an ordering edge", () => {
     const g = new Graph([a, b, c], { edges: [["a", "c"]] });
-    expect(edgesOf(g)).toEqual([{ source: "a", target: "c", edgeType: "ordering", valueNames: [], condition: undefined }]);
+    expect(edgesOf(g)).toEqual([
+      { source: "a", target: "c", edgeType: "ordering", valueNames: [], condition: undefined },
+    ]);
     // b's x is no longer wired: it becomes a graph input.
     expect(g.inputs.required).toEqual(new Set(["i", "x", "q"]));
   });
@@ -80,13 +86,27 @@ describe("explicit edges", () => {
   it("repeated pairs merge into one structure edge", () => {
     const two = fn("two", "", ["x", "z"]);
     const take = fn("take", "x, z");
-    const g = new Graph([two, take], { edges: [["two", "take", ["x"]], ["two", "take", ["z"]], ["two", "take", []]] });
-    expect(edgesOf(g)).toEqual([{ source: "two", target: "take", edgeType: "data", valueNames: ["x", "z"], condition: undefined }]);
+    const g = new Graph([two, take], {
+      edges: [
+        ["two", "take", ["x"]],
+        ["two", "take", ["z"]],
+        ["two", "take", []],
+      ],
+    });
+    expect(edgesOf(g)).toEqual([
+      { source: "two", target: "take", edgeType: "data", valueNames: ["x", "z"], condition: undefined },
+    ]);
   });
 
   it("an explicit edge from a gate to its target keeps the control attributes", () => {
     const gate = route({ targets: ["b", END] }, fromSource("function gate({ x }) { return 'b'; }"));
-    const g = new Graph([a, gate, b], { edges: [["a", "gate"], ["gate", "b"], ["a", "b"]] });
+    const g = new Graph([a, gate, b], {
+      edges: [
+        ["a", "gate"],
+        ["gate", "b"],
+        ["a", "b"],
+      ],
+    });
     expect(g.structure.getEdgeAttributes("gate", "b")).toEqual({ edgeType: "control", valueNames: [], condition: "b" });
   });
 
@@ -99,7 +119,9 @@ describe("explicit edges", () => {
   it("unknown node names are errors with Did you mean and the node list", () => {
     const error = errorOf(() => new Graph([a, b, c], { edges: [["a", "bb"]] }));
     expect(error._tag).toBe("GraphConfigError");
-    expect(error.message).toBe("Explicit edge 0 [a → bb] names unknown node 'bb' in this graph. Did you mean 'b'?\n  → Nodes: 'a', 'b', 'c'");
+    expect(error.message).toBe(
+      "Explicit edge 0 [a → bb] names unknown node 'bb' in this graph. Did you mean 'b'?\n  → Nodes: 'a', 'b', 'c'",
+    );
   });
 
   it("a value the ends do not have is an error", () => {
@@ -133,12 +155,16 @@ describe("entrypoint", () => {
   it("an unknown entrypoint is an error with Did you mean", () => {
     const error = errorOf(() => new Graph([generate, accumulate, done], { entrypoint: "generat" }));
     expect(error._tag).toBe("GraphConfigError");
-    expect(error.message).toBe("Unknown entrypoint 'generat' in this graph. Did you mean 'generate'?\n  → Nodes: 'generate', 'accumulate', 'check_done'");
+    expect(error.message).toBe(
+      "Unknown entrypoint 'generat' in this graph. Did you mean 'generate'?\n  → Nodes: 'generate', 'accumulate', 'check_done'",
+    );
   });
 
   it("an entrypoint outside every cycle is an error", () => {
     const prepare = fn("prepare", "raw", "topic");
-    const error = errorOf(() => new Graph([prepare, generate, accumulate, done], { entrypoint: "prepare", name: "chat" }));
+    const error = errorOf(
+      () => new Graph([prepare, generate, accumulate, done], { entrypoint: "prepare", name: "chat" }),
+    );
     expect(error._tag).toBe("GraphConfigError");
     expect(error.message).toContain("entrypoint 'prepare' is not part of a cycle in graph 'chat'.");
     expect(error.message).toContain("name a node of a cycle ('generate', 'accumulate', 'check_done')");
@@ -179,7 +205,9 @@ describe("Graph properties (node-list order)", () => {
     const loop = new Graph([fn("counter", "count", "count")], { name: "loop" });
     const plain = new Graph([loop.asNode().withInputs({ count: "n" }).withOutputs({ count: "m" })]);
     expect([loop.hasCycles, plain.hasCycles]).toEqual([true, false]);
-    const gated = new Graph([route({ targets: [END] }, fromSource("function g({ x }) { return END; }"))], { name: "gated" });
+    const gated = new Graph([route({ targets: [END] }, fromSource("function g({ x }) { return END; }"))], {
+      name: "gated",
+    });
     expect(new Graph([gated.asNode()]).hasGates).toBe(false);
     const syncOnly = new Graph([clean, fn("other", "query", "o")]);
     expect(syncOnly.hasAsyncNodes).toBe(false);
@@ -205,7 +233,10 @@ describe("Graph properties (node-list order)", () => {
 
 describe("Graph.definitionHash", () => {
   const build = (body = "return raw.trim();", options = {}) =>
-    new Graph([node({ output: "query" }, fromSource(`function clean({ raw }) { ${body} }`)), fn("use", "query", "out")], options);
+    new Graph(
+      [node({ output: "query" }, fromSource(`function clean({ raw }) { ${body} }`)), fn("use", "query", "out")],
+      options,
+    );
 
   it("is stable across two constructions", () => {
     expect(build().definitionHash).toMatch(/^[0-9a-f]{64}$/);
@@ -233,13 +264,21 @@ describe("Graph constructor errors", () => {
     const a = fn("a", "p", "x");
     const error = errorOf(() => new Graph([a, fn("a", "q", "y")], { name: "g" }));
     expect(error).toBeInstanceOf(GraphConfigError);
-    expect(error.message).toBe("Duplicate node name 'a' in graph 'g'.\n  How to fix: give one of them another name with .withName(\"…\").");
+    expect(error.message).toBe(
+      "Duplicate node name 'a' in graph 'g'.\n  How to fix: give one of them another name with .withName(\"…\").",
+    );
   });
 
   it("bad arguments", () => {
-    expect(errorOf(() => new Graph("nodes" as never)).message).toBe("new Graph() expects an array of nodes as its first argument.");
-    expect(errorOf(() => new Graph([fn("a", "p", "x"), (() => 1) as unknown as AnyNode])).message).toContain("Item 1 of the node list is not a node (got function).");
-    expect(errorOf(() => new Graph([], null as never)).message).toContain("expects an options object as its second argument, got null.");
+    expect(errorOf(() => new Graph("nodes" as never)).message).toBe(
+      "new Graph() expects an array of nodes as its first argument.",
+    );
+    expect(errorOf(() => new Graph([fn("a", "p", "x"), (() => 1) as unknown as AnyNode])).message).toContain(
+      "Item 1 of the node list is not a node (got function).",
+    );
+    expect(errorOf(() => new Graph([], null as never)).message).toContain(
+      "expects an options object as its second argument, got null.",
+    );
     expect(errorOf(() => new Graph([], { name: "a/b" })).message).toContain("Invalid graph name 'a/b'");
   });
 

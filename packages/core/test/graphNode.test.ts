@@ -24,7 +24,9 @@ describe("asNode()", () => {
   it("without any name: 'GraphNode requires a name'", () => {
     const error = errorOf(() => new Graph([embed]).asNode());
     expect(error._tag).toBe("GraphConfigError");
-    expect(error.message).toBe('GraphNode requires a name: this graph has none.\n  How to fix: new Graph(nodes, { name: "rag" }) or graph.asNode({ name: "rag" }).');
+    expect(error.message).toBe(
+      'GraphNode requires a name: this graph has none.\n  How to fix: new Graph(nodes, { name: "rag" }) or graph.asNode({ name: "rag" }).',
+    );
   });
 
   it("inputs are the inner inputs.all; outputs are ALL inner outputs (not only leaf outputs)", () => {
@@ -44,13 +46,19 @@ describe("asNode()", () => {
 
   it("isAsync follows the inner graph", () => {
     expect(rag.asNode().isAsync).toBe(false);
-    const asyncGraph = new Graph([node({ output: "x" }, fromSource("async function load({ url }) { return url; }"))], { name: "a" });
+    const asyncGraph = new Graph([node({ output: "x" }, fromSource("async function load({ url }) { return url; }"))], {
+      name: "a",
+    });
     expect(asyncGraph.asNode().isAsync).toBe(true);
   });
 
   it("maps between outer and inner names after renames", () => {
     const renamed = rag.asNode().withInputs({ query: "question" }).withOutputs({ docs: "passages" }).withName("search");
-    expect([renamed.name, renamed.inputs, renamed.outputs]).toEqual(["search", ["question", "topK"], ["embedding", "passages"]]);
+    expect([renamed.name, renamed.inputs, renamed.outputs]).toEqual([
+      "search",
+      ["question", "topK"],
+      ["embedding", "passages"],
+    ]);
     expect(renamed.innerInput("question")).toBe("query");
     expect(renamed.outerInput("query")).toBe("question");
     expect(renamed.innerOutput("passages")).toBe("docs");
@@ -75,7 +83,10 @@ describe("mapOver", () => {
   });
 
   it("takes several params and product mode", () => {
-    expect(rag.asNode().mapOver(["query", "topK"], { mode: "product" }).mapOverConfig).toEqual({ params: ["query", "topK"], mode: "product" });
+    expect(rag.asNode().mapOver(["query", "topK"], { mode: "product" }).mapOverConfig).toEqual({
+      params: ["query", "topK"],
+      mode: "product",
+    });
   });
 
   it("is immutable", () => {
@@ -88,12 +99,18 @@ describe("mapOver", () => {
   it("mapping an unknown input is an error listing the inputs", () => {
     const error = errorOf(() => rag.asNode().mapOver("queries"));
     expect(error._tag).toBe("GraphConfigError");
-    expect(error.message).toBe("GraphNode 'rag' cannot map over 'queries': it is not one of its inputs ('query', 'topK').");
+    expect(error.message).toBe(
+      "GraphNode 'rag' cannot map over 'queries': it is not one of its inputs ('query', 'topK').",
+    );
   });
 
   it("rejects an empty list, a repeated name and an unknown mode", () => {
-    expect(errorOf(() => rag.asNode().mapOver([])).message).toBe("GraphNode 'rag': mapOver needs at least one input name.");
-    expect(errorOf(() => rag.asNode().mapOver(["query", "query"])).message).toContain("GraphNode 'rag': mapOver lists 'query' twice.");
+    expect(errorOf(() => rag.asNode().mapOver([])).message).toBe(
+      "GraphNode 'rag': mapOver needs at least one input name.",
+    );
+    expect(errorOf(() => rag.asNode().mapOver(["query", "query"])).message).toContain(
+      "GraphNode 'rag': mapOver lists 'query' twice.",
+    );
     expect(errorOf(() => rag.asNode().mapOver("query", { mode: "cartesian" as never })).message).toBe(
       'GraphNode \'rag\': mapOver mode must be "zip" or "product", got "cartesian".',
     );
@@ -143,7 +160,10 @@ describe("nesting", () => {
     const clean = fn("clean", "raw", "query");
     const answer = fn("answer", "docs", "reply");
     const outer = new Graph([clean, rag.asNode(), answer]);
-    expect(outer.structure.mapEdges((_k, a, s, t) => `${s}->${t}:${a.valueNames.join(",")}`)).toEqual(["clean->rag:query", "rag->answer:docs"]);
+    expect(outer.structure.mapEdges((_k, a, s, t) => `${s}->${t}:${a.valueNames.join(",")}`)).toEqual([
+      "clean->rag:query",
+      "rag->answer:docs",
+    ]);
     expect([...outer.inputs.required]).toEqual(["raw"]);
     expect([...outer.inputs.optional]).toEqual(["topK"]);
     expect(outer.outputs).toEqual(["query", "embedding", "docs", "reply"]);

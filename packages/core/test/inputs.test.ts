@@ -17,7 +17,13 @@ const spec = (graph: Graph) => ({
 describe("InputSpec on DAGs", () => {
   it("required = no edge, no bind, no default; optional = default", () => {
     const process = fn("process", "x, config = null", "result");
-    expect(spec(new Graph([process]))).toEqual({ required: ["x"], optional: ["config"], seeds: [], bound: {}, all: ["x", "config"] });
+    expect(spec(new Graph([process]))).toEqual({
+      required: ["x"],
+      optional: ["config"],
+      seeds: [],
+      bound: {},
+      all: ["x", "config"],
+    });
   });
 
   it("values produced by an edge are not inputs", () => {
@@ -55,14 +61,26 @@ describe("InputSpec on DAGs", () => {
 describe("InputSpec on cycles", () => {
   it("counter(count) -> count ⇒ seeds { count }", () => {
     const counter = fn("counter", "count", "count");
-    expect(spec(new Graph([counter]))).toEqual({ required: [], optional: [], seeds: ["count"], bound: {}, all: ["count"] });
+    expect(spec(new Graph([counter]))).toEqual({
+      required: [],
+      optional: [],
+      seeds: ["count"],
+      bound: {},
+      all: ["count"],
+    });
   });
 
   it("seed 001's chat ⇒ seeds { messages }, required { userInput }", () => {
     const getResponse = fn("getResponse", "messages, userInput", "response");
     const updateMessages = fn("updateMessages", "messages, userInput, response", "messages");
     const chat = new Graph([getResponse, updateMessages]);
-    expect(spec(chat)).toEqual({ required: ["userInput"], optional: [], seeds: ["messages"], bound: {}, all: ["messages", "userInput"] });
+    expect(spec(chat)).toEqual({
+      required: ["userInput"],
+      optional: [],
+      seeds: ["messages"],
+      bound: {},
+      all: ["messages", "userInput"],
+    });
     const c = chat.analysis.componentOf.get("getResponse")!;
     expect(chat.analysis.entries.get(c)).toEqual(["getResponse"]);
     expect(chat.analysis.isFeedback("updateMessages", "getResponse")).toBe(true);
@@ -114,7 +132,13 @@ describe("bind / unbind", () => {
 
   it("binds inputs: they become optional, all is unchanged", () => {
     const bound = graph.bind({ model: "gpt", data: "d" });
-    expect(spec(graph)).toEqual({ required: ["data", "model"], optional: ["temperature"], seeds: [], bound: {}, all: ["data", "temperature", "model"] });
+    expect(spec(graph)).toEqual({
+      required: ["data", "model"],
+      optional: ["temperature"],
+      seeds: [],
+      bound: {},
+      all: ["data", "temperature", "model"],
+    });
     expect(spec(bound)).toEqual({
       required: [],
       optional: ["data", "temperature", "model"],
@@ -155,11 +179,15 @@ describe("bind / unbind", () => {
   it("binding an unknown name lists the valid inputs, with Did you mean", () => {
     const error = errorOf(() => graph.bind({ modle: "x" }));
     expect(error._tag).toBe("GraphConfigError");
-    expect(error.message).toBe("Cannot bind 'modle': it is not an input of this graph. Did you mean 'model'?\n  → Valid inputs: 'data', 'temperature', 'model'");
+    expect(error.message).toBe(
+      "Cannot bind 'modle': it is not an input of this graph. Did you mean 'model'?\n  → Valid inputs: 'data', 'temperature', 'model'",
+    );
   });
 
   it("bind() needs an object", () => {
-    expect(errorOf(() => graph.bind(null as never)).message).toBe("bind() expects an object of input values ({ name: value }), got null.");
+    expect(errorOf(() => graph.bind(null as never)).message).toBe(
+      "bind() expects an object of input values ({ name: value }), got null.",
+    );
   });
 
   it("a value produced but not wired (explicit edges) is an input and may be bound", () => {
@@ -183,12 +211,24 @@ describe("InputSpec of nested graphs", () => {
     const ragNode = inner.asNode();
     expect(ragNode.inputs).toEqual(["query", "topK"]);
     expect([ragNode.hasDefault("query"), ragNode.hasDefault("topK")]).toEqual([false, true]);
-    expect(spec(new Graph([ragNode]))).toEqual({ required: ["query"], optional: ["topK"], seeds: [], bound: {}, all: ["query", "topK"] });
+    expect(spec(new Graph([ragNode]))).toEqual({
+      required: ["query"],
+      optional: ["topK"],
+      seeds: [],
+      bound: {},
+      all: ["query", "topK"],
+    });
   });
 
   it("an inner bind makes the outer input optional", () => {
     const outer = new Graph([inner.bind({ query: "default" }).asNode()]);
-    expect(spec(outer)).toEqual({ required: [], optional: ["query", "topK"], seeds: [], bound: {}, all: ["query", "topK"] });
+    expect(spec(outer)).toEqual({
+      required: [],
+      optional: ["query", "topK"],
+      seeds: [],
+      bound: {},
+      all: ["query", "topK"],
+    });
   });
 
   it("renames are respected", () => {

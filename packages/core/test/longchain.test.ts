@@ -3,7 +3,9 @@ import { Graph, node } from "../src/index.js";
 
 describe("large graphs", () => {
   it("builds a 20,000-node chain (cycle analysis is iterative, no stack overflow)", () => {
-    const nodes = Array.from({ length: 20_000 }, (_, i) => node({ name: `n${i}`, inputs: [`v${i}`], output: `v${i + 1}` }, (x: Record<string, number>) => x[`v${i}`]! + 1));
+    const nodes = Array.from({ length: 20_000 }, (_, i) =>
+      node({ name: `n${i}`, inputs: [`v${i}`], output: `v${i + 1}` }, (x: Record<string, number>) => x[`v${i}`]! + 1),
+    );
     const graph = new Graph(nodes);
     expect(graph.hasCycles).toBe(false);
     expect([...graph.inputs.required]).toEqual(["v0"]);
@@ -11,7 +13,12 @@ describe("large graphs", () => {
   });
 
   it("finds a 10,000-node cycle", () => {
-    const nodes = Array.from({ length: 10_000 }, (_, i) => node({ name: `n${i}`, inputs: [`v${i}`], output: `v${(i + 1) % 10_000}` }, (x: Record<string, number>) => x[`v${i}`]! + 1));
+    const nodes = Array.from({ length: 10_000 }, (_, i) =>
+      node(
+        { name: `n${i}`, inputs: [`v${i}`], output: `v${(i + 1) % 10_000}` },
+        (x: Record<string, number>) => x[`v${i}`]! + 1,
+      ),
+    );
     const graph = new Graph(nodes);
     expect(graph.hasCycles).toBe(true);
     expect(graph.analysis.components.filter((c) => c.length > 1)).toHaveLength(1);

@@ -8,7 +8,10 @@ const fn = (name: string, inputs: string, output?: string | string[]) =>
 describe("toMermaid()", () => {
   it("renders a small graph line for line", () => {
     const embed = fn("embed", "text", "embedding");
-    const decide = route({ targets: ["answer", END] }, fromSource("function decide({ embedding }) { return 'answer'; }"));
+    const decide = route(
+      { targets: ["answer", END] },
+      fromSource("function decide({ embedding }) { return 'answer'; }"),
+    );
     const answer = fn("answer", "embedding, text", "reply");
     expect(new Graph([embed, decide, answer]).toMermaid().split("\n")).toEqual([
       "flowchart TD",
@@ -27,11 +30,20 @@ describe("toMermaid()", () => {
   });
 
   it("draws ifElse as a diamond with true/false edges, interrupts as parallelograms, ordering edges thick", () => {
-    const check = ifElse({ whenTrue: END, whenFalse: "approval" }, fromSource("function check({ draft }) { return true; }"));
+    const check = ifElse(
+      { whenTrue: END, whenFalse: "approval" },
+      fromSource("function check({ draft }) { return true; }"),
+    );
     const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
     const warmup = fn("warmup", "", "cache");
     const write = fn("write", "topic", "draft");
-    const lines = new Graph([warmup, write, check, approval], { edges: [["warmup", "write"], ["write", "check"], ["write", "approval"]] })
+    const lines = new Graph([warmup, write, check, approval], {
+      edges: [
+        ["warmup", "write"],
+        ["write", "check"],
+        ["write", "approval"],
+      ],
+    })
       .toMermaid()
       .split("\n");
     expect(lines).toContain('  n2{"check"}');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { FunctionNode, Graph, node, type NodeFunction } from "../src/index.js";
+import { FunctionNode, Graph, type NodeFunction, node } from "../src/index.js";
 import { ctx, errorOf, fromSource } from "./helpers.js";
 
 describe("node(): inputs from an explicit list", () => {
@@ -15,7 +15,10 @@ describe("node(): inputs from an explicit list", () => {
   });
 
   it("uses options.defaults for array-form inputs, fresh per call", () => {
-    const n = node({ name: "n", inputs: ["x", "config"], defaults: { config: { tags: ["a"] } } }, ({ x, config }) => [x, config]);
+    const n = node({ name: "n", inputs: ["x", "config"], defaults: { config: { tags: ["a"] } } }, ({ x, config }) => [
+      x,
+      config,
+    ]);
     expect(n.hasDefault("config")).toBe(true);
     expect(n.hasDefault("x")).toBe(false);
     const first = n.defaultValue("config")!;
@@ -72,7 +75,9 @@ describe("node(): inputs from a zod record", () => {
   it("validation follows renames: the message uses the public name", () => {
     const renamed = retrieve.withInputs({ text: "query" });
     expect(renamed.invoke({ query: "q" }, ctx)).toEqual({ text: "q", topK: 5 });
-    expect(errorOf(() => renamed.invoke({ query: 1 }, ctx)).message).toMatch(/^Input 'query' of node 'retrieve' is invalid/);
+    expect(errorOf(() => renamed.invoke({ query: 1 }, ctx)).message).toMatch(
+      /^Input 'query' of node 'retrieve' is invalid/,
+    );
   });
 
   it("rejects a record entry that is not a zod schema", () => {
@@ -99,7 +104,12 @@ describe("node(): inputs from a destructured first parameter", () => {
       [true, true, true],
     ],
     ["template literal default", "({ a = `x${ {y: 1}.y },z`, b }) => a", ["a", "b"], [true, false]],
-    ["URL string default (contains //)", `({ url = "https://example.com/a,b", retries = 3 }) => url`, ["url", "retries"], [true, true]],
+    [
+      "URL string default (contains //)",
+      `({ url = "https://example.com/a,b", retries = 3 }) => url`,
+      ["url", "retries"],
+      [true, true],
+    ],
     ["regex literal default", "({ pattern = /[,)}]/g, flags }) => pattern", ["pattern", "flags"], [true, false]],
     ["ternary default", "({ a = x ? 1 : 2, b: alias = 3 }) => a", ["a", "b"], [true, true]],
     ["nested pattern", "({ a: { inner }, b }) => inner", ["a", "b"], [false, false]],
@@ -173,8 +183,12 @@ describe("node(): inputs from a destructured first parameter", () => {
   });
 
   it("bad arguments are GraphConfigErrors, not crashes", () => {
-    expect(errorOf(() => node(undefined as never, () => 1)).message).toContain("node() expects an options object as its first argument, got undefined.");
-    expect(errorOf(() => node({ name: "n" }, 5 as never)).message).toBe("node() expects a function as its second argument, got number.");
+    expect(errorOf(() => node(undefined as never, () => 1)).message).toContain(
+      "node() expects an options object as its first argument, got undefined.",
+    );
+    expect(errorOf(() => node({ name: "n" }, 5 as never)).message).toBe(
+      "node() expects a function as its second argument, got number.",
+    );
   });
 });
 
@@ -206,10 +220,18 @@ describe("node(): outputs", () => {
   });
 
   it("several outputs from an object keyed by (original) output name", () => {
-    const split = node({ name: "split", inputs: ["x"], output: ["first", "second"] }, ({ x }) => ({ first: x, second: x }));
+    const split = node({ name: "split", inputs: ["x"], output: ["first", "second"] }, ({ x }) => ({
+      first: x,
+      second: x,
+    }));
     expect(split.collectOutputs({ first: 1, second: 2, extra: 3 })).toEqual({ first: 1, second: 2 });
-    expect(split.withOutputs({ first: "head" }).collectOutputs({ first: 1, second: 2 })).toEqual({ head: 1, second: 2 });
-    expect(errorOf(() => split.collectOutputs({ first: 1 })).message).toBe("Node 'split' has 2 outputs but its returned object lacks 'second'.");
+    expect(split.withOutputs({ first: "head" }).collectOutputs({ first: 1, second: 2 })).toEqual({
+      head: 1,
+      second: 2,
+    });
+    expect(errorOf(() => split.collectOutputs({ first: 1 })).message).toBe(
+      "Node 'split' has 2 outputs but its returned object lacks 'second'.",
+    );
     expect(errorOf(() => split.collectOutputs(7)).message).toBe(
       "Node 'split' has 2 outputs and must return an array or an object keyed by output name, but returned number.",
     );
@@ -223,7 +245,10 @@ describe("node(): outputs", () => {
     const error = errorOf(() => strict.collectOutputs("no"));
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toMatch(/^Output 'n' of node 'strict' does not match its outputSchema: /);
-    const many = node({ name: "many", inputs: ["x"], output: ["a", "b"], outputSchema: { b: z.string() } }, ({ x }) => [x, x]);
+    const many = node({ name: "many", inputs: ["x"], output: ["a", "b"], outputSchema: { b: z.string() } }, ({ x }) => [
+      x,
+      x,
+    ]);
     expect(many.collectOutputs([1, "s"])).toEqual({ a: 1, b: "s" });
     expect(errorOf(() => many.collectOutputs([1, 2])).message).toMatch(/^Output 'b' of node 'many'/);
   });
@@ -254,9 +279,19 @@ describe("node(): execution modes", () => {
     const asyncGen = node({ name: "ag" }, async function* () {
       yield 1;
     });
-    expect([sync.mode, async_.mode, gen.mode, asyncGen.mode]).toEqual(["sync", "async", "sync-generator", "async-generator"]);
+    expect([sync.mode, async_.mode, gen.mode, asyncGen.mode]).toEqual([
+      "sync",
+      "async",
+      "sync-generator",
+      "async-generator",
+    ]);
     expect([sync.isAsync, async_.isAsync, gen.isAsync, asyncGen.isAsync]).toEqual([false, true, false, true]);
-    expect([sync.isStreaming, async_.isStreaming, gen.isStreaming, asyncGen.isStreaming]).toEqual([false, false, true, true]);
+    expect([sync.isStreaming, async_.isStreaming, gen.isStreaming, asyncGen.isStreaming]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it("invoke returns what the function returns (the runner drives promises and iterators)", async () => {
@@ -299,8 +334,12 @@ describe("node(): names", () => {
   });
 
   it("rejects bad input names too (they are value names)", () => {
-    expect(errorOf(() => node({ name: "n", inputs: ["a.b"] }, () => 1)).message).toContain("Invalid input name 'a.b' in node 'n'");
-    expect(errorOf(() => node({ name: "n", inputs: ["a", "a"] }, () => 1)).message).toContain("Node 'n' declares input 'a' twice.");
+    expect(errorOf(() => node({ name: "n", inputs: ["a.b"] }, () => 1)).message).toContain(
+      "Invalid input name 'a.b' in node 'n'",
+    );
+    expect(errorOf(() => node({ name: "n", inputs: ["a", "a"] }, () => 1)).message).toContain(
+      "Node 'n' declares input 'a' twice.",
+    );
   });
 });
 
@@ -313,8 +352,12 @@ describe("node(): other options", () => {
   });
 
   it("validates retry.attempts and timeoutMs", () => {
-    expect(errorOf(() => node({ name: "n", retry: { attempts: 0 } }, () => 1)).message).toBe("Node 'n': retry.attempts must be an integer ≥ 1, got 0.");
-    expect(errorOf(() => node({ name: "n", timeoutMs: 0 }, () => 1)).message).toBe("Node 'n': timeoutMs must be > 0, got 0.");
+    expect(errorOf(() => node({ name: "n", retry: { attempts: 0 } }, () => 1)).message).toBe(
+      "Node 'n': retry.attempts must be an integer ≥ 1, got 0.",
+    );
+    expect(errorOf(() => node({ name: "n", timeoutMs: 0 }, () => 1)).message).toBe(
+      "Node 'n': timeoutMs must be > 0, got 0.",
+    );
   });
 });
 
@@ -335,7 +378,8 @@ describe("FunctionNode.definitionHash", () => {
       node({ name: "n", inputs: ["x"], output: "y", defaults: { x: 1 } }, fromSource("({ x }) => x + 1")),
     ];
     for (const v of variants) expect(v.definitionHash).not.toBe(base.definitionHash);
-    const withDefault = (d: number) => node({ name: "n", inputs: { k: z.number().default(d) } }, fromSource("({ k }) => k"));
+    const withDefault = (d: number) =>
+      node({ name: "n", inputs: { k: z.number().default(d) } }, fromSource("({ k }) => k"));
     expect(withDefault(5).definitionHash).toBe(withDefault(5).definitionHash);
     expect(withDefault(5).definitionHash).not.toBe(withDefault(10).definitionHash);
     const withOutputSchema = (s: z.ZodType) => node({ name: "n", output: "o", outputSchema: s }, fromSource("() => 1"));
@@ -345,8 +389,13 @@ describe("FunctionNode.definitionHash", () => {
   it("hashes shared default values in full (not as a cycle) and survives an invalid Date", () => {
     const shared = { deep: [1, 2, 3] };
     const a = node({ name: "n", inputs: ["x", "y"], defaults: { x: shared, y: shared } }, () => 1);
-    const b = node({ name: "n", inputs: ["x", "y"], defaults: { x: { deep: [1, 2, 3] }, y: { deep: [1, 2, 3] } } }, () => 1);
+    const b = node(
+      { name: "n", inputs: ["x", "y"], defaults: { x: { deep: [1, 2, 3] }, y: { deep: [1, 2, 3] } } },
+      () => 1,
+    );
     expect(a.definitionHash).toBe(b.definitionHash);
-    expect(node({ name: "n", inputs: ["d"], defaults: { d: new Date(Number.NaN) } }, () => 1).definitionHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(node({ name: "n", inputs: ["d"], defaults: { d: new Date(Number.NaN) } }, () => 1).definitionHash).toMatch(
+      /^[0-9a-f]{64}$/,
+    );
   });
 });

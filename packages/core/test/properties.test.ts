@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { END, Graph, closestName, isGraphConfigError, node, route, type AnyNode, type Target } from "../src/index.js";
+import { type AnyNode, closestName, END, Graph, isGraphConfigError, node, route, type Target } from "../src/index.js";
 import { editDistance } from "../src/internal/suggest.js";
 import { ctx, fromSource } from "./helpers.js";
 
@@ -39,7 +39,12 @@ interface Param {
   readonly comment: boolean;
 }
 
-const param: fc.Arbitrary<Param> = fc.record({ hasDefault: fc.boolean(), expression: defaultExpression, quoted: fc.boolean(), comment: fc.boolean() });
+const param: fc.Arbitrary<Param> = fc.record({
+  hasDefault: fc.boolean(),
+  expression: defaultExpression,
+  quoted: fc.boolean(),
+  comment: fc.boolean(),
+});
 
 /** Renders a destructuring pattern for the given names, in normal or minified form. */
 function renderPattern(names: readonly string[], params: readonly Param[], minified: boolean): string {
@@ -71,9 +76,16 @@ describe("property: the destructuring parser", () => {
   it("reads exactly the destructured names and which have defaults, in every form", () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(identifier, { minLength: 0, maxLength: 6 }).chain((names) =>
-          fc.tuple(fc.constant(names), fc.array(param, { minLength: names.length, maxLength: names.length }), fc.boolean(), fc.nat(wrappers.length - 1)),
-        ),
+        fc
+          .uniqueArray(identifier, { minLength: 0, maxLength: 6 })
+          .chain((names) =>
+            fc.tuple(
+              fc.constant(names),
+              fc.array(param, { minLength: names.length, maxLength: names.length }),
+              fc.boolean(),
+              fc.nat(wrappers.length - 1),
+            ),
+          ),
         ([names, params, minified, wrapperIndex]) => {
           const source = wrappers[wrapperIndex]!(renderPattern(names, params, minified));
           const n = node({ name: "n" }, fromSource(source));
@@ -87,28 +99,42 @@ describe("property: the destructuring parser", () => {
 });
 
 describe("property: closestName", () => {
-  const limitFor = (name: string, candidate: string) => Math.max(2, Math.ceil(Math.max(name.length, candidate.length) / 3));
+  const limitFor = (name: string, candidate: string) =>
+    Math.max(2, Math.ceil(Math.max(name.length, candidate.length) / 3));
 
   it("never suggests something farther than its limit, and only a candidate", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 12 }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }), (name, candidates) => {
-        const best = closestName(name, candidates);
-        if (best === undefined) return;
-        expect(candidates).toContain(best);
-        expect(editDistance(name.toLowerCase(), best.toLowerCase())).toBeLessThanOrEqual(limitFor(name, best));
-        // It is the closest: nothing is strictly nearer.
-        for (const c of candidates) expect(editDistance(name.toLowerCase(), c.toLowerCase())).toBeGreaterThanOrEqual(editDistance(name.toLowerCase(), best.toLowerCase()));
-      }),
+      fc.property(
+        fc.string({ maxLength: 12 }),
+        fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }),
+        (name, candidates) => {
+          const best = closestName(name, candidates);
+          if (best === undefined) return;
+          expect(candidates).toContain(best);
+          expect(editDistance(name.toLowerCase(), best.toLowerCase())).toBeLessThanOrEqual(limitFor(name, best));
+          // It is the closest: nothing is strictly nearer.
+          for (const c of candidates)
+            expect(editDistance(name.toLowerCase(), c.toLowerCase())).toBeGreaterThanOrEqual(
+              editDistance(name.toLowerCase(), best.toLowerCase()),
+            );
+        },
+      ),
     );
   });
 
   it("finds a one-edit typo of a candidate", () => {
     fc.assert(
-      fc.property(identifier.filter((s) => s.length >= 3), fc.nat(), (word, position) => {
-        const i = position % word.length;
-        const typo = word.slice(0, i) + word.slice(i + 1); // one deletion
-        expect(editDistance(typo.toLowerCase(), closestName(typo, [word])?.toLowerCase() ?? "\u0000".repeat(99))).toBeLessThanOrEqual(1);
-      }),
+      fc.property(
+        identifier.filter((s) => s.length >= 3),
+        fc.nat(),
+        (word, position) => {
+          const i = position % word.length;
+          const typo = word.slice(0, i) + word.slice(i + 1); // one deletion
+          expect(
+            editDistance(typo.toLowerCase(), closestName(typo, [word])?.toLowerCase() ?? "\u0000".repeat(99)),
+          ).toBeLessThanOrEqual(1);
+        },
+      ),
     );
   });
 
@@ -126,7 +152,9 @@ describe("property: closestName", () => {
 describe("property: renames", () => {
   const namesAndPermutation = fc
     .uniqueArray(identifier, { minLength: 1, maxLength: 6 })
-    .chain((names) => fc.tuple(fc.constant(names), fc.shuffledSubarray(names, { minLength: names.length, maxLength: names.length })));
+    .chain((names) =>
+      fc.tuple(fc.constant(names), fc.shuffledSubarray(names, { minLength: names.length, maxLength: names.length })),
+    );
 
   it("a permutation rename then its inverse restores the inputs, the wiring to the function and the hash", () => {
     fc.assert(
@@ -156,7 +184,9 @@ describe("property: renames", () => {
         const forward = Object.fromEntries(names.map((name, i) => [name, permuted[i]!]));
         const inverse = Object.fromEntries(names.map((name, i) => [permuted[i]!, name]));
         const renamed = original.withOutputs(forward);
-        expect(renamed.collectOutputs(names.map((_, i) => i))).toEqual(Object.fromEntries(names.map((name, i) => [forward[name]!, i])));
+        expect(renamed.collectOutputs(names.map((_, i) => i))).toEqual(
+          Object.fromEntries(names.map((name, i) => [forward[name]!, i])),
+        );
         expect(renamed.withOutputs(inverse).outputs).toEqual(names);
       }),
     );
@@ -178,31 +208,41 @@ describe("property: building random graphs", () => {
 
   it("either builds a consistent graph or throws a GraphConfigError — never a crash", () => {
     fc.assert(
-      fc.property(fc.array(nodeSpec, { minLength: 1, maxLength: 6 }), fc.option(fc.nat(5), { nil: undefined }), (specs, entry) => {
-        const names = specs.map((_, i) => `n${i}`);
-        let graph: Graph;
-        try {
-          const nodes: AnyNode[] = specs.map((s, i) => {
-            if (!s.gate) return node({ name: names[i]!, inputs: s.inputs, output: s.outputs }, () => s.outputs.map(() => 1));
-            const targets: Target[] = s.targets.map((t) => names[t % names.length]!);
-            if (s.end) targets.push(END);
-            return route({ name: names[i]!, inputs: s.inputs, targets, defaultOpen: s.defaultOpen, multiTarget: s.multiTarget }, () => undefined);
-          });
-          graph = new Graph(nodes, entry === undefined ? {} : { entrypoint: names[entry % names.length]! });
-        } catch (error) {
-          if (!isGraphConfigError(error)) throw error;
-          return;
-        }
-        const { required, optional, seeds, all } = graph.inputs;
-        expect(new Set([...required, ...optional, ...seeds])).toEqual(all);
-        expect(required.size + optional.size + seeds.size).toBe(all.size);
-        for (const c of graph.analysis.cyclic) expect(graph.analysis.entries.get(c)?.length ?? 0).toBeGreaterThan(0);
-        for (const s of seeds) expect(graph.analysis.seedValues.has(s)).toBe(true);
-        expect(graph.toMermaid().startsWith("flowchart TD")).toBe(true);
-        expect(graph.definitionHash).toMatch(/^[0-9a-f]{64}$/);
-        // Rebuilding from the same nodes gives the same graph.
-        expect(new Graph([...graph.nodes.values()], { entrypoint: graph.entrypoint }).definitionHash).toBe(graph.definitionHash);
-      }),
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 6 }),
+        fc.option(fc.nat(5), { nil: undefined }),
+        (specs, entry) => {
+          const names = specs.map((_, i) => `n${i}`);
+          let graph: Graph;
+          try {
+            const nodes: AnyNode[] = specs.map((s, i) => {
+              if (!s.gate)
+                return node({ name: names[i]!, inputs: s.inputs, output: s.outputs }, () => s.outputs.map(() => 1));
+              const targets: Target[] = s.targets.map((t) => names[t % names.length]!);
+              if (s.end) targets.push(END);
+              return route(
+                { name: names[i]!, inputs: s.inputs, targets, defaultOpen: s.defaultOpen, multiTarget: s.multiTarget },
+                () => undefined,
+              );
+            });
+            graph = new Graph(nodes, entry === undefined ? {} : { entrypoint: names[entry % names.length]! });
+          } catch (error) {
+            if (!isGraphConfigError(error)) throw error;
+            return;
+          }
+          const { required, optional, seeds, all } = graph.inputs;
+          expect(new Set([...required, ...optional, ...seeds])).toEqual(all);
+          expect(required.size + optional.size + seeds.size).toBe(all.size);
+          for (const c of graph.analysis.cyclic) expect(graph.analysis.entries.get(c)?.length ?? 0).toBeGreaterThan(0);
+          for (const s of seeds) expect(graph.analysis.seedValues.has(s)).toBe(true);
+          expect(graph.toMermaid().startsWith("flowchart TD")).toBe(true);
+          expect(graph.definitionHash).toMatch(/^[0-9a-f]{64}$/);
+          // Rebuilding from the same nodes gives the same graph.
+          expect(new Graph([...graph.nodes.values()], { entrypoint: graph.entrypoint }).definitionHash).toBe(
+            graph.definitionHash,
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -5,17 +5,26 @@ import { END, Graph, node, route } from "../src/index.js";
 // The README's example, line for line, so it cannot drift from the code.
 describe("README example", () => {
   it("does what the README says", () => {
-    const embed = node({ output: "embedding" }, function embed({ query }: { query: string }) { return [query.length]; });
-    const retrieve = node({ output: "docs" }, function retrieve({ embedding, topK = 2 }: { embedding: number[]; topK?: number }) {
-      return Array.from({ length: topK }, (_, i) => `doc${embedding[0]}-${i}`);
+    const embed = node({ output: "embedding" }, function embed({ query }: { query: string }) {
+      return [query.length];
     });
-    const rag = new Graph([embed, retrieve], { name: "rag" });          // nested below as one node
+    const retrieve = node(
+      { output: "docs" },
+      function retrieve({ embedding, topK = 2 }: { embedding: number[]; topK?: number }) {
+        return Array.from({ length: topK }, (_, i) => `doc${embedding[0]}-${i}`);
+      },
+    );
+    const rag = new Graph([embed, retrieve], { name: "rag" }); // nested below as one node
 
-    const write = node({ output: "draft" }, function write({ docs, draft }: { docs: string[]; draft: string }) { return draft + docs[0]; });
-    const review = route({ targets: ["write", END] }, function review({ draft }: { draft: string }) {
-      return draft.length > 40 ? END : "write";                         // loop until long enough
+    const write = node({ output: "draft" }, function write({ docs, draft }: { docs: string[]; draft: string }) {
+      return draft + docs[0];
     });
-    const app = new Graph([rag.asNode().withInputs({ query: "question" }), write, review], { name: "app" }).bind({ draft: "" });
+    const review = route({ targets: ["write", END] }, function review({ draft }: { draft: string }) {
+      return draft.length > 40 ? END : "write"; // loop until long enough
+    });
+    const app = new Graph([rag.asNode().withInputs({ query: "question" }), write, review], { name: "app" }).bind({
+      draft: "",
+    });
 
     expect(app.inputs.required).toEqual(new Set(["question"]));
     expect([...app.inputs.optional]).toEqual(["topK", "draft"]);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Graph, RenameError, isRenameError, node, route, END } from "../src/index.js";
+import { END, Graph, isRenameError, node, RenameError, route } from "../src/index.js";
 import { ctx, errorOf, fromSource } from "./helpers.js";
 
-const embed = node({ output: "embedding" }, fromSource("function embed({ text, model = 'small' }) { return [text, model]; }"));
+const embed = node(
+  { output: "embedding" },
+  fromSource("function embed({ text, model = 'small' }) { return [text, model]; }"),
+);
 
 describe("renames are immutable", () => {
   it("withName returns a new node and leaves the original alone", () => {
@@ -48,12 +51,17 @@ describe("renames are immutable", () => {
   });
 
   it("new names are checked like any name", () => {
-    expect(errorOf(() => embed.withOutputs({ embedding: "a/b" })).message).toContain("Invalid output name 'a/b' in node 'embed'");
+    expect(errorOf(() => embed.withOutputs({ embedding: "a/b" })).message).toContain(
+      "Invalid output name 'a/b' in node 'embed'",
+    );
     expect(errorOf(() => embed.withName("a.b")).message).toContain("Invalid node name 'a.b'");
   });
 
   it("works on gates too", () => {
-    const gate = route({ targets: ["x", END] }, fromSource("function decide({ score }) { return score > 1 ? END : 'x'; }"));
+    const gate = route(
+      { targets: ["x", END] },
+      fromSource("function decide({ score }) { return score > 1 ? END : 'x'; }"),
+    );
     const renamed = gate.withInputs({ score: "confidence" }).withName("decide2");
     expect([renamed.name, renamed.inputs, gate.inputs]).toEqual(["decide2", ["confidence"], ["score"]]);
   });
@@ -65,7 +73,9 @@ describe("RenameError", () => {
     expect(error).toBeInstanceOf(RenameError);
     expect(isRenameError(error)).toBe(true);
     expect(error._tag).toBe("RenameError");
-    expect(error.message).toBe("Cannot rename input 'txt' of node 'embed': it has no such input.\n  → Current inputs: 'text', 'model'");
+    expect(error.message).toBe(
+      "Cannot rename input 'txt' of node 'embed': it has no such input.\n  → Current inputs: 'text', 'model'",
+    );
     expect(error.nodeName).toBe("embed");
     expect(error.port).toBe("txt");
   });
@@ -98,7 +108,12 @@ describe("RenameError", () => {
 
 describe("definitionHash and renames", () => {
   it("changes with every kind of rename", () => {
-    const hashes = [embed, embed.withName("e2"), embed.withInputs({ text: "raw" }), embed.withOutputs({ embedding: "v" })].map((n) => n.definitionHash);
+    const hashes = [
+      embed,
+      embed.withName("e2"),
+      embed.withInputs({ text: "raw" }),
+      embed.withOutputs({ embedding: "v" }),
+    ].map((n) => n.definitionHash);
     expect(new Set(hashes).size).toBe(4);
   });
 
@@ -108,7 +123,9 @@ describe("definitionHash and renames", () => {
   });
 
   it("a graph of renamed nodes wires by the new names", () => {
-    const producer = node({ output: "x" }, fromSource("function produce({ seed }) { return seed; }")).withOutputs({ x: "raw" });
+    const producer = node({ output: "x" }, fromSource("function produce({ seed }) { return seed; }")).withOutputs({
+      x: "raw",
+    });
     const graph = new Graph([producer, embed.withInputs({ text: "raw" })]);
     expect(graph.structure.getEdgeAttributes("produce", "embed").valueNames).toEqual(["raw"]);
     expect(graph.inputs.required).toEqual(new Set(["seed"]));

@@ -5,8 +5,12 @@ import { errorOf, fromSource } from "./helpers.js";
 
 const fn = (name: string, inputs: string, output?: string | string[]) =>
   node(output === undefined ? {} : { output }, fromSource(`function ${name}({ ${inputs} }) { return 1; }`));
-const gate = (name: string, inputs: string, targets: (string | typeof END)[], options: { multiTarget?: boolean; defaultOpen?: boolean } = {}) =>
-  route({ targets, ...options }, fromSource(`function ${name}({ ${inputs} }) { return undefined; }`));
+const gate = (
+  name: string,
+  inputs: string,
+  targets: (string | typeof END)[],
+  options: { multiTarget?: boolean; defaultOpen?: boolean } = {},
+) => route({ targets, ...options }, fromSource(`function ${name}({ ${inputs} }) { return undefined; }`));
 
 /** Expects a GraphConfigError and returns its message. */
 const configError = (run: () => unknown): string => {
@@ -55,7 +59,10 @@ describe("2. multiple producers", () => {
   });
 
   it("quiet when they are the two branches of an ifElse", () => {
-    const check = ifElse({ whenTrue: "fastPath", whenFalse: "fullRag" }, fromSource("function check({ query }) { return true; }"));
+    const check = ifElse(
+      { whenTrue: "fastPath", whenFalse: "fullRag" },
+      fromSource("function check({ query }) { return true; }"),
+    );
     expect(new Graph([check, fast, full]).outputs).toEqual(["answer"]);
   });
 
@@ -68,25 +75,38 @@ describe("2. multiple producers", () => {
 
   it("loud for a multiTarget route: both branches may run", () => {
     const fan = gate("fan", "query", ["fastPath", "fullRag"], { multiTarget: true });
-    expect(configError(() => new Graph([fan, fast, full]))).toContain("Multiple nodes produce 'answer' in this graph: 'fastPath' and 'fullRag'.");
+    expect(configError(() => new Graph([fan, fast, full]))).toContain(
+      "Multiple nodes produce 'answer' in this graph: 'fastPath' and 'fullRag'.",
+    );
   });
 
   it("quiet for a producer further down a branch that only that branch reaches", () => {
-    const check = ifElse({ whenTrue: "fastPath", whenFalse: "slow" }, fromSource("function check({ query }) { return true; }"));
+    const check = ifElse(
+      { whenTrue: "fastPath", whenFalse: "slow" },
+      fromSource("function check({ query }) { return true; }"),
+    );
     const slow = fn("slow", "query", "draft");
     const finish = fn("finish", "draft, query", "answer");
     expect(new Graph([check, fast, slow, finish]).outputs).toEqual(["answer", "draft"]);
   });
 
   it("loud when both producers are in the same branch", () => {
-    const check = ifElse({ whenTrue: "first", whenFalse: "fullRag" }, fromSource("function check({ query }) { return true; }"));
+    const check = ifElse(
+      { whenTrue: "first", whenFalse: "fullRag" },
+      fromSource("function check({ query }) { return true; }"),
+    );
     const first = fn("first", "query", ["answer", "hint"]);
     const refine = fn("refine", "hint", "answer");
-    expect(configError(() => new Graph([check, first, refine, full]))).toContain("Multiple nodes produce 'answer' in this graph: 'first' and 'refine'.");
+    expect(configError(() => new Graph([check, first, refine, full]))).toContain(
+      "Multiple nodes produce 'answer' in this graph: 'first' and 'refine'.",
+    );
   });
 
   it("loud when one producer sits after the branches join", () => {
-    const check = ifElse({ whenTrue: "first", whenFalse: "second" }, fromSource("function check({ query }) { return true; }"));
+    const check = ifElse(
+      { whenTrue: "first", whenFalse: "second" },
+      fromSource("function check({ query }) { return true; }"),
+    );
     const first = fn("first", "query", ["answer", "x"]);
     const second = fn("second", "query", "y");
     const join = fn("join", "x = null, y = null", "answer");
@@ -94,8 +114,13 @@ describe("2. multiple producers", () => {
   });
 
   it("loud when a producer is outside the gate", () => {
-    const check = ifElse({ whenTrue: "fastPath", whenFalse: "fullRag" }, fromSource("function check({ query }) { return true; }"));
-    expect(configError(() => new Graph([check, fast, full, fn("third", "query", "answer")]))).toContain("'fastPath' and 'third'");
+    const check = ifElse(
+      { whenTrue: "fastPath", whenFalse: "fullRag" },
+      fromSource("function check({ query }) { return true; }"),
+    );
+    expect(configError(() => new Graph([check, fast, full, fn("third", "query", "answer")]))).toContain(
+      "'fastPath' and 'third'",
+    );
   });
 });
 
@@ -118,7 +143,9 @@ describe("3. cycles with a gate need a way out", () => {
 
   it("quiet when a gate can route outside the cycle", () => {
     const finish = fn("finish", "messages", "final");
-    expect(new Graph([generate, accumulate, gate("check_done", "messages", ["generate", "finish"]), finish]).hasCycles).toBe(true);
+    expect(
+      new Graph([generate, accumulate, gate("check_done", "messages", ["generate", "finish"]), finish]).hasCycles,
+    ).toBe(true);
   });
 
   it("quiet for a gateless feedback loop (and a self-consuming node)", () => {
@@ -204,9 +231,13 @@ describe("6. names with '/' or '.'", () => {
 
   it("applies to node, output, graph and GraphNode names", () => {
     expect(configError(() => node({ name: "a.b" }, () => 1))).toContain("Invalid node name 'a.b'");
-    expect(configError(() => node({ name: "n", output: "x/y" }, () => 1))).toContain("Invalid output name 'x/y' in node 'n'");
+    expect(configError(() => node({ name: "n", output: "x/y" }, () => 1))).toContain(
+      "Invalid output name 'x/y' in node 'n'",
+    );
     expect(configError(() => new Graph([], { name: "g.v1" }))).toContain("Invalid graph name 'g.v1'");
-    expect(configError(() => new Graph([fn("a", "p", "x")]).asNode({ name: "sub/graph" }))).toContain("Invalid node name 'sub/graph'");
+    expect(configError(() => new Graph([fn("a", "p", "x")]).asNode({ name: "sub/graph" }))).toContain(
+      "Invalid node name 'sub/graph'",
+    );
   });
 
   it("quiet for '_' and '-'", () => {
@@ -222,13 +253,16 @@ describe("7. namespace collision", () => {
     expect(message).toBe(
       "Namespace collision in this graph: node 'summarize' outputs 'rag', which is also the name of a GraphNode.\n" +
         "  → result.values holds outputs and nested results side by side, so result.get('rag') would be ambiguous.\n" +
-        "  How to fix: rename the output (.withOutputs({ rag: \"rag_value\" })) or the GraphNode (graph.asNode({ name: \"…\" })).",
+        '  How to fix: rename the output (.withOutputs({ rag: "rag_value" })) or the GraphNode (graph.asNode({ name: "…" })).',
     );
   });
 
   it("quiet once either side is renamed", () => {
     expect(new Graph([fn("summarize", "docs", "summary"), inner.asNode()]).outputs).toEqual(["summary", "docs"]);
-    expect(new Graph([fn("summarize", "docs", "rag"), inner.asNode({ name: "rag_pipeline" })]).outputs).toEqual(["rag", "docs"]);
+    expect(new Graph([fn("summarize", "docs", "rag"), inner.asNode({ name: "rag_pipeline" })]).outputs).toEqual([
+      "rag",
+      "docs",
+    ]);
   });
 });
 
@@ -236,8 +270,14 @@ describe("8. strictTypes", () => {
   const edge = (produced: z.ZodType | undefined, accepted: z.ZodType | undefined) =>
     new Graph(
       [
-        node({ output: "v", inputs: { s: z.string() }, ...(produced === undefined ? {} : { outputSchema: produced }) }, fromSource("function prod({ s }) { return s; }")),
-        node({ output: "r", outputSchema: z.unknown(), ...(accepted === undefined ? {} : { inputs: { v: accepted } }) }, fromSource("function cons({ v }) { return v; }")),
+        node(
+          { output: "v", inputs: { s: z.string() }, ...(produced === undefined ? {} : { outputSchema: produced }) },
+          fromSource("function prod({ s }) { return s; }"),
+        ),
+        node(
+          { output: "r", outputSchema: z.unknown(), ...(accepted === undefined ? {} : { inputs: { v: accepted } }) },
+          fromSource("function cons({ v }) { return v; }"),
+        ),
       ],
       { strictTypes: true },
     );
@@ -248,7 +288,9 @@ describe("8. strictTypes", () => {
         "  How to fix: add outputSchema to 'prod' and inputs: { v: z.… } to 'cons', or turn strictTypes off.",
     );
     expect(configError(() => edge(z.number(), undefined))).toContain("'cons' has no zod schema for input 'v'");
-    expect(configError(() => edge(undefined, undefined))).toContain("'prod' has no outputSchema for 'v' and 'cons' has no zod schema for input 'v'");
+    expect(configError(() => edge(undefined, undefined))).toContain(
+      "'prod' has no outputSchema for 'v' and 'cons' has no zod schema for input 'v'",
+    );
   });
 
   it("a mismatch names both nodes, the value and both types", () => {
@@ -268,7 +310,11 @@ describe("8. strictTypes", () => {
     ["nullable consumer", z.string(), z.string().nullable()],
     ["union → wider union", z.union([z.string(), z.number()]), z.union([z.number(), z.string(), z.boolean()])],
     ["array of integers → array of numbers", z.array(z.number().int()), z.array(z.number())],
-    ["tuple → array of its element types", z.tuple([z.string(), z.number()]), z.array(z.union([z.string(), z.number()]))],
+    [
+      "tuple → array of its element types",
+      z.tuple([z.string(), z.number()]),
+      z.array(z.union([z.string(), z.number()])),
+    ],
     ["record → same record", z.record(z.string(), z.number()), z.record(z.string(), z.number())],
     ["anything → unknown", z.object({ a: z.string() }), z.unknown()],
     ["optional producer → consumer with a default", z.number().optional(), z.number().default(1)],
@@ -280,13 +326,33 @@ describe("8. strictTypes", () => {
   it.each<[string, z.ZodType, z.ZodType, string]>([
     ["number → integer", z.number(), z.number().int(), `produces {"type":"number"}`],
     ["enum → literal", z.enum(["a", "b"]), z.literal("a"), `expects {"type":"string","const":"a"}`],
-    ["missing required property", z.object({ b: z.number() }), z.object({ a: z.string() }), `'cons' expects {"type":"object"`],
+    [
+      "missing required property",
+      z.object({ b: z.number() }),
+      z.object({ a: z.string() }),
+      `'cons' expects {"type":"object"`,
+    ],
     ["nullable producer → non-null consumer", z.string().nullable(), z.string(), `produces {"type":["string","null"]}`],
     ["array of strings → array of numbers", z.array(z.string()), z.array(z.number()), `"items":{"type":"string"}`],
     ["union → narrower", z.union([z.string(), z.number()]), z.string(), `expects {"type":"string"}`],
-    ["record values differ", z.record(z.string(), z.number()), z.record(z.string(), z.string()), `"additionalProperties":{"type":"number"}`],
-    ["extra keys into a strict object", z.object({ a: z.string(), b: z.number() }), z.strictObject({ a: z.string() }), `'cons' expects`],
-    ["optional producer → required consumer", z.number().optional(), z.number(), `produces {"type":"number"} or undefined`],
+    [
+      "record values differ",
+      z.record(z.string(), z.number()),
+      z.record(z.string(), z.string()),
+      `"additionalProperties":{"type":"number"}`,
+    ],
+    [
+      "extra keys into a strict object",
+      z.object({ a: z.string(), b: z.number() }),
+      z.strictObject({ a: z.string() }),
+      `'cons' expects`,
+    ],
+    [
+      "optional producer → required consumer",
+      z.number().optional(),
+      z.number(),
+      `produces {"type":"number"} or undefined`,
+    ],
   ])("loud for incompatible schemas: %s", (_label, produced, accepted, part) => {
     const message = configError(() => edge(produced, accepted));
     expect(message).toMatch(/^Type mismatch in this graph on 'v': 'prod' produces .* but 'cons' expects /);
@@ -294,27 +360,52 @@ describe("8. strictTypes", () => {
   });
 
   it("skips gates and interrupts (they have no schemas)", () => {
-    const prod = node({ output: "v", outputSchema: z.number(), inputs: { s: z.string() } }, fromSource("function prod({ s }) { return 1; }"));
+    const prod = node(
+      { output: "v", outputSchema: z.number(), inputs: { s: z.string() } },
+      fromSource("function prod({ s }) { return 1; }"),
+    );
     const check = gate("check", "v", ["after", END]);
     const approval = interrupt({ name: "approval", input: "v", response: "decision" });
-    const after = node({ output: "done", inputs: { decision: z.string() }, outputSchema: z.string() }, fromSource("function after({ decision }) { return decision; }"));
+    const after = node(
+      { output: "done", inputs: { decision: z.string() }, outputSchema: z.string() },
+      fromSource("function after({ decision }) { return decision; }"),
+    );
     expect(new Graph([prod, check, approval, after], { strictTypes: true }).strictTypes).toBe(true);
   });
 
   it("looks through GraphNodes, wrapping mapped ports in arrays", () => {
     const inner = new Graph(
-      [node({ output: "docs", inputs: { query: z.string() }, outputSchema: z.array(z.string()) }, fromSource("function retrieve({ query }) { return [query]; }"))],
+      [
+        node(
+          { output: "docs", inputs: { query: z.string() }, outputSchema: z.array(z.string()) },
+          fromSource("function retrieve({ query }) { return [query]; }"),
+        ),
+      ],
       { name: "rag" },
     );
-    const consumer = (schema: z.ZodType) => node({ output: "n", inputs: { docs: schema }, outputSchema: z.number() }, fromSource("function count({ docs }) { return 1; }"));
-    const queries = node({ output: "query", inputs: { raw: z.string() }, outputSchema: z.array(z.string()) }, fromSource("function split({ raw }) { return [raw]; }"));
-    const mapped = inner.asNode().mapOver("query");
-    expect(new Graph([queries, mapped, consumer(z.array(z.array(z.string())))], { strictTypes: true }).strictTypes).toBe(true);
-    expect(configError(() => new Graph([queries, mapped, consumer(z.array(z.string()))], { strictTypes: true }))).toContain(
-      "Type mismatch in this graph on 'docs': 'rag' produces",
+    const consumer = (schema: z.ZodType) =>
+      node(
+        { output: "n", inputs: { docs: schema }, outputSchema: z.number() },
+        fromSource("function count({ docs }) { return 1; }"),
+      );
+    const queries = node(
+      { output: "query", inputs: { raw: z.string() }, outputSchema: z.array(z.string()) },
+      fromSource("function split({ raw }) { return [raw]; }"),
     );
-    const single = node({ output: "query", inputs: { raw: z.string() }, outputSchema: z.string() }, fromSource("function single({ raw }) { return raw; }"));
-    expect(configError(() => new Graph([single, mapped], { strictTypes: true }))).toContain("on 'query': 'single' produces {\"type\":\"string\"} but 'rag' expects {\"type\":\"array\"");
+    const mapped = inner.asNode().mapOver("query");
+    expect(
+      new Graph([queries, mapped, consumer(z.array(z.array(z.string())))], { strictTypes: true }).strictTypes,
+    ).toBe(true);
+    expect(
+      configError(() => new Graph([queries, mapped, consumer(z.array(z.string()))], { strictTypes: true })),
+    ).toContain("Type mismatch in this graph on 'docs': 'rag' produces");
+    const single = node(
+      { output: "query", inputs: { raw: z.string() }, outputSchema: z.string() },
+      fromSource("function single({ raw }) { return raw; }"),
+    );
+    expect(configError(() => new Graph([single, mapped], { strictTypes: true }))).toContain(
+      'on \'query\': \'single\' produces {"type":"string"} but \'rag\' expects {"type":"array"',
+    );
   });
 
   it("off by default: untyped edges are fine", () => {
@@ -324,13 +415,19 @@ describe("8. strictTypes", () => {
 
 describe("9. duplicates and unknown names", () => {
   it("duplicate node names", () => {
-    expect(configError(() => new Graph([fn("a", "p", "x"), fn("a", "q", "y")]))).toContain("Duplicate node name 'a' in this graph.");
+    expect(configError(() => new Graph([fn("a", "p", "x"), fn("a", "q", "y")]))).toContain(
+      "Duplicate node name 'a' in this graph.",
+    );
   });
 
   it("unknown names in edges and entrypoint", () => {
     const nodes = [fn("alpha", "p", "x"), fn("beta", "x", "y")];
-    expect(configError(() => new Graph(nodes, { edges: [["alpah", "beta"]] }))).toContain("names unknown node 'alpah' in this graph. Did you mean 'alpha'?");
-    expect(configError(() => new Graph(nodes, { entrypoint: "bta" }))).toContain("Unknown entrypoint 'bta' in this graph. Did you mean 'beta'?");
+    expect(configError(() => new Graph(nodes, { edges: [["alpah", "beta"]] }))).toContain(
+      "names unknown node 'alpah' in this graph. Did you mean 'alpha'?",
+    );
+    expect(configError(() => new Graph(nodes, { entrypoint: "bta" }))).toContain(
+      "Unknown entrypoint 'bta' in this graph. Did you mean 'beta'?",
+    );
   });
 
   it("errors carry where the problem is", () => {
@@ -341,14 +438,25 @@ describe("9. duplicates and unknown names", () => {
 
 describe("mutually exclusive producers behind a looping gate", () => {
   it("two exit targets of a gate that also loops back may produce the same value", () => {
-    const write = node({ name: "write", output: "draft" }, ({ feedback }: { feedback: string[] }) => `d${feedback.length}`);
+    const write = node(
+      { name: "write", output: "draft" },
+      ({ feedback }: { feedback: string[] }) => `d${feedback.length}`,
+    );
     const review = interrupt({ name: "review", input: "draft", response: "decision" });
-    const collect = node({ name: "collect", output: "feedback" }, ({ feedback, decision }: { feedback: string[]; decision: string }) => [...feedback, decision]);
-    const gate = route({ name: "gate", targets: ["write", "accept", "reject", END] }, ({ decision }: { decision: string }) => (decision === "ok" ? "accept" : "write"));
+    const collect = node(
+      { name: "collect", output: "feedback" },
+      ({ feedback, decision }: { feedback: string[]; decision: string }) => [...feedback, decision],
+    );
+    const gate = route(
+      { name: "gate", targets: ["write", "accept", "reject", END] },
+      ({ decision }: { decision: string }) => (decision === "ok" ? "accept" : "write"),
+    );
     const accept = node({ name: "accept", output: "outcome" }, ({ draft }: { draft: string }) => `a:${draft}`);
     const reject = node({ name: "reject", output: "outcome" }, ({ draft }: { draft: string }) => `r:${draft}`);
     expect(() => new Graph([write, review, collect, gate, accept, reject]).bind({ feedback: [] })).not.toThrow();
     const other = node({ name: "other", output: "outcome" }, ({ draft }: { draft: string }) => draft);
-    expect(() => new Graph([write, review, collect, gate, accept, reject, other])).toThrow(/Multiple nodes produce 'outcome'/);
+    expect(() => new Graph([write, review, collect, gate, accept, reject, other])).toThrow(
+      /Multiple nodes produce 'outcome'/,
+    );
   });
 });

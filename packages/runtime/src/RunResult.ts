@@ -76,7 +76,12 @@ export class RunResult {
   toJSON(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(this.values)) values[k] = v instanceof RunResult ? v.toJSON() : v;
-    const out: Record<string, unknown> = { status: this.status, values, workflowId: this.workflowId, runId: this.runId };
+    const out: Record<string, unknown> = {
+      status: this.status,
+      values,
+      workflowId: this.workflowId,
+      runId: this.runId,
+    };
     if (this.pause !== undefined) out.pause = this.pause;
     if (this.error !== undefined) {
       const e = this.error as { _tag?: string; message?: string; name?: string };
@@ -98,7 +103,12 @@ function locate(root: RunResult, path: string): { readonly value: unknown } | un
 }
 
 function isRunResultLike(value: unknown): boolean {
-  return typeof value === "object" && value !== null && typeof (value as { status?: unknown }).status === "string" && typeof (value as { values?: unknown }).values === "object";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { status?: unknown }).status === "string" &&
+    typeof (value as { values?: unknown }).values === "object"
+  );
 }
 
 /**

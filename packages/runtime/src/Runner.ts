@@ -2,10 +2,18 @@ import type { Graph } from "@graph/core";
 import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
-import { RunnerCore, runPromise, unwrap, type MapOptions, type RunHandle, type RunOptions, type RunnerOptions } from "./internal/runner.js";
+import {
+  type MapOptions,
+  type RunHandle,
+  RunnerCore,
+  type RunnerOptions,
+  type RunOptions,
+  runPromise,
+  unwrap,
+} from "./internal/runner.js";
 import type { MapResult, RunResult } from "./RunResult.js";
 
-export type { MapOptions, RunHandle, RunOptions, RunnerOptions };
+export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
 
 /**
  * Runs graphs. The Promise API: every method resolves with plain values and rejects with the tagged error itself
@@ -41,7 +49,9 @@ export class Runner {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     let runId = "";
     const result = runPromise(
-      this.#core.run(graph, { ...options, workflowId }, subscriber, control).pipe(Effect.tap((r) => void (runId = r.runId))),
+      this.#core
+        .run(graph, { ...options, workflowId }, subscriber, control)
+        .pipe(Effect.tap((r) => void (runId = r.runId))),
     ).then(
       (r) => {
         subscriber.close();

@@ -9,7 +9,12 @@
  * ```
  */
 export interface NodeCache {
-  get(key: string): Promise<{ readonly value: Readonly<Record<string, unknown>> } | undefined> | { readonly value: Readonly<Record<string, unknown>> } | undefined;
+  get(
+    key: string,
+  ):
+    | Promise<{ readonly value: Readonly<Record<string, unknown>> } | undefined>
+    | { readonly value: Readonly<Record<string, unknown>> }
+    | undefined;
   set(key: string, value: Readonly<Record<string, unknown>>): Promise<void> | void;
 }
 

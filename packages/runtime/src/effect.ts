@@ -9,7 +9,7 @@ import { Effect, Stream } from "effect";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import type { RunError } from "./internal/engine.js";
-import { RunnerCore, type MapOptions, type RunOptions, type RunnerOptions } from "./internal/runner.js";
+import { type MapOptions, RunnerCore, type RunnerOptions, type RunOptions } from "./internal/runner.js";
 import type { MapResult, RunResult } from "./RunResult.js";
 
 /**
@@ -53,7 +53,9 @@ export interface EffectRunner {
  * const result = await Effect.runPromise(Effect.scoped(Effect.flatMap(makeRunner(), (r) => r.run(graph, { values }))));
  * ```
  */
-export function makeRunner(options: RunnerOptions = {}): Effect.Effect<EffectRunner, never, import("effect").Scope.Scope> {
+export function makeRunner(
+  options: RunnerOptions = {},
+): Effect.Effect<EffectRunner, never, import("effect").Scope.Scope> {
   return Effect.acquireRelease(
     Effect.sync(() => {
       const core = new RunnerCore(options);
@@ -66,9 +68,13 @@ export function makeRunner(options: RunnerOptions = {}): Effect.Effect<EffectRun
               const subscriber = new Subscriber(options.eventBufferSize ?? 1000);
               const run = core.run(graph, runOptions, subscriber, new RunControl());
               const events = Stream.fromAsyncIterable(subscriber, (e) => e as RunFailure);
-              return Stream.merge(events, Stream.drain(Stream.fromEffect(run.pipe(Effect.ensuring(Effect.sync(() => subscriber.close()))))), {
-                haltStrategy: "left",
-              });
+              return Stream.merge(
+                events,
+                Stream.drain(Stream.fromEffect(run.pipe(Effect.ensuring(Effect.sync(() => subscriber.close()))))),
+                {
+                  haltStrategy: "left",
+                },
+              );
             }),
           ),
         stop: (workflowId, info) => Effect.sync(() => core.stop(workflowId, info)),
@@ -81,4 +87,4 @@ export function makeRunner(options: RunnerOptions = {}): Effect.Effect<EffectRun
 }
 
 /** Re-exported option types. */
-export type { MapOptions, RunOptions, RunnerOptions };
+export type { MapOptions, RunnerOptions, RunOptions };

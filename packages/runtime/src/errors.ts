@@ -145,7 +145,8 @@ export const isNodeExecutionError = (e: unknown): e is NodeExecutionError => isT
  * if (isIncompatibleRunnerError(e)) console.log(e.message);
  * ```
  */
-export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerError => isTaggedError(e, "IncompatibleRunnerError");
+export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerError =>
+  isTaggedError(e, "IncompatibleRunnerError");
 /**
  * True for a {@link VersionMismatchError}.
  *
@@ -154,4 +155,5 @@ export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerEr
  * if (isVersionMismatchError(e)) console.log(e.storedHash);
  * ```
  */
-export const isVersionMismatchError = (e: unknown): e is VersionMismatchError => isTaggedError(e, "VersionMismatchError");
+export const isVersionMismatchError = (e: unknown): e is VersionMismatchError =>
+  isTaggedError(e, "VersionMismatchError");

@@ -30,9 +30,18 @@ export interface EventBase {
  */
 export type GraphEvent =
   | (EventBase & { readonly type: "RunStart"; readonly graphName: string | undefined; readonly depth: number })
-  | (EventBase & { readonly type: "RunEnd"; readonly status: RunStatus; readonly durationMs: number; readonly error?: unknown })
+  | (EventBase & {
+      readonly type: "RunEnd";
+      readonly status: RunStatus;
+      readonly durationMs: number;
+      readonly error?: unknown;
+    })
   | (EventBase & { readonly type: "SuperstepStart"; readonly superstep: number; readonly nodes: readonly string[] })
-  | (EventBase & { readonly type: "NodeStart"; readonly nodeName: string; readonly inputs: Readonly<Record<string, unknown>> })
+  | (EventBase & {
+      readonly type: "NodeStart";
+      readonly nodeName: string;
+      readonly inputs: Readonly<Record<string, unknown>>;
+    })
   | (EventBase & {
       readonly type: "NodeEnd";
       readonly nodeName: string;
@@ -44,14 +53,40 @@ export type GraphEvent =
       readonly replayed: boolean;
       readonly truncated: boolean;
     })
-  | (EventBase & { readonly type: "NodeError"; readonly nodeName: string; readonly error: unknown; readonly attempt: number; readonly willRetry: boolean })
-  | (EventBase & { readonly type: "StreamingChunk"; readonly nodeName: string; readonly chunk: unknown; readonly index: number })
-  | (EventBase & { readonly type: "RouteDecision"; readonly gate: string; readonly decision: readonly Target[] | null; readonly replayed: boolean })
-  | (EventBase & { readonly type: "Paused"; readonly nodeName: string; readonly value: unknown; readonly responseKey: string })
+  | (EventBase & {
+      readonly type: "NodeError";
+      readonly nodeName: string;
+      readonly error: unknown;
+      readonly attempt: number;
+      readonly willRetry: boolean;
+    })
+  | (EventBase & {
+      readonly type: "StreamingChunk";
+      readonly nodeName: string;
+      readonly chunk: unknown;
+      readonly index: number;
+    })
+  | (EventBase & {
+      readonly type: "RouteDecision";
+      readonly gate: string;
+      readonly decision: readonly Target[] | null;
+      readonly replayed: boolean;
+    })
+  | (EventBase & {
+      readonly type: "Paused";
+      readonly nodeName: string;
+      readonly value: unknown;
+      readonly responseKey: string;
+    })
   | (EventBase & { readonly type: "StopRequested"; readonly info: unknown })
   | (EventBase & { readonly type: "CacheHit"; readonly nodeName: string })
   | (EventBase & { readonly type: "CheckpointSaved"; readonly superstep: number; readonly nodeName: string })
-  | (EventBase & { readonly type: "MapProgress"; readonly nodeName: string; readonly completed: number; readonly total: number })
+  | (EventBase & {
+      readonly type: "MapProgress";
+      readonly nodeName: string;
+      readonly completed: number;
+      readonly total: number;
+    })
   | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] });
 
 /**

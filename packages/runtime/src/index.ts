@@ -1,20 +1,28 @@
 // @graph/runtime — the Promise API. Effect users: "@graph/runtime/effect".
-export { Runner, type MapOptions, type RunHandle, type RunOptions, type RunnerOptions } from "./Runner.js";
-export { RunResult, type MapResult, type PauseInfo, type RunStatus } from "./RunResult.js";
+
+export { CheckpointError, isCheckpointError, isWorkflowConflictError, WorkflowConflictError } from "@graph/checkpoint";
+// Errors of the other packages, so users import every error from one place.
+export {
+  GraphConfigError,
+  isGraphConfigError,
+  isRenameError,
+  isRoutingError,
+  RenameError,
+  RoutingError,
+} from "@graph/core";
 export { MemoryCache, type NodeCache } from "./cache.js";
-export type { EventBase, EventProcessor, GraphEvent, GraphEventType } from "./events.js";
 export {
   IncompatibleRunnerError,
   InfiniteLoopError,
-  MissingInputError,
-  NodeExecutionError,
-  VersionMismatchError,
   isIncompatibleRunnerError,
   isInfiniteLoopError,
   isMissingInputError,
   isNodeExecutionError,
   isVersionMismatchError,
+  MissingInputError,
+  NodeExecutionError,
+  VersionMismatchError,
 } from "./errors.js";
-// Errors of the other packages, so users import every error from one place.
-export { GraphConfigError, RenameError, RoutingError, isGraphConfigError, isRenameError, isRoutingError } from "@graph/core";
-export { CheckpointError, WorkflowConflictError, isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
+export type { EventBase, EventProcessor, GraphEvent, GraphEventType } from "./events.js";
+export { type MapOptions, type RunHandle, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
+export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";

@@ -1,12 +1,30 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { END, Graph, interrupt, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, type GraphEvent } from "../src/index.js";
+import { type GraphEvent, Runner } from "../src/index.js";
 
 describe("durable runs (MemoryCheckpointer)", () => {
   it("multi-turn chat restores messages with the same workflow id", async () => {
-    const getResponse = node({ output: "response" }, function getResponse({ messages, userInput }: { messages: string[]; userInput: string }) { return `echo(${userInput}) after ${messages.length}`; });
-    const updateMessages = node({ output: "messages" }, function updateMessages({ messages, userInput, response }: { messages: string[]; userInput: string; response: string }) { return [...messages, userInput, response]; });
+    const getResponse = node(
+      { output: "response" },
+      function getResponse({ messages, userInput }: { messages: string[]; userInput: string }) {
+        return `echo(${userInput}) after ${messages.length}`;
+      },
+    );
+    const updateMessages = node(
+      { output: "messages" },
+      function updateMessages({
+        messages,
+        userInput,
+        response,
+      }: {
+        messages: string[];
+        userInput: string;
+        response: string;
+      }) {
+        return [...messages, userInput, response];
+      },
+    );
     const chat = new Graph([getResponse, updateMessages], { name: "chat" }).bind({ messages: [] });
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const t1 = await runner.run(chat, { values: { userInput: "hi" }, workflowId: "chat-1" });
@@ -18,12 +36,24 @@ describe("durable runs (MemoryCheckpointer)", () => {
 
   it("interrupt resumes with only the answer, finished nodes replayed", async () => {
     const calls: string[] = [];
-    const draft = node({ output: "draft" }, function draft({ topic }: { topic: string }) { calls.push("draft"); return `about ${topic}`; });
+    const draft = node({ output: "draft" }, function draft({ topic }: { topic: string }) {
+      calls.push("draft");
+      return `about ${topic}`;
+    });
     const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
-    const finalize = node({ output: "final" }, function finalize({ draft, decision }: { draft: string; decision: string }) { calls.push("finalize"); return `${draft}: ${decision}`; });
+    const finalize = node(
+      { output: "final" },
+      function finalize({ draft, decision }: { draft: string; decision: string }) {
+        calls.push("finalize");
+        return `${draft}: ${decision}`;
+      },
+    );
     const g = new Graph([draft, approval, finalize], { name: "g" });
     const events: GraphEvent[] = [];
-    const runner = new Runner({ checkpointer: new MemoryCheckpointer(), eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
+    const runner = new Runner({
+      checkpointer: new MemoryCheckpointer(),
+      eventProcessors: [{ onEvent: (e) => void events.push(e) }],
+    });
     const r1 = await runner.run(g, { values: { topic: "cats" }, workflowId: "wf" });
     expect(r1.status).toBe("paused");
     const r2 = await runner.run(g, { values: { decision: "ok" }, workflowId: "wf" });
@@ -35,10 +65,19 @@ describe("durable runs (MemoryCheckpointer)", () => {
   });
 
   it("loop with interrupt pauses on every visit", async () => {
-    const write = node({ output: "draft" }, function write({ feedback }: { feedback: string[] }) { return `v${feedback.length}`; });
+    const write = node({ output: "draft" }, function write({ feedback }: { feedback: string[] }) {
+      return `v${feedback.length}`;
+    });
     const review = interrupt({ name: "review", input: "draft", response: "decision" });
-    const collect = node({ output: "feedback" }, function collect({ feedback, decision }: { feedback: string[]; decision: string }) { return [...feedback, decision]; });
-    const gate = route({ targets: ["write", END] }, function gate({ decision }: { decision: string }) { return decision === "ok" ? END : "write"; });
+    const collect = node(
+      { output: "feedback" },
+      function collect({ feedback, decision }: { feedback: string[]; decision: string }) {
+        return [...feedback, decision];
+      },
+    );
+    const gate = route({ targets: ["write", END] }, function gate({ decision }: { decision: string }) {
+      return decision === "ok" ? END : "write";
+    });
     const g = new Graph([write, review, collect, gate], { name: "loop" }).bind({ feedback: [] });
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const r1 = await runner.run(g, { workflowId: "l" });

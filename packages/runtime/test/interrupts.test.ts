@@ -1,7 +1,13 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { END, Graph, interrupt, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { IncompatibleRunnerError, Runner, RunResult, isIncompatibleRunnerError, type GraphEvent } from "../src/index.js";
+import {
+  type GraphEvent,
+  IncompatibleRunnerError,
+  isIncompatibleRunnerError,
+  Runner,
+  RunResult,
+} from "../src/index.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -42,10 +48,13 @@ function postGraph(calls: string[]) {
     calls.push("research:end");
     return `notes on ${draft}`;
   });
-  const publish = node({ output: "published" }, function publish({ draft, decision, notes }: { draft: string; decision: string; notes: string }) {
-    calls.push("publish");
-    return `${draft} [${decision}] ${notes}`;
-  });
+  const publish = node(
+    { output: "published" },
+    function publish({ draft, decision, notes }: { draft: string; decision: string; notes: string }) {
+      calls.push("publish");
+      return `${draft} [${decision}] ${notes}`;
+    },
+  );
   return new Graph([draft, approval, research, publish], { name: "post" });
 }
 
@@ -57,7 +66,12 @@ describe("interrupt: pause", () => {
     const r = await runner.run(postGraph(calls), { values: { topic: "cats" } });
 
     expect(r.status).toBe("paused");
-    expect(r.pause).toEqual({ reason: "human_input", nodeName: "approval", value: "about cats", responseKey: "decision" });
+    expect(r.pause).toEqual({
+      reason: "human_input",
+      nodeName: "approval",
+      value: "about cats",
+      responseKey: "decision",
+    });
     expect(r.error).toBeUndefined();
     // The sibling that was in flight finished and kept its output; nothing after the interrupt ran.
     expect(r.values).toEqual({ draft: "about cats", notes: "notes on about cats" });
@@ -66,7 +80,14 @@ describe("interrupt: pause", () => {
     const order = events.filter((e) => e.type === "NodeEnd" || e.type === "Paused" || e.type === "RunEnd").map(label);
     expect(order).toEqual(["NodeEnd:draft", "NodeEnd:research", "Paused:approval", "RunEnd:paused"]);
     const paused = events.find((e) => e.type === "Paused");
-    expect(paused).toMatchObject({ type: "Paused", nodeName: "approval", value: "about cats", responseKey: "decision", workflowId: r.workflowId, runId: r.runId });
+    expect(paused).toMatchObject({
+      type: "Paused",
+      nodeName: "approval",
+      value: "about cats",
+      responseKey: "decision",
+      workflowId: r.workflowId,
+      runId: r.runId,
+    });
     // The interrupt itself never reports a NodeEnd while paused.
     expect(events.some((e) => e.type === "NodeEnd" && e.nodeName === "approval")).toBe(false);
   });
@@ -98,7 +119,15 @@ describe("interrupt: resume", () => {
       published: "about cats [approved] notes on about cats",
     });
     // No store: the second run computes everything again.
-    expect(calls).toEqual(["draft", "research:start", "research:end", "draft", "research:start", "research:end", "publish"]);
+    expect(calls).toEqual([
+      "draft",
+      "research:start",
+      "research:end",
+      "draft",
+      "research:start",
+      "research:end",
+      "publish",
+    ]);
   });
 
   it("with a checkpointer: only the answer is needed and finished nodes are replayed, not re-run", async () => {
@@ -122,9 +151,13 @@ describe("interrupt: resume", () => {
     expect(calls).toEqual(["draft", "research:start", "research:end", "publish"]);
 
     const resumed = events.slice(firstRunEvents);
-    const replayed = resumed.filter((e) => e.type === "NodeEnd" && e.replayed).map((e) => (e as { nodeName: string }).nodeName);
+    const replayed = resumed
+      .filter((e) => e.type === "NodeEnd" && e.replayed)
+      .map((e) => (e as { nodeName: string }).nodeName);
     expect(replayed.sort()).toEqual(["draft", "research"]);
-    const executed = resumed.filter((e) => e.type === "NodeEnd" && !e.replayed).map((e) => (e as { nodeName: string }).nodeName);
+    const executed = resumed
+      .filter((e) => e.type === "NodeEnd" && !e.replayed)
+      .map((e) => (e as { nodeName: string }).nodeName);
     expect(executed).toEqual(["approval", "publish"]);
     expect(resumed.some((e) => e.type === "Paused")).toBe(false);
     await runner.close();
@@ -145,22 +178,30 @@ describe("interrupt: handler", () => {
         return handler(value);
       },
     });
-    const finalize = node({ output: "final" }, function finalize({ draft, decision }: { draft: string; decision: string }) {
-      return `${draft}: ${decision}`;
-    });
+    const finalize = node(
+      { output: "final" },
+      function finalize({ draft, decision }: { draft: string; decision: string }) {
+        return `${draft}: ${decision}`;
+      },
+    );
     return new Graph([draft, review, finalize], { name: "handled" });
   };
 
   it("a sync handler that returns a value answers without pausing", async () => {
     const seen: unknown[] = [];
     const { events, processor } = recorder();
-    const r = await new Runner({ eventProcessors: [processor] }).run(graphWith(() => "auto-ok", seen), { values: { topic: "cats" } });
+    const r = await new Runner({ eventProcessors: [processor] }).run(
+      graphWith(() => "auto-ok", seen),
+      { values: { topic: "cats" } },
+    );
     expect(r.status).toBe("completed");
     expect(r.pause).toBeUndefined();
     expect(r.values).toEqual({ draft: "about cats", decision: "auto-ok", final: "about cats: auto-ok" });
     expect(seen).toEqual(["about cats"]);
     expect(events.some((e) => e.type === "Paused")).toBe(false);
-    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "review")).toMatchObject({ outputs: { decision: "auto-ok" } });
+    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "review")).toMatchObject({
+      outputs: { decision: "auto-ok" },
+    });
   });
 
   it("an async handler that resolves a value answers without pausing", async () => {
@@ -173,7 +214,11 @@ describe("interrupt: handler", () => {
       { values: { topic: "cats" } },
     );
     expect(r.status).toBe("completed");
-    expect(r.values).toEqual({ draft: "about cats", decision: "checked about cats", final: "about cats: checked about cats" });
+    expect(r.values).toEqual({
+      draft: "about cats",
+      decision: "checked about cats",
+      final: "about cats: checked about cats",
+    });
     expect(seen).toEqual(["about cats"]);
   });
 
@@ -184,7 +229,12 @@ describe("interrupt: handler", () => {
       const runner = new Runner();
       const r1 = await runner.run(g, { values: { topic: "cats" } });
       expect(r1.status).toBe("paused");
-      expect(r1.pause).toEqual({ reason: "human_input", nodeName: "review", value: "about cats", responseKey: "decision" });
+      expect(r1.pause).toEqual({
+        reason: "human_input",
+        nodeName: "review",
+        value: "about cats",
+        responseKey: "decision",
+      });
       expect(r1.values).toEqual({ draft: "about cats" });
       expect(seen).toEqual(["about cats"]);
 
@@ -229,10 +279,18 @@ describe("interrupt: loops", () => {
       writes.push(d);
       return d;
     });
-    const review = interrupt({ name: "review", input: "draft", response: "decision", ...(handler === undefined ? {} : { handler }) });
-    const collect = node({ output: "feedback" }, function collect({ feedback, decision }: { feedback: string[]; decision: string }) {
-      return [...feedback, decision];
+    const review = interrupt({
+      name: "review",
+      input: "draft",
+      response: "decision",
+      ...(handler === undefined ? {} : { handler }),
     });
+    const collect = node(
+      { output: "feedback" },
+      function collect({ feedback, decision }: { feedback: string[]; decision: string }) {
+        return [...feedback, decision];
+      },
+    );
     const gate = route({ targets: ["write", END] }, function gate({ decision }: { decision: string }) {
       return decision === "ok" ? END : "write";
     });
@@ -255,12 +313,24 @@ describe("interrupt: loops", () => {
     pauses.push(r.pause);
     r = await runner.run(g, { workflowId: "loop-1", values: { decision: "ok" } });
 
-    expect(pauses).toEqual(["v0", "v1", "v2", "v3"].map((value) => ({ reason: "human_input", nodeName: "review", value, responseKey: "decision" })));
+    expect(pauses).toEqual(
+      ["v0", "v1", "v2", "v3"].map((value) => ({
+        reason: "human_input",
+        nodeName: "review",
+        value,
+        responseKey: "decision",
+      })),
+    );
     expect(r.status).toBe("completed");
     expect(r.values.feedback).toEqual(["again", "again", "again", "ok"]);
     expect(r.values.decision).toBe("ok");
     expect(writes).toEqual(["v0", "v1", "v2", "v3"]);
-    expect(events.filter((e) => e.type === "Paused").map((e) => (e as { value: unknown }).value)).toEqual(["v0", "v1", "v2", "v3"]);
+    expect(events.filter((e) => e.type === "Paused").map((e) => (e as { value: unknown }).value)).toEqual([
+      "v0",
+      "v1",
+      "v2",
+      "v3",
+    ]);
     await runner.close();
   });
 
@@ -291,10 +361,13 @@ describe("interrupt: nested graphs", () => {
   /** review = approval(draft) → decision, record(draft, decision) → verdict. */
   const reviewGraph = (calls: string[]) => {
     const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
-    const record = node({ output: "verdict" }, function record({ draft, decision }: { draft: string; decision: string }) {
-      calls.push("record");
-      return `${decision}: ${draft}`;
-    });
+    const record = node(
+      { output: "verdict" },
+      function record({ draft, decision }: { draft: string; decision: string }) {
+        calls.push("record");
+        return `${decision}: ${draft}`;
+      },
+    );
     return new Graph([approval, record], { name: "review" });
   };
   const outerGraph = (calls: string[]) => {
@@ -302,20 +375,33 @@ describe("interrupt: nested graphs", () => {
       calls.push("write");
       return `draft about ${topic}`;
     });
-    const publish = node({ output: "published" }, function publish({ draft, approved, verdict }: { draft: string; approved: string; verdict: string }) {
-      calls.push("publish");
-      return `${draft} | ${approved} | ${verdict}`;
+    const publish = node(
+      { output: "published" },
+      function publish({ draft, approved, verdict }: { draft: string; approved: string; verdict: string }) {
+        calls.push("publish");
+        return `${draft} | ${approved} | ${verdict}`;
+      },
+    );
+    return new Graph([write, reviewGraph(calls).asNode().withOutputs({ decision: "approved" }), publish], {
+      name: "outer",
     });
-    return new Graph([write, reviewGraph(calls).asNode().withOutputs({ decision: "approved" }), publish], { name: "outer" });
   };
 
   it("a pause inside a child pauses the parent: path nodeName, outer responseKey, nested paused result", async () => {
     const calls: string[] = [];
     const { events, processor } = recorder();
-    const r = await new Runner({ eventProcessors: [processor] }).run(outerGraph(calls), { values: { topic: "cats" }, workflowId: "n0" });
+    const r = await new Runner({ eventProcessors: [processor] }).run(outerGraph(calls), {
+      values: { topic: "cats" },
+      workflowId: "n0",
+    });
 
     expect(r.status).toBe("paused");
-    expect(r.pause).toEqual({ reason: "human_input", nodeName: "review/approval", value: "draft about cats", responseKey: "approved" });
+    expect(r.pause).toEqual({
+      reason: "human_input",
+      nodeName: "review/approval",
+      value: "draft about cats",
+      responseKey: "approved",
+    });
     expect(calls).toEqual(["write"]);
 
     const nested = r.values.review;
@@ -325,14 +411,29 @@ describe("interrupt: nested graphs", () => {
     expect(child.status).toBe("paused");
     expect(child.workflowId).toBe("n0/review");
     // The child's own pause speaks in the child's names.
-    expect(child.pause).toEqual({ reason: "human_input", nodeName: "approval", value: "draft about cats", responseKey: "decision" });
+    expect(child.pause).toEqual({
+      reason: "human_input",
+      nodeName: "approval",
+      value: "draft about cats",
+      responseKey: "decision",
+    });
     expect(child.values).toEqual({});
     expect(Object.keys(r.values).sort()).toEqual(["draft", "review"]);
     expect(r.values.draft).toBe("draft about cats");
 
-    const order = events.filter((e) => e.type === "Paused" || e.type === "RunEnd").map((e) => `${label(e)}@${e.workflowId}`);
-    expect(order).toEqual(["Paused:approval@n0/review", "RunEnd:paused@n0/review", "Paused:review/approval@n0", "RunEnd:paused@n0"]);
-    expect(events.find((e) => e.type === "Paused" && e.workflowId === "n0")).toMatchObject({ responseKey: "approved", value: "draft about cats" });
+    const order = events
+      .filter((e) => e.type === "Paused" || e.type === "RunEnd")
+      .map((e) => `${label(e)}@${e.workflowId}`);
+    expect(order).toEqual([
+      "Paused:approval@n0/review",
+      "RunEnd:paused@n0/review",
+      "Paused:review/approval@n0",
+      "RunEnd:paused@n0",
+    ]);
+    expect(events.find((e) => e.type === "Paused" && e.workflowId === "n0")).toMatchObject({
+      responseKey: "approved",
+      value: "draft about cats",
+    });
   });
 
   it("resumes with the outer name, without a checkpointer (inputs re-supplied)", async () => {
@@ -359,7 +460,12 @@ describe("interrupt: nested graphs", () => {
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const r1 = await runner.run(g, { values: { topic: "cats" }, workflowId: "n1" });
     expect(r1.status).toBe("paused");
-    expect(r1.pause).toEqual({ reason: "human_input", nodeName: "review/approval", value: "draft about cats", responseKey: "approved" });
+    expect(r1.pause).toEqual({
+      reason: "human_input",
+      nodeName: "review/approval",
+      value: "draft about cats",
+      responseKey: "approved",
+    });
 
     const r2 = await runner.run(g, { values: { approved: "yes" }, workflowId: "n1" });
     expect(r2.status).toBe("completed");
@@ -381,12 +487,19 @@ describe("interrupt: nested graphs", () => {
     const write = node({ output: "draft" }, function write({ topic }: { topic: string }) {
       return `draft about ${topic}`;
     });
-    const outer = new Graph([write, middle.asNode({ name: "legal" }).withOutputs({ ok: "legalOk" })], { name: "outer2" });
+    const outer = new Graph([write, middle.asNode({ name: "legal" }).withOutputs({ ok: "legalOk" })], {
+      name: "outer2",
+    });
     const cp = new MemoryCheckpointer();
     const runner = new Runner({ checkpointer: cp });
     const r1 = await runner.run(outer, { values: { topic: "cats" }, workflowId: "deep" });
     expect(r1.status).toBe("paused");
-    expect(r1.pause).toEqual({ reason: "human_input", nodeName: "legal/inner/approval", value: "draft about cats", responseKey: "legalOk" });
+    expect(r1.pause).toEqual({
+      reason: "human_input",
+      nodeName: "legal/inner/approval",
+      value: "draft about cats",
+      responseKey: "legalOk",
+    });
     expect((r1.get("legal") as RunResult).status).toBe("paused");
     expect((r1.get("legal/inner") as RunResult).status).toBe("paused");
 
@@ -407,14 +520,25 @@ describe("interrupt: nested graphs", () => {
     const write = node({ output: "draft" }, function write({ topic }: { topic: string }) {
       return `draft about ${topic}`;
     });
-    const publish = node({ output: "published" }, function publish({ draft, approved }: { draft: string; approved: string }) {
-      return `${draft} (${approved})`;
-    });
-    const g = new Graph([write, new Graph([approval], { name: "review" }).asNode().withOutputs({ decision: "approved" }), publish], { name: "solo" });
+    const publish = node(
+      { output: "published" },
+      function publish({ draft, approved }: { draft: string; approved: string }) {
+        return `${draft} (${approved})`;
+      },
+    );
+    const g = new Graph(
+      [write, new Graph([approval], { name: "review" }).asNode().withOutputs({ decision: "approved" }), publish],
+      { name: "solo" },
+    );
     const cp = new MemoryCheckpointer();
     const runner = new Runner({ checkpointer: cp });
     const r1 = await runner.run(g, { values: { topic: "cats" }, workflowId: "solo" });
-    expect(r1.pause).toEqual({ reason: "human_input", nodeName: "review/approval", value: "draft about cats", responseKey: "approved" });
+    expect(r1.pause).toEqual({
+      reason: "human_input",
+      nodeName: "review/approval",
+      value: "draft about cats",
+      responseKey: "approved",
+    });
 
     const r2 = await runner.run(g, { values: { approved: "yes" }, workflowId: "solo" });
     expect(r2.status).toBe("completed");
@@ -452,7 +576,9 @@ describe("interrupt: runSync", () => {
   it("rejects an interrupt nested in a GraphNode", () => {
     const approval = interrupt({ name: "approval", input: "draft", response: "decision" });
     const g = new Graph([new Graph([approval], { name: "review" }).asNode()]);
-    expect(() => new Runner().runSync(g, { values: { draft: "d" } })).toThrow(expect.objectContaining({ _tag: "IncompatibleRunnerError" }));
+    expect(() => new Runner().runSync(g, { values: { draft: "d" } })).toThrow(
+      expect.objectContaining({ _tag: "IncompatibleRunnerError" }),
+    );
     try {
       new Runner().runSync(g, { values: { draft: "d" } });
     } catch (e) {

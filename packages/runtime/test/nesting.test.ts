@@ -1,11 +1,13 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, RunResult, isNodeExecutionError } from "../src/index.js";
+import { isNodeExecutionError, Runner, RunResult } from "../src/index.js";
 
 const runner = new Runner();
 const embed = node({ name: "embed", output: "embedding" }, ({ query }: { query: string }) => [query.length]);
-const retrieve = node({ name: "retrieve", output: "docs" }, ({ embedding }: { embedding: number[] }) => [`doc${embedding[0]}`]);
+const retrieve = node({ name: "retrieve", output: "docs" }, ({ embedding }: { embedding: number[] }) => [
+  `doc${embedding[0]}`,
+]);
 const rag = new Graph([embed, retrieve], { name: "rag" });
 
 describe("nested graphs", () => {
@@ -36,9 +38,13 @@ describe("nested graphs", () => {
   it("mapOver zip, product and empty", async () => {
     const pair = node({ name: "pair", output: "label" }, ({ a, b }: { a: string; b: number }) => `${a}${b}`);
     const inner = new Graph([pair], { name: "inner" });
-    const zip = await runner.run(new Graph([inner.asNode().mapOver(["a", "b"])]), { values: { a: ["x", "y"], b: [1, 2] } });
+    const zip = await runner.run(new Graph([inner.asNode().mapOver(["a", "b"])]), {
+      values: { a: ["x", "y"], b: [1, 2] },
+    });
     expect(zip.values.label).toEqual(["x1", "y2"]);
-    const product = await runner.run(new Graph([inner.asNode().mapOver(["a", "b"], { mode: "product" })]), { values: { a: ["x", "y"], b: [1, 2, 3] } });
+    const product = await runner.run(new Graph([inner.asNode().mapOver(["a", "b"], { mode: "product" })]), {
+      values: { a: ["x", "y"], b: [1, 2, 3] },
+    });
     expect(product.values.label).toEqual(["x1", "x2", "x3", "y1", "y2", "y3"]);
     const empty = await runner.run(new Graph([inner.asNode().mapOver("a")]), { values: { a: [], b: 7 } });
     expect(empty.values.label).toEqual([]);
@@ -49,7 +55,9 @@ describe("nested graphs", () => {
   it("zip with different lengths fails with the lengths listed", async () => {
     const pair = node({ name: "pair", output: "label" }, ({ a, b }: { a: string; b: number }) => `${a}${b}`);
     const inner = new Graph([pair], { name: "inner" });
-    const error = await runner.run(new Graph([inner.asNode().mapOver(["a", "b"])]), { values: { a: ["x"], b: [1, 2] } }).catch((e) => e);
+    const error = await runner
+      .run(new Graph([inner.asNode().mapOver(["a", "b"])]), { values: { a: ["x"], b: [1, 2] } })
+      .catch((e) => e);
     expect(isNodeExecutionError(error)).toBe(true);
     expect(error.cause.message).toContain("'a' has 1, 'b' has 2");
   });
@@ -59,7 +67,10 @@ describe("nested graphs", () => {
     const durable = new Runner({ checkpointer: cp });
     const sq = node({ name: "sq", output: "sq" }, ({ x }: { x: number }) => x * x);
     const inner = new Graph([sq], { name: "inner" });
-    await durable.run(new Graph([inner.asNode().mapOver("x"), rag.asNode()], { name: "outer" }), { values: { x: [1, 2], query: "q" }, workflowId: "p" });
+    await durable.run(new Graph([inner.asNode().mapOver("x"), rag.asNode()], { name: "outer" }), {
+      values: { x: [1, 2], query: "q" },
+      workflowId: "p",
+    });
     const ids = (await cp.listWorkflows({ limit: 50 })).workflows.map((w) => w.id).sort();
     expect(ids).toEqual(["p", "p/inner/0", "p/inner/1", "p/rag"]);
     expect((await cp.getWorkflow("p/rag"))?.parentId).toBe("p");
@@ -87,7 +98,11 @@ describe("nested graphs", () => {
     expect(batch.status).toBe("completed");
     expect(batch.values.doubled).toEqual([10, 20, 30]);
     expect(batch.results.map((r) => r.status)).toEqual(["completed", "completed", "completed"]);
-    const product = await runner.map(new Graph([double]), { values: { x: [1, 2], k: [1, 3] }, mapOver: ["x", "k"], mapMode: "product" });
+    const product = await runner.map(new Graph([double]), {
+      values: { x: [1, 2], k: [1, 3] },
+      mapOver: ["x", "k"],
+      mapMode: "product",
+    });
     expect(product.values.doubled).toEqual([1, 3, 2, 6]);
   });
 });

@@ -6,7 +6,9 @@ import { makeRunner } from "../src/effect.js";
 import { Runner, type RunOptions } from "../src/index.js";
 
 const increment = node({ name: "increment", output: "count" }, ({ count }: { count: number }) => count + 1);
-const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) => (count >= 5 ? END : "increment"));
+const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) =>
+  count >= 5 ? END : "increment",
+);
 const sq = node({ name: "sq", output: "sq" }, async ({ x }: { x: number }) => x * x);
 const inner = new Graph([sq], { name: "inner" });
 const total = node({ name: "total", output: "total" }, ({ sq }: { sq: number[] }) => sq.reduce((a, b) => a + b, 0));
@@ -19,15 +21,31 @@ const boom = node({ name: "boom", output: "never" }, ({ fail }: { fail: boolean 
 const scenarios: Array<{ name: string; graph: Graph; options: RunOptions }> = [
   { name: "loop", graph: new Graph([increment, check]), options: { values: { count: 0 } } },
   { name: "nested map", graph: new Graph([inner.asNode().mapOver("x"), total]), options: { values: { x: [1, 2, 3] } } },
-  { name: "interrupt", graph: new Graph([inner.asNode().mapOver("x"), total, approval]), options: { values: { x: [2] } } },
+  {
+    name: "interrupt",
+    graph: new Graph([inner.asNode().mapOver("x"), total, approval]),
+    options: { values: { x: [2] } },
+  },
   { name: "missing input", graph: new Graph([increment, check]), options: { values: {} } },
   { name: "node failure", graph: new Graph([boom]), options: { values: { fail: true } } },
-  { name: "routing error", graph: new Graph([increment, route({ name: "bad", targets: ["increment", END] }, ({ count }: { count: number }) => (count > 0 ? "nowhere" : END))]), options: { values: { count: 0 } } },
+  {
+    name: "routing error",
+    graph: new Graph([
+      increment,
+      route({ name: "bad", targets: ["increment", END] }, ({ count }: { count: number }) =>
+        count > 0 ? "nowhere" : END,
+      ),
+    ]),
+    options: { values: { count: 0 } },
+  },
 ];
 
-const withoutRunIds = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (k, v) => (k === "runId" ? undefined : v)));
+const withoutRunIds = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (k, v) => (k === "runId" ? undefined : v)));
 
-type Outcome = { ok: true; status: string; values: unknown; pause: unknown } | { ok: false; tag: string; message: string };
+type Outcome =
+  | { ok: true; status: string; values: unknown; pause: unknown }
+  | { ok: false; tag: string; message: string };
 
 async function viaPromise(s: (typeof scenarios)[number]): Promise<Outcome> {
   const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
@@ -89,7 +107,9 @@ describe("Promise and Effect APIs agree", () => {
     const promiseTypes: string[] = [];
     for await (const ev of new Runner().stream(graph, { values: { count: 3 } })) promiseTypes.push(ev.type);
     const effectTypes = await Effect.runPromise(
-      Effect.scoped(Effect.flatMap(makeRunner(), (runner) => Stream.runCollect(runner.stream(graph, { values: { count: 3 } })))),
+      Effect.scoped(
+        Effect.flatMap(makeRunner(), (runner) => Stream.runCollect(runner.stream(graph, { values: { count: 3 } }))),
+      ),
     ).then((chunk) => Chunk.toReadonlyArray(chunk).map((e) => e.type));
     expect(effectTypes).toEqual(promiseTypes);
     expect(promiseTypes[0]).toBe("RunStart");

@@ -10,9 +10,12 @@ it("README: a chat answer streamed and stopped halfway keeps its partial output 
       yield `${word} `;
     }
   });
-  const remember = node({ output: "history" }, function remember({ history, userInput, response }: { history: string[]; userInput: string; response: string }) {
-    return [...history, `user: ${userInput}`, `bot: ${response.trim()}`];
-  });
+  const remember = node(
+    { output: "history" },
+    function remember({ history, userInput, response }: { history: string[]; userInput: string; response: string }) {
+      return [...history, `user: ${userInput}`, `bot: ${response.trim()}`];
+    },
+  );
   const chat = new Graph([reply, remember], { name: "chat", completeOnStop: true }).bind({ history: [] });
 
   const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
@@ -50,7 +53,10 @@ it("root README: the writer loop with a review interrupt", async () => {
   const shown: unknown[] = [];
   while (result.status === "paused") {
     shown.push(result.pause!.value);
-    result = await runner.run(writer, { workflowId: "doc-1", values: { [result.pause!.responseKey]: answers.shift() } });
+    result = await runner.run(writer, {
+      workflowId: "doc-1",
+      values: { [result.pause!.responseKey]: answers.shift() },
+    });
   }
   expect(shown).toEqual(["A note on graphs (revision 0)", "A note on graphs (revision 1)"]);
   expect(result.status).toBe("completed");

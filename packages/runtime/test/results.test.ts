@@ -1,6 +1,13 @@
 import { Graph, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { MemoryCache, Runner, RunResult, isMissingInputError, isNodeExecutionError, type GraphEvent } from "../src/index.js";
+import {
+  type GraphEvent,
+  isMissingInputError,
+  isNodeExecutionError,
+  MemoryCache,
+  Runner,
+  RunResult,
+} from "../src/index.js";
 
 function collecting() {
   const events: GraphEvent[] = [];
@@ -8,8 +15,13 @@ function collecting() {
 }
 
 describe("RunResult and options", () => {
-  const inner = new Graph([node({ name: "embed", output: "embedding" }, ({ q }: { q: string }) => [q.length])], { name: "rag" });
-  const answer = node({ name: "answer", output: "answer" }, ({ embedding }: { embedding: number[] }) => `n=${embedding[0]}`);
+  const inner = new Graph([node({ name: "embed", output: "embedding" }, ({ q }: { q: string }) => [q.length])], {
+    name: "rag",
+  });
+  const answer = node(
+    { name: "answer", output: "answer" },
+    ({ embedding }: { embedding: number[] }) => `n=${embedding[0]}`,
+  );
   const g = new Graph([inner.asNode(), answer]);
 
   it("select filters values with @graph/select patterns, keeping nesting", async () => {
@@ -86,8 +98,16 @@ describe("RunResult and options", () => {
   it("a failing event processor never fails a run", async () => {
     const runner = new Runner({
       eventProcessors: [
-        { onEvent: () => { throw new Error("processor bug"); } },
-        { onEvent: async () => { throw new Error("async processor bug"); } },
+        {
+          onEvent: () => {
+            throw new Error("processor bug");
+          },
+        },
+        {
+          onEvent: async () => {
+            throw new Error("async processor bug");
+          },
+        },
       ],
     });
     const r = await runner.run(g, { values: { q: "a" } });
@@ -101,7 +121,10 @@ describe("RunResult and options", () => {
       return x * 2;
     });
     const { events } = collecting();
-    const runner = new Runner({ cache: new MemoryCache({ maxEntries: 10 }), eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
+    const runner = new Runner({
+      cache: new MemoryCache({ maxEntries: 10 }),
+      eventProcessors: [{ onEvent: (e) => void events.push(e) }],
+    });
     const graph = new Graph([slow]);
     expect((await runner.run(graph, { values: { x: 2 } })).values.y).toBe(4);
     expect((await runner.run(graph, { values: { x: 2 } })).values.y).toBe(4);
@@ -124,21 +147,34 @@ describe("RunResult and options", () => {
 
   it("retry: attempts with backoff, retryOn can stop early", async () => {
     let attempts = 0;
-    const flaky = node({ name: "flaky", output: "y", retry: { attempts: 3, initialDelayMs: 1 } }, async ({ x }: { x: number }) => {
-      attempts++;
-      if (attempts < 3) throw new Error(`fail ${attempts}`);
-      return x;
-    });
+    const flaky = node(
+      { name: "flaky", output: "y", retry: { attempts: 3, initialDelayMs: 1 } },
+      async ({ x }: { x: number }) => {
+        attempts++;
+        if (attempts < 3) throw new Error(`fail ${attempts}`);
+        return x;
+      },
+    );
     const { events, runner } = collecting();
     expect((await runner.run(new Graph([flaky]), { values: { x: 1 } })).values.y).toBe(1);
     expect(attempts).toBe(3);
-    expect(events.filter((e) => e.type === "NodeError").map((e) => (e as { willRetry: boolean }).willRetry)).toEqual([true, true]);
+    expect(events.filter((e) => e.type === "NodeError").map((e) => (e as { willRetry: boolean }).willRetry)).toEqual([
+      true,
+      true,
+    ]);
 
     let tries = 0;
-    const fatal = node({ name: "fatal", output: "y", retry: { attempts: 5, initialDelayMs: 1, retryOn: (e) => !(e instanceof TypeError) } }, async () => {
-      tries++;
-      throw new TypeError("no");
-    });
+    const fatal = node(
+      {
+        name: "fatal",
+        output: "y",
+        retry: { attempts: 5, initialDelayMs: 1, retryOn: (e) => !(e instanceof TypeError) },
+      },
+      async () => {
+        tries++;
+        throw new TypeError("no");
+      },
+    );
     const error = await new Runner().run(new Graph([fatal]), { values: {} }).catch((e) => e);
     expect(tries).toBe(1);
     expect(error.cause).toBeInstanceOf(TypeError);

@@ -1,7 +1,7 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { END, Graph, interrupt, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, isVersionMismatchError, isWorkflowConflictError, type GraphEvent } from "../src/index.js";
+import { type GraphEvent, isVersionMismatchError, isWorkflowConflictError, Runner } from "../src/index.js";
 
 function tracked() {
   const calls: string[] = [];
@@ -24,7 +24,9 @@ describe("durable execution with a checkpointer", () => {
       ["b", "completed", { y: 4 }],
     ]);
     expect(steps[2]!.inputVersions).toEqual({ x: steps[1]!.index });
-    expect(events.filter((e) => e.type === "CheckpointSaved").map((e) => (e as { nodeName: string }).nodeName)).toEqual(["a", "b"]);
+    expect(events.filter((e) => e.type === "CheckpointSaved").map((e) => (e as { nodeName: string }).nodeName)).toEqual(
+      ["a", "b"],
+    );
     expect((await cp.getWorkflow("w"))?.status).toBe("completed");
     await runner.close();
   });
@@ -47,10 +49,16 @@ describe("durable execution with a checkpointer", () => {
 
   it("gate decisions are replayed on resume, not re-decided", async () => {
     const { calls, runner, events } = tracked();
-    const decide = route({ name: "decide", targets: ["ask", "skip"] }, ({ q }: { q: string }) => (calls.push("decide"), q === "ask" ? "ask" : "skip"));
+    const decide = route(
+      { name: "decide", targets: ["ask", "skip"] },
+      ({ q }: { q: string }) => (calls.push("decide"), q === "ask" ? "ask" : "skip"),
+    );
     const ask = interrupt({ name: "ask", input: "q", response: "answer" });
     const skip = node({ name: "skip", inputs: ["q"], output: "answer" }, () => "skipped");
-    const done = node({ name: "done", output: "final" }, ({ answer }: { answer: string }) => (calls.push("done"), `final:${answer}`));
+    const done = node(
+      { name: "done", output: "final" },
+      ({ answer }: { answer: string }) => (calls.push("done"), `final:${answer}`),
+    );
     const g = new Graph([decide, ask, skip, done], { name: "g" });
     const paused = await runner.run(g, { values: { q: "ask" }, workflowId: "w" });
     expect(paused.status).toBe("paused");
@@ -132,7 +140,9 @@ describe("durable execution with a checkpointer", () => {
       if (count === failAt) throw new Error("flaky");
       return count + 1;
     });
-    const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) => (count >= 5 ? END : "increment"));
+    const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) =>
+      count >= 5 ? END : "increment",
+    );
     const g = new Graph([increment, check], { name: "loop" });
     const failed = await runner.run(g, { values: { count: 0 }, workflowId: "w", errorHandling: "continue" });
     expect(failed.status).toBe("failed");
@@ -148,14 +158,31 @@ describe("durable execution with a checkpointer", () => {
 describe("resume regressions", () => {
   it("a crash between a loop's first iteration and its gate's first decision resumes at the gate", async () => {
     const calls: string[] = [];
-    const increment = node({ name: "increment", output: "count" }, ({ count }: { count: number }) => (calls.push("increment"), count + 1));
-    const check = route({ name: "check", targets: ["increment", END] }, ({ count }: { count: number }) => (calls.push("check"), count >= 3 ? END : "increment"));
+    const increment = node(
+      { name: "increment", output: "count" },
+      ({ count }: { count: number }) => (calls.push("increment"), count + 1),
+    );
+    const check = route(
+      { name: "check", targets: ["increment", END] },
+      ({ count }: { count: number }) => (calls.push("check"), count >= 3 ? END : "increment"),
+    );
     const graph = new Graph([increment, check], { name: "loop" }).bind({ count: 0 });
     const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
     const t = new Date();
     await cp.createWorkflow({ id: "wf", graphName: "loop", graphHash: graph.definitionHash });
     await cp.updateWorkflow("wf", { status: "running" });
-    await cp.saveStep({ workflowId: "wf", superstep: 1, nodeName: "increment", index: 1, status: "completed", inputVersions: { count: 0 }, values: { count: 1 }, truncated: false, startedAt: t, completedAt: t });
+    await cp.saveStep({
+      workflowId: "wf",
+      superstep: 1,
+      nodeName: "increment",
+      index: 1,
+      status: "completed",
+      inputVersions: { count: 0 },
+      values: { count: 1 },
+      truncated: false,
+      startedAt: t,
+      completedAt: t,
+    });
     const runner = new Runner({ checkpointer: cp });
     const r = await runner.run(graph, { workflowId: "wf" });
     expect(calls).toEqual(["check", "increment", "check", "increment", "check"]);
@@ -164,8 +191,14 @@ describe("resume regressions", () => {
   });
 
   it("a new turn of a finished gated loop runs the loop again", async () => {
-    const increment = node({ name: "increment", output: "count" }, ({ count, step }: { count: number; step: number }) => count + step);
-    const check = route({ name: "check", targets: ["increment", END] }, ({ count, limit }: { count: number; limit: number }) => (count >= limit ? END : "increment"));
+    const increment = node(
+      { name: "increment", output: "count" },
+      ({ count, step }: { count: number; step: number }) => count + step,
+    );
+    const check = route(
+      { name: "check", targets: ["increment", END] },
+      ({ count, limit }: { count: number; limit: number }) => (count >= limit ? END : "increment"),
+    );
     const graph = new Graph([increment, check], { name: "loop" }).bind({ count: 0, step: 1 });
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     expect((await runner.run(graph, { workflowId: "t", values: { limit: 2 } })).values.count).toBe(2);

@@ -1,12 +1,17 @@
 import { END, Graph, ifElse, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, isInfiniteLoopError, isRoutingError, type GraphEvent } from "../src/index.js";
+import { type GraphEvent, isInfiniteLoopError, isRoutingError, Runner } from "../src/index.js";
 
 const runner = new Runner();
 
 function recorder() {
   const calls: string[] = [];
-  const n = (name: string, output: string | string[] | undefined, inputs: string[], fn: (v: Record<string, any>) => unknown) =>
+  const n = (
+    name: string,
+    output: string | string[] | undefined,
+    inputs: string[],
+    fn: (v: Record<string, any>) => unknown,
+  ) =>
     node({ name, inputs, ...(output === undefined ? {} : { output }) }, (v: Record<string, any>) => {
       calls.push(name);
       return fn(v);
@@ -16,7 +21,10 @@ function recorder() {
 
 describe("value resolution: edge → input → bound → default", () => {
   it("uses the first source that has a value", async () => {
-    const use = node({ name: "use", inputs: ["a", "b", "c", "d"], output: "out", defaults: { c: "default-c", d: "default-d" } }, ({ a, b, c, d }: any) => [a, b, c, d].join(","));
+    const use = node(
+      { name: "use", inputs: ["a", "b", "c", "d"], output: "out", defaults: { c: "default-c", d: "default-d" } },
+      ({ a, b, c, d }: any) => [a, b, c, d].join(","),
+    );
     const g = new Graph([use]).bind({ b: "bound-b", c: "bound-c" });
     const r = await runner.run(g, { values: { a: "input-a", b: "input-b" } });
     expect(r.values.out).toBe("input-a,input-b,bound-c,default-d");
@@ -93,7 +101,9 @@ describe("supersteps and skipping", () => {
       return x.length;
     });
     const limited = new Runner({ maxConcurrency: 3 });
-    const r = await limited.run(new Graph([inner.asNode().mapOver("x"), side]), { values: { x: [1, 2, 3, 4, 5, 6, 7, 8] } });
+    const r = await limited.run(new Graph([inner.asNode().mapOver("x"), side]), {
+      values: { x: [1, 2, 3, 4, 5, 6, 7, 8] },
+    });
     expect(r.values.y).toEqual([2, 4, 6, 8, 10, 12, 14, 16]);
     expect(peak).toBeLessThanOrEqual(3);
   });
@@ -183,8 +193,12 @@ describe("cycles", () => {
 
   it("maxIterations → InfiniteLoopError naming the nodes still cycling", async () => {
     const increment = node({ name: "increment", output: "count" }, ({ count }: { count: number }) => count + 1);
-    const forever = route({ name: "forever", targets: ["increment", END] }, ({ count }: { count: number }) => (count < 0 ? END : "increment"));
-    const error = await runner.run(new Graph([increment, forever]), { values: { count: 0 }, maxIterations: 25 }).catch((e) => e);
+    const forever = route({ name: "forever", targets: ["increment", END] }, ({ count }: { count: number }) =>
+      count < 0 ? END : "increment",
+    );
+    const error = await runner
+      .run(new Graph([increment, forever]), { values: { count: 0 }, maxIterations: 25 })
+      .catch((e) => e);
     expect(isInfiniteLoopError(error)).toBe(true);
     expect(error.nodes).toEqual(["increment", "forever"]);
     expect(error.maxIterations).toBe(25);
@@ -193,8 +207,18 @@ describe("cycles", () => {
 
   it("seed 001's chat with bind({ messages: [] }) runs each node once per turn", async () => {
     const { calls, n } = recorder();
-    const getResponse = n("getResponse", "response", ["messages", "userInput"], ({ messages, userInput }) => `re:${userInput}#${messages.length}`);
-    const updateMessages = n("updateMessages", "messages", ["messages", "userInput", "response"], ({ messages, userInput, response }) => [...messages, userInput, response]);
+    const getResponse = n(
+      "getResponse",
+      "response",
+      ["messages", "userInput"],
+      ({ messages, userInput }) => `re:${userInput}#${messages.length}`,
+    );
+    const updateMessages = n(
+      "updateMessages",
+      "messages",
+      ["messages", "userInput", "response"],
+      ({ messages, userInput, response }) => [...messages, userInput, response],
+    );
     const chat = new Graph([getResponse, updateMessages]).bind({ messages: [] });
     const r = await runner.run(chat, { values: { userInput: "hi" } });
     expect(calls).toEqual(["getResponse", "updateMessages"]);
@@ -223,10 +247,15 @@ describe("gates", () => {
     const b = n("b", "y", ["q"], () => 2);
     const c = n("c", "z", ["q"], () => 3);
     const events: GraphEvent[] = [];
-    const r = await new Runner({ eventProcessors: [{ onEvent: (e) => void events.push(e) }] }).run(new Graph([fan, a, b, c]), { values: { q: 0 } });
+    const r = await new Runner({ eventProcessors: [{ onEvent: (e) => void events.push(e) }] }).run(
+      new Graph([fan, a, b, c]),
+      { values: { q: 0 } },
+    );
     expect(r.values).toEqual({ x: 1, z: 3 });
     expect(calls).toEqual(["a", "c"]);
-    const steps = events.filter((e) => e.type === "SuperstepStart").map((e) => (e as { nodes: readonly string[] }).nodes);
+    const steps = events
+      .filter((e) => e.type === "SuperstepStart")
+      .map((e) => (e as { nodes: readonly string[] }).nodes);
     expect(steps).toEqual([["fan"], ["a", "c"]]);
   });
 

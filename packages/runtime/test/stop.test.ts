@@ -1,7 +1,7 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { Graph, node, type NodeContext } from "@graph/core";
+import { Graph, type NodeContext, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, RunResult, type GraphEvent } from "../src/index.js";
+import { type GraphEvent, Runner, RunResult } from "../src/index.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -63,7 +63,11 @@ function stoppable() {
   });
   const work = node({ output: "worked" }, async function work({ prepared }: { prepared: number }, ctx: NodeContext) {
     calls.push("work");
-    ctx.signal.addEventListener("abort", () => seen.push({ aborted: ctx.signal.aborted, stopRequested: ctx.stopRequested, reason: ctx.signal.reason }), { once: true });
+    ctx.signal.addEventListener(
+      "abort",
+      () => seen.push({ aborted: ctx.signal.aborted, stopRequested: ctx.stopRequested, reason: ctx.signal.reason }),
+      { once: true },
+    );
     started.resolve();
     if (gate.block) await aborted(ctx.signal);
     return prepared * 100;
@@ -104,8 +108,17 @@ describe("stop signals", () => {
       "RunEnd:stopped",
     ]);
     const stop = all.find((e) => e.type === "StopRequested");
-    expect(stop).toMatchObject({ type: "StopRequested", info: { reason: "user" }, workflowId: handle.workflowId, runId: r.runId });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "work")).toMatchObject({ status: "stopped", outputs: {}, truncated: false });
+    expect(stop).toMatchObject({
+      type: "StopRequested",
+      info: { reason: "user" },
+      workflowId: handle.workflowId,
+      runId: r.runId,
+    });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "work")).toMatchObject({
+      status: "stopped",
+      outputs: {},
+      truncated: false,
+    });
     expect(handle.runId).toBe(r.runId);
   });
 
@@ -118,7 +131,9 @@ describe("stop signals", () => {
     handle.stop("second");
     const r = await handle.result;
     expect(r.status).toBe("stopped");
-    expect(events.filter((e) => e.type === "StopRequested").map((e) => (e as { info: unknown }).info)).toEqual(["first"]);
+    expect(events.filter((e) => e.type === "StopRequested").map((e) => (e as { info: unknown }).info)).toEqual([
+      "first",
+    ]);
   });
 
   it("runner.stop(workflowId, info) stops a live run; false when no such run is live", async () => {
@@ -135,7 +150,11 @@ describe("stop signals", () => {
     expect(r.workflowId).toBe("wf-stop");
     expect(r.values).toEqual({ prepared: 2 });
     expect(seen).toEqual([{ aborted: true, stopRequested: true, reason: "enough" }]);
-    expect(events.find((e) => e.type === "StopRequested")).toMatchObject({ info: "enough", workflowId: "wf-stop", runId: r.runId });
+    expect(events.find((e) => e.type === "StopRequested")).toMatchObject({
+      info: "enough",
+      workflowId: "wf-stop",
+      runId: r.runId,
+    });
     expect(events.at(-1)).toMatchObject({ type: "RunEnd", status: "stopped", workflowId: "wf-stop" });
     // The run is over: nothing left to stop, and the id can be run again.
     expect(await runner.stop("wf-stop")).toBe(false);
@@ -145,7 +164,10 @@ describe("stop signals", () => {
     const { graph, started, seen, calls } = stoppable();
     const { events, processor } = recorder();
     const controller = new AbortController();
-    const running = new Runner({ eventProcessors: [processor] }).run(graph, { values: { x: 1 }, signal: controller.signal });
+    const running = new Runner({ eventProcessors: [processor] }).run(graph, {
+      values: { x: 1 },
+      signal: controller.signal,
+    });
     await started.promise;
     controller.abort("cancelled by caller");
     const r = await running;
@@ -154,13 +176,19 @@ describe("stop signals", () => {
     expect(r.values).toEqual({ prepared: 2 });
     expect(calls).toEqual(["prepare", "work"]);
     expect(seen).toEqual([{ aborted: true, stopRequested: true, reason: "cancelled by caller" }]);
-    expect(events.find((e) => e.type === "StopRequested")).toMatchObject({ info: "cancelled by caller", runId: r.runId });
+    expect(events.find((e) => e.type === "StopRequested")).toMatchObject({
+      info: "cancelled by caller",
+      runId: r.runId,
+    });
   });
 
   it("a signal aborted before the run starts: nothing runs, status stopped", async () => {
     const { graph, calls } = stoppable();
     const { events, processor } = recorder();
-    const r = await new Runner({ eventProcessors: [processor] }).run(graph, { values: { x: 1 }, signal: AbortSignal.abort("too late") });
+    const r = await new Runner({ eventProcessors: [processor] }).run(graph, {
+      values: { x: 1 },
+      signal: AbortSignal.abort("too late"),
+    });
     expect(r.status).toBe("stopped");
     expect(r.values).toEqual({});
     expect(calls).toEqual([]);
@@ -220,7 +248,10 @@ function streamingGraph(options: { completeOnStop?: boolean; name?: string } = {
     calls.push("useFacts");
     return facts;
   });
-  const graphOptions = { ...(options.name === undefined ? {} : { name: options.name }), ...(options.completeOnStop === undefined ? {} : { completeOnStop: options.completeOnStop }) };
+  const graphOptions = {
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.completeOnStop === undefined ? {} : { completeOnStop: options.completeOnStop }),
+  };
   const graph = new Graph([write, summarize, lookup, useFacts], graphOptions);
   return { graph, ready: Promise.all([chunksOut.promise, lookupStarted.promise]), calls, summaryCtx };
 }
@@ -242,16 +273,42 @@ describe("completeOnStop", () => {
     expect(summaryCtx).toEqual([{ aborted: true, stopRequested: true, reason: undefined }]);
 
     const writeEnd = all.find((e) => e.type === "NodeEnd" && e.nodeName === "write");
-    expect(writeEnd).toMatchObject({ outputs: { text: "Hello cats" }, truncated: true, replayed: false, cached: false });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({ status: "stopped", outputs: {}, truncated: false });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "summarize")).toMatchObject({ status: "completed", outputs: { summary: "summary of Hello cats" }, truncated: false });
+    expect(writeEnd).toMatchObject({
+      outputs: { text: "Hello cats" },
+      truncated: true,
+      replayed: false,
+      cached: false,
+    });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({
+      status: "stopped",
+      outputs: {},
+      truncated: false,
+    });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "summarize")).toMatchObject({
+      status: "completed",
+      outputs: { summary: "summary of Hello cats" },
+      truncated: false,
+    });
     expect(all.some((e) => e.type === "NodeStart" && e.nodeName === "useFacts")).toBe(false);
-    expect(all.filter((e) => e.type === "StreamingChunk").map((e) => [(e as { index: number }).index, (e as { chunk: unknown }).chunk])).toEqual([
+    expect(
+      all
+        .filter((e) => e.type === "StreamingChunk")
+        .map((e) => [(e as { index: number }).index, (e as { chunk: unknown }).chunk]),
+    ).toEqual([
       [0, "Hello "],
       [1, "cats"],
     ]);
-    const order = all.filter((e) => e.type !== "SuperstepStart" && e.type !== "NodeStart" && e.type !== "StreamingChunk").map(label);
-    expect(order).toEqual(["RunStart", "StopRequested", "NodeEnd:write", "NodeEnd:lookup", "NodeEnd:summarize", "RunEnd:stopped"]);
+    const order = all
+      .filter((e) => e.type !== "SuperstepStart" && e.type !== "NodeStart" && e.type !== "StreamingChunk")
+      .map(label);
+    expect(order).toEqual([
+      "RunStart",
+      "StopRequested",
+      "NodeEnd:write",
+      "NodeEnd:lookup",
+      "NodeEnd:summarize",
+      "RunEnd:stopped",
+    ]);
   });
 
   it("false (the default): everything stops at once, downstream never runs", async () => {
@@ -267,11 +324,22 @@ describe("completeOnStop", () => {
     expect(r.status).toBe("stopped");
     expect(r.values).toEqual({});
     expect(calls.sort()).toEqual(["lookup", "write"]);
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "write")).toMatchObject({ outputs: {}, truncated: false });
-    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({ outputs: {}, truncated: false });
-    expect(all.some((e) => e.type === "NodeStart" && (e.nodeName === "summarize" || e.nodeName === "useFacts"))).toBe(false);
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "write")).toMatchObject({
+      outputs: {},
+      truncated: false,
+    });
+    expect(all.find((e) => e.type === "NodeEnd" && e.nodeName === "lookup")).toMatchObject({
+      outputs: {},
+      truncated: false,
+    });
+    expect(all.some((e) => e.type === "NodeStart" && (e.nodeName === "summarize" || e.nodeName === "useFacts"))).toBe(
+      false,
+    );
     // Chunks streamed before the stop were still reported.
-    expect(all.filter((e) => e.type === "StreamingChunk").map((e) => (e as { chunk: unknown }).chunk)).toEqual(["Hello ", "cats"]);
+    expect(all.filter((e) => e.type === "StreamingChunk").map((e) => (e as { chunk: unknown }).chunk)).toEqual([
+      "Hello ",
+      "cats",
+    ]);
     expect(all.at(-1)).toMatchObject({ type: "RunEnd", status: "stopped" });
   });
 
@@ -282,9 +350,15 @@ describe("completeOnStop", () => {
       outerCalls.push("outerAfter");
       return summary.toUpperCase();
     });
-    const outer = new Graph([inner.graph.asNode({ completeOnStop: true }), outerAfter], { name: "outer", completeOnStop: false });
+    const outer = new Graph([inner.graph.asNode({ completeOnStop: true }), outerAfter], {
+      name: "outer",
+      completeOnStop: false,
+    });
     const { events, processor } = recorder();
-    const handle = new Runner({ eventProcessors: [processor] }).start(outer, { values: { topic: "cats" }, workflowId: "o1" });
+    const handle = new Runner({ eventProcessors: [processor] }).start(outer, {
+      values: { topic: "cats" },
+      workflowId: "o1",
+    });
     await inner.ready;
     handle.stop();
     const r = await handle.result;
@@ -302,19 +376,25 @@ describe("completeOnStop", () => {
       outputs: { text: "Hello cats", summary: "summary of Hello cats" },
       truncated: true,
     });
-    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "write")).toMatchObject({ workflowId: "o1/inner", truncated: true });
+    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "write")).toMatchObject({
+      workflowId: "o1/inner",
+      truncated: true,
+    });
   });
 
   it("outer true + inner false (asNode override): the child stops at once, the parent completes its other work", async () => {
     const inner = streamingGraph({ name: "inner", completeOnStop: true }); // graph option true, overridden below
     const outerGenDone = deferred();
     const outerCalls: string[] = [];
-    const outerGen = node({ output: "outerText" }, async function* outerGen({ topic }: { topic: string }, ctx: NodeContext) {
-      yield "Outer ";
-      yield topic;
-      outerGenDone.resolve();
-      await aborted(ctx.signal);
-    });
+    const outerGen = node(
+      { output: "outerText" },
+      async function* outerGen({ topic }: { topic: string }, ctx: NodeContext) {
+        yield "Outer ";
+        yield topic;
+        outerGenDone.resolve();
+        await aborted(ctx.signal);
+      },
+    );
     const outerAfter = node({ output: "final" }, function outerAfter({ outerText }: { outerText: string }) {
       outerCalls.push("outerAfter");
       return `[${outerText}]`;
@@ -323,9 +403,15 @@ describe("completeOnStop", () => {
       outerCalls.push("afterInner");
       return summary;
     });
-    const outer = new Graph([inner.graph.asNode({ completeOnStop: false }), outerGen, outerAfter, afterInner], { name: "outer", completeOnStop: true });
+    const outer = new Graph([inner.graph.asNode({ completeOnStop: false }), outerGen, outerAfter, afterInner], {
+      name: "outer",
+      completeOnStop: true,
+    });
     const { events, processor } = recorder();
-    const handle = new Runner({ eventProcessors: [processor] }).start(outer, { values: { topic: "cats" }, workflowId: "o2" });
+    const handle = new Runner({ eventProcessors: [processor] }).start(outer, {
+      values: { topic: "cats" },
+      workflowId: "o2",
+    });
     await Promise.all([inner.ready, outerGenDone.promise]);
     handle.stop();
     const r = await handle.result;
@@ -338,8 +424,14 @@ describe("completeOnStop", () => {
     expect(inner.calls.sort()).toEqual(["lookup", "write"]);
     expect(outerCalls).toEqual(["outerAfter"]);
     expect(r.values).toEqual({ outerText: "Outer cats", final: "[Outer cats]", inner: child });
-    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "outerGen")).toMatchObject({ truncated: true, outputs: { outerText: "Outer cats" } });
-    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "inner" && e.workflowId === "o2")).toMatchObject({ outputs: {}, truncated: false });
+    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "outerGen")).toMatchObject({
+      truncated: true,
+      outputs: { outerText: "Outer cats" },
+    });
+    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "inner" && e.workflowId === "o2")).toMatchObject({
+      outputs: {},
+      truncated: false,
+    });
   });
 
   it("without an override the inner graph's own option decides its boundary", async () => {
@@ -380,7 +472,9 @@ describe("no dangling work after a stop", () => {
     });
     const { events, processor } = recorder();
     const t0 = performance.now();
-    const handle = new Runner({ eventProcessors: [processor] }).start(new Graph([quick, stubborn, consume]), { values: { x: 21 } });
+    const handle = new Runner({ eventProcessors: [processor] }).start(new Graph([quick, stubborn, consume]), {
+      values: { x: 21 },
+    });
     await started.promise;
     handle.stop();
     const r = await handle.result;
@@ -424,7 +518,9 @@ describe("no dangling work after a stop", () => {
     });
     const { events, processor } = recorder();
     const t0 = performance.now();
-    const handle = new Runner({ eventProcessors: [processor] }).start(new Graph([write, shout], { completeOnStop: true }));
+    const handle = new Runner({ eventProcessors: [processor] }).start(
+      new Graph([write, shout], { completeOnStop: true }),
+    );
     await twoChunks.promise;
     handle.stop();
     const r = await handle.result;
@@ -441,7 +537,9 @@ describe("no dangling work after a stop", () => {
     expect(r.values).toEqual({ text: "ab", loud: "AB" });
     const late = events.slice(eventCount).map(label);
     expect(late).toEqual([]);
-    expect(events.filter((e) => e.type === "StreamingChunk").map((e) => (e as { index: number }).index)).toEqual([0, 1]);
+    expect(events.filter((e) => e.type === "StreamingChunk").map((e) => (e as { index: number }).index)).toEqual([
+      0, 1,
+    ]);
   });
 
   it("a run stopped in a nested graph leaves no work behind in the child either", async () => {
@@ -470,7 +568,9 @@ describe("no dangling work after a stop", () => {
     expect(r.status).toBe("stopped");
     expect((r.get("child") as RunResult).status).toBe("stopped");
     expect(r.values).toEqual({ child: r.get("child") });
-    const runEnds = events.filter((e) => e.type === "RunEnd").map((e) => `${e.workflowId}:${(e as { status: string }).status}`);
+    const runEnds = events
+      .filter((e) => e.type === "RunEnd")
+      .map((e) => `${e.workflowId}:${(e as { status: string }).status}`);
     expect(runEnds).toEqual(["p/child:stopped", "p:stopped"]);
     const eventCount = events.length;
     release();

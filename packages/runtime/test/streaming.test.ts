@@ -1,6 +1,6 @@
-import { Graph, node, route, END, type NodeContext } from "@graph/core";
+import { END, Graph, type NodeContext, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner, RunResult, type GraphEvent } from "../src/index.js";
+import { type GraphEvent, Runner, RunResult } from "../src/index.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -44,7 +44,11 @@ describe("streaming nodes: chunks and output", () => {
     // Chunks come between the node's start and end, with the node's span.
     const start = events.findIndex((e) => e.type === "NodeStart" && e.nodeName === "words");
     const end = events.findIndex((e) => e.type === "NodeEnd" && e.nodeName === "words");
-    expect(events.slice(start + 1, end).map((e) => e.type)).toEqual(["StreamingChunk", "StreamingChunk", "StreamingChunk"]);
+    expect(events.slice(start + 1, end).map((e) => e.type)).toEqual([
+      "StreamingChunk",
+      "StreamingChunk",
+      "StreamingChunk",
+    ]);
     expect(events[end]).toMatchObject({ outputs: { text: "a story about cats" }, truncated: false });
     const spanId = events[start]!.spanId;
     expect(chunks.every((c) => c.spanId === spanId)).toBe(true);
@@ -145,7 +149,9 @@ describe("streaming nodes: chunks and output", () => {
     ]);
     const start = events.find((e) => e.type === "NodeStart" && e.nodeName === "progress")!;
     expect(chunks.every((c) => c.spanId === start.spanId)).toBe(true);
-    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "progress")).toMatchObject({ outputs: { done: "finished" } });
+    expect(events.find((e) => e.type === "NodeEnd" && e.nodeName === "progress")).toMatchObject({
+      outputs: { done: "finished" },
+    });
   });
 
   it("ctx.emit from a sync node works too, with its own index sequence per node", async () => {
@@ -160,7 +166,11 @@ describe("streaming nodes: chunks and output", () => {
     });
     const { result, events } = await runRecorded(new Graph([a, b]));
     expect(result.values).toEqual({ a: 1, b: 2 });
-    expect(chunksOf(events).map((c) => `${c.nodeName}:${c.index}:${String(c.chunk)}`)).toEqual(["a:0:a0", "a:1:a1", "b:0:b0"]);
+    expect(chunksOf(events).map((c) => `${c.nodeName}:${c.index}:${String(c.chunk)}`)).toEqual([
+      "a:0:a0",
+      "a:1:a1",
+      "b:0:b0",
+    ]);
   });
 });
 
@@ -292,16 +302,26 @@ describe("events", () => {
   it("every event has runId, workflowId, spanId, parentSpanId and timestamp", async () => {
     const { events, processor } = recorder();
     const before = Date.now();
-    const r = await new Runner({ eventProcessors: [processor] }).run(eventfulGraph(), { values: { q: " hi " }, workflowId: "ev" });
+    const r = await new Runner({ eventProcessors: [processor] }).run(eventfulGraph(), {
+      values: { q: " hi " },
+      workflowId: "ev",
+    });
     const after = Date.now();
     expect(r.status).toBe("completed");
     expect(r.values.answer).toBe("hi!:2");
     expect(r.get("inner/n")).toBe(2);
 
     const types = new Set(events.map((e) => e.type));
-    for (const t of ["RunStart", "RunEnd", "SuperstepStart", "NodeStart", "NodeEnd", "StreamingChunk", "RouteDecision"]) expect(types.has(t as GraphEvent["type"])).toBe(true);
+    for (const t of ["RunStart", "RunEnd", "SuperstepStart", "NodeStart", "NodeEnd", "StreamingChunk", "RouteDecision"])
+      expect(types.has(t as GraphEvent["type"])).toBe(true);
     for (const e of events) {
-      expect(Object.hasOwn(e, "runId") && Object.hasOwn(e, "workflowId") && Object.hasOwn(e, "spanId") && Object.hasOwn(e, "parentSpanId") && Object.hasOwn(e, "timestamp")).toBe(true);
+      expect(
+        Object.hasOwn(e, "runId") &&
+          Object.hasOwn(e, "workflowId") &&
+          Object.hasOwn(e, "spanId") &&
+          Object.hasOwn(e, "parentSpanId") &&
+          Object.hasOwn(e, "timestamp"),
+      ).toBe(true);
       expect(e.runId).toBe(r.runId);
       expect(["ev", "ev/inner"]).toContain(e.workflowId);
       expect(typeof e.spanId).toBe("string");
@@ -310,13 +330,22 @@ describe("events", () => {
       expect(e.timestamp).toBeGreaterThanOrEqual(before);
       expect(e.timestamp).toBeLessThanOrEqual(after);
     }
-    expect(events[0]).toMatchObject({ type: "RunStart", workflowId: "ev", parentSpanId: undefined, depth: 0, graphName: "top" });
+    expect(events[0]).toMatchObject({
+      type: "RunStart",
+      workflowId: "ev",
+      parentSpanId: undefined,
+      depth: 0,
+      graphName: "top",
+    });
     expect(events.at(-1)).toMatchObject({ type: "RunEnd", workflowId: "ev", status: "completed" });
   });
 
   it("spans form a tree: a nested run's RunStart has the GraphNode's NodeStart span as parent", async () => {
     const { events, processor } = recorder();
-    await new Runner({ eventProcessors: [processor] }).run(eventfulGraph(), { values: { q: "hi" }, workflowId: "tree" });
+    await new Runner({ eventProcessors: [processor] }).run(eventfulGraph(), {
+      values: { q: "hi" },
+      workflowId: "tree",
+    });
 
     const topStart = events.find((e) => e.type === "RunStart" && e.workflowId === "tree")!;
     const graphNodeStart = events.find((e) => e.type === "NodeStart" && e.nodeName === "inner")!;
@@ -325,7 +354,11 @@ describe("events", () => {
     expect(innerStart).toMatchObject({ parentSpanId: graphNodeStart.spanId, depth: 1, graphName: "inner" });
     expect(innerStart.spanId).not.toBe(graphNodeStart.spanId);
     const innerEnd = events.find((e) => e.type === "RunEnd" && e.workflowId === "tree/inner")!;
-    expect(innerEnd).toMatchObject({ spanId: innerStart.spanId, parentSpanId: graphNodeStart.spanId, status: "completed" });
+    expect(innerEnd).toMatchObject({
+      spanId: innerStart.spanId,
+      parentSpanId: graphNodeStart.spanId,
+      status: "completed",
+    });
 
     // Node events of the child hang under the child run; node spans are unique.
     const innerNodeStarts = events.filter((e) => e.type === "NodeStart" && e.workflowId === "tree/inner");

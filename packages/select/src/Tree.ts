@@ -3,12 +3,13 @@
  *
  * @module
  */
-import type { Matcher } from "./Matcher.js";
+
 import {
   plainObjectAdapter as plainObjectAdapterImpl,
   runResultAdapter as runResultAdapterImpl,
   selectFromTree,
 } from "./internal/tree.js";
+import type { Matcher } from "./Matcher.js";
 
 /**
  * Tells `selectTree` which values are nested trees and how to build a pruned copy of one.

@@ -1,5 +1,5 @@
 // @graph/select — glob patterns over nested workflow results: compile, match, select.
-export { compile, type Matcher, type MatchCursor, type Path } from "./Matcher.js";
+export { compile, type MatchCursor, type Matcher, type Path } from "./Matcher.js";
 export {
   isSelectPatternError,
   SelectPatternError,
@@ -8,7 +8,7 @@ export {
 export {
   plainObjectAdapter,
   runResultAdapter,
-  selectTree,
   type SelectOptions,
+  selectTree,
   type TreeAdapter,
 } from "./Tree.js";

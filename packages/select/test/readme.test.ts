@@ -11,7 +11,11 @@ describe("README example", () => {
 
     const matcher = compile(["answer", "*/docs"]);
     expect(matcher.matches("rag/docs")).toBe(true);
-    const result = { status: "completed", runId: "r1", values: { ...tree, rag: { status: "completed", values: tree.rag } } };
+    const result = {
+      status: "completed",
+      runId: "r1",
+      values: { ...tree, rag: { status: "completed", values: tree.rag } },
+    };
     expect(selectTree(result, matcher, { adapter: runResultAdapter })).toStrictEqual({
       status: "completed",
       runId: "r1",

@@ -272,7 +272,11 @@ describe("runResultAdapter", () => {
     const nested = { status: "paused", pause, values: { a: 1, b: 2 } };
     const root = { status: "completed", runId: "r", values: { nested, x: 1 } };
     const selected = selectTree(root, "nested/b", { adapter: runResultAdapter });
-    expect(selected).toStrictEqual({ status: "completed", runId: "r", values: { nested: { status: "paused", pause, values: { b: 2 } } } });
+    expect(selected).toStrictEqual({
+      status: "completed",
+      runId: "r",
+      values: { nested: { status: "paused", pause, values: { b: 2 } } },
+    });
     expect(selected.values.nested.pause).toBe(pause);
   });
 
@@ -309,7 +313,12 @@ describe("custom adapters", () => {
       children: (value) => (value instanceof Map ? (Object.fromEntries(value) as Record<string, unknown>) : undefined),
       rebuild: (_original, prunedChildren) => new Map(Object.entries(prunedChildren)),
     };
-    const input = { rag: new Map<string, unknown>([["docs", ["d1"]], ["scores", [0.9]]]) };
+    const input = {
+      rag: new Map<string, unknown>([
+        ["docs", ["d1"]],
+        ["scores", [0.9]],
+      ]),
+    };
     const selected = selectTree(input, "rag/docs", { adapter: mapAdapter });
     expect(selected.rag).toBeInstanceOf(Map);
     expect([...selected.rag]).toEqual([["docs", ["d1"]]]);

@@ -43,7 +43,10 @@ function parseArgs(argv: readonly string[]): Args {
   let out = path.join(benchDir, "results.json");
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
     const value = () => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${flag} needs a value\n${usage()}`);
@@ -56,7 +59,13 @@ function parseArgs(argv: readonly string[]): Args {
         quick = true;
         break;
       case "--only":
-        only = [...(only ?? []), ...value().split(",").map((s) => s.trim()).filter(Boolean)];
+        only = [
+          ...(only ?? []),
+          ...value()
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ];
         break;
       case "--out":
         out = path.resolve(process.cwd(), value());
@@ -117,11 +126,17 @@ async function main(): Promise<number> {
     : { quick: false, warmup: 2, warmupMs: 3000, reps: 5, slowReps: 3, tmpDir };
   const selected = WORKLOADS.filter((w) => args.only === undefined || args.only.includes(w.name));
   const info = machine();
-  console.log(`@graph bench — ${args.quick ? "quick" : "full"} run; ${info.cpu} × ${info.cores}, Node ${info.node}, load average ${info.loadAverageAtStart.join(" ")}`);
-  console.log(`workloads: ${selected.map((w) => w.name).join(", ")}; warm-up ${context.warmup}, median of ${context.reps} (slow contenders ${context.slowReps})`);
+  console.log(
+    `@graph bench — ${args.quick ? "quick" : "full"} run; ${info.cpu} × ${info.cores}, Node ${info.node}, load average ${info.loadAverageAtStart.join(" ")}`,
+  );
+  console.log(
+    `workloads: ${selected.map((w) => w.name).join(", ")}; warm-up ${context.warmup}, median of ${context.reps} (slow contenders ${context.slowReps})`,
+  );
 
   if ((info.loadAverageAtStart[0] ?? 0) > info.cores) {
-    console.log(`WARNING: the machine is busy (1-minute load ${info.loadAverageAtStart[0]} on ${info.cores} cores); every number will be noisy and slower than on an idle machine.`);
+    console.log(
+      `WARNING: the machine is busy (1-minute load ${info.loadAverageAtStart[0]} on ${info.cores} cores); every number will be noisy and slower than on an idle machine.`,
+    );
   }
   const started = Date.now();
   const rows: Row[] = [];
@@ -168,7 +183,12 @@ async function main(): Promise<number> {
     },
     git: { commit: git(["rev-parse", "HEAD"]), dirty: (git(["status", "--porcelain"]) ?? "") !== "" },
     repetitions: { warmup: context.warmup, reps: context.reps, slowReps: context.slowReps },
-    summary: { targets: targets.length, met: targets.filter((t) => t.met === true).length, missed, notMeasured: unknown },
+    summary: {
+      targets: targets.length,
+      met: targets.filter((t) => t.met === true).length,
+      missed,
+      notMeasured: unknown,
+    },
     rows,
     failures,
   };

@@ -13,11 +13,11 @@
  */
 import fs from "node:fs";
 import { defaultSerializer, resolvePolicy } from "@graph/checkpoint";
-import { Runner, RunResult } from "@graph/runtime";
 import type { GraphEvent } from "@graph/runtime";
+import { Runner, RunResult } from "@graph/runtime";
 import { drive, engineGraph, RACE_VALUES, raceGraph } from "./engineGraph.js";
-import { loadFactory } from "./processes.js";
 import type { ChildMessage, ChildSpec, GoMessage, RaceOutcome } from "./processes.js";
+import { loadFactory } from "./processes.js";
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -62,10 +62,18 @@ async function main(): Promise<void> {
   const runner = new Runner({ checkpointer, leaseTtlMs: spec.leaseTtlMs, eventProcessors: [{ onEvent }] });
   const result = await drive(runner, engineGraph(appender(spec.logFile)), spec.workflowId);
   await runner.close();
-  await send({ type: "finished", saves, status: result.status, values: defaultSerializer.serialize(plainValues(result)) });
+  await send({
+    type: "finished",
+    saves,
+    status: result.status,
+    values: defaultSerializer.serialize(plainValues(result)),
+  });
 }
 
-async function race(spec: Extract<ChildSpec, { role: "race" }>, checkpointer: Awaited<ReturnType<Awaited<ReturnType<typeof loadFactory>>>>) {
+async function race(
+  spec: Extract<ChildSpec, { role: "race" }>,
+  checkpointer: Awaited<ReturnType<Awaited<ReturnType<typeof loadFactory>>>>,
+) {
   const runner = new Runner({ checkpointer, leaseTtlMs: spec.leaseTtlMs });
   const go = new Promise<GoMessage>((resolve) => process.once("message", (m) => resolve(m as GoMessage)));
   await send({ type: "ready" });

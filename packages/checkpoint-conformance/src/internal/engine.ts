@@ -20,11 +20,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { defaultSerializer, INPUT_STEP } from "@graph/checkpoint";
 import type { Checkpointer, Durability, StepRecord, WorkflowStatus } from "@graph/checkpoint";
-import { Runner, RunResult } from "@graph/runtime";
+import { defaultSerializer, INPUT_STEP } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
+import { Runner, RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Recorder } from "./engineGraph.js";
 import {
   drive,
   ENGINE_EXECUTIONS,
@@ -35,13 +36,12 @@ import {
   RACE_VALUES,
   raceGraph,
 } from "./engineGraph.js";
-import type { Recorder } from "./engineGraph.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
-import { borrowed, crashable, openStorage } from "./handles.js";
 import type { Storage } from "./handles.js";
+import { borrowed, crashable, openStorage } from "./handles.js";
 import type { DescribeCheckpointerOptions } from "./options.js";
-import { adapterRef, limiter, spawnChild } from "./processes.js";
 import type { ChildMessage, ChildProcessOptions, RaceOutcome } from "./processes.js";
+import { adapterRef, limiter, spawnChild } from "./processes.js";
 
 export type { ChildProcessOptions, EngineCheckpointerFactory } from "./processes.js";
 
@@ -113,7 +113,12 @@ function count(log: readonly string[]): Record<string, number> {
 }
 
 function readLog(file: string): string[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 }
 
 function comparable(rootId: string, step: StepRecord): ComparableStep {
@@ -126,7 +131,12 @@ function comparable(rootId: string, step: StepRecord): ComparableStep {
   };
 }
 
-async function outcome(handle: Checkpointer, id: string, values: Record<string, unknown>, log: readonly string[]): Promise<Outcome> {
+async function outcome(
+  handle: Checkpointer,
+  id: string,
+  values: Record<string, unknown>,
+  log: readonly string[],
+): Promise<Outcome> {
   const steps: Record<string, ComparableStep[]> = {};
   const statuses: Record<string, WorkflowStatus | undefined> = {};
   for (const suffix of WORKFLOWS) {
@@ -242,14 +252,20 @@ async function runReference(options: DescribeCheckpointerOptions): Promise<Refer
     const saves: string[] = [];
     const onEvent = (event: GraphEvent) => {
       if (event.type === "CheckpointSaved") {
-        saves.push(event.workflowId === id ? event.nodeName : `${event.workflowId.slice(id.length + 1)}/${event.nodeName}`);
+        saves.push(
+          event.workflowId === id ? event.nodeName : `${event.workflowId.slice(id.length + 1)}/${event.nodeName}`,
+        );
       } else if (event.type === "Paused" && saves.at(-1) === event.nodeName) {
         saves[saves.length - 1] = `${event.nodeName} (paused)`;
       }
     };
     const runner = new Runner({ checkpointer: handle, eventProcessors: [{ onEvent }] });
     try {
-      const result = await drive(runner, engineGraph((name) => log.push(name)), id);
+      const result = await drive(
+        runner,
+        engineGraph((name) => log.push(name)),
+        id,
+      );
       expect(result.status, "the reference run completes").toBe("completed");
       return { ...(await outcome(handle, id, plainValues(result), log)), saves };
     } finally {
@@ -265,7 +281,13 @@ async function prepareRace(storage: Storage, id: string, crashed: boolean, lease
   if (!crashed) {
     const runner = new Runner({ checkpointer: await storage.open("sync") });
     try {
-      const result = await runner.run(raceGraph(() => undefined, async () => undefined), { workflowId: id, values: { topic: RACE_VALUES["topic"] } });
+      const result = await runner.run(
+        raceGraph(
+          () => undefined,
+          async () => undefined,
+        ),
+        { workflowId: id, values: { topic: RACE_VALUES["topic"] } },
+      );
       expect(result.status, "the race workflow pauses at its interrupt").toBe("paused");
     } finally {
       await runner.close();
@@ -277,7 +299,15 @@ async function prepareRace(storage: Storage, id: string, crashed: boolean, lease
     if (event.type === "CheckpointSaved") dead.crash();
   };
   const runner = new Runner({ checkpointer: dead.checkpointer, leaseTtlMs, eventProcessors: [{ onEvent }] });
-  await runner.run(raceGraph(() => undefined, async () => undefined), { workflowId: id, values: { topic: RACE_VALUES["topic"] } }).catch(() => undefined);
+  await runner
+    .run(
+      raceGraph(
+        () => undefined,
+        async () => undefined,
+      ),
+      { workflowId: id, values: { topic: RACE_VALUES["topic"] } },
+    )
+    .catch(() => undefined);
   await closeQuietly(runner);
   expect(dead.crashed, "the race workflow crashed after its first step").toBe(true);
 }
@@ -287,7 +317,10 @@ async function assertRacedOnce(handle: Checkpointer, id: string, finalizeRuns: n
   expect(finalizeRuns, `${where}: finalize ran exactly once`).toBe(1);
   expect((await handle.getWorkflow(id))?.status, `${where}: workflow status`).toBe("completed");
   const finalized = (await handle.getSteps(id)).filter((s) => s.nodeName === "finalize" && s.status === "completed");
-  expect(finalized.map((s) => s.values), `${where}: one finalize step`).toStrictEqual([{ final: "about leases: approved" }]);
+  expect(
+    finalized.map((s) => s.values),
+    `${where}: one finalize step`,
+  ).toStrictEqual([{ final: "about leases: approved" }]);
 }
 
 /**
@@ -300,7 +333,9 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
   const child = engine.childProcess;
   const raceRepetitions = Math.max(50, engine.raceRepetitions ?? 50);
   const processRaceRepetitions = Math.max(5, engine.processRaceRepetitions ?? 6);
-  const spawnLimit = limiter(Math.max(1, engine.processConcurrency ?? Math.min(4, Math.max(2, os.availableParallelism()))));
+  const spawnLimit = limiter(
+    Math.max(1, engine.processConcurrency ?? Math.min(4, Math.max(2, os.availableParallelism()))),
+  );
   let reference: Promise<Reference> | undefined;
   const getReference = () => (reference ??= runReference(options));
   let dir: string | undefined;
@@ -311,10 +346,14 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it("the test graph: an uninterrupted run (paused at the interrupt, then answered) saves 15 steps", { timeout: SLOW }, async () => {
+    it("the test graph: an uninterrupted run (paused at the interrupt, then answered) saves 15 steps", {
+      timeout: SLOW,
+    }, async () => {
       const ref = await getReference();
       expect(ref.saves, "the saved steps of an uninterrupted run (the kill points)").toStrictEqual(ENGINE_SAVES);
-      expect(ref.executions, "executions per node").toStrictEqual(count(Object.entries(ENGINE_EXECUTIONS).flatMap(([n, c]) => Array<string>(c).fill(n))));
+      expect(ref.executions, "executions per node").toStrictEqual(
+        count(Object.entries(ENGINE_EXECUTIONS).flatMap(([n, c]) => Array<string>(c).fill(n))),
+      );
       expect(ref.statuses).toStrictEqual({ "": "completed", "/enrich": "completed" });
       const doc = ref.values["doc"] as { createdAt: unknown; tags: unknown };
       expect(doc.createdAt).toBeInstanceOf(Date);
@@ -328,20 +367,31 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     describe("crash after each step boundary, then resume (in-process: the crashed runner's storage goes dead)", () => {
       ENGINE_SAVES.forEach((label, i) => {
         const k = i + 1;
-        killPoint(k, `crash after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`, async () => {
-          const ref = await getReference();
-          const storage = await openStorage(options);
-          try {
-            const id = ids(`crash-${k}`)();
-            const killedLog = await crashInProcess(storage, id, k, "sync", leaseTtlMs);
-            const resumedLog: string[] = [];
-            const resumed = await resumeInProcess(storage, id, "sync", leaseTtlMs, (n) => resumedLog.push(n), () => [...killedLog, ...resumedLog]);
-            expect(resumed.status).toBe("completed");
-            assertLikeReference(`crash after step ${k} (${label})`, ref, resumed);
-          } finally {
-            await storage.close();
-          }
-        });
+        killPoint(
+          k,
+          `crash after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`,
+          async () => {
+            const ref = await getReference();
+            const storage = await openStorage(options);
+            try {
+              const id = ids(`crash-${k}`)();
+              const killedLog = await crashInProcess(storage, id, k, "sync", leaseTtlMs);
+              const resumedLog: string[] = [];
+              const resumed = await resumeInProcess(
+                storage,
+                id,
+                "sync",
+                leaseTtlMs,
+                (n) => resumedLog.push(n),
+                () => [...killedLog, ...resumedLog],
+              );
+              expect(resumed.status).toBe("completed");
+              assertLikeReference(`crash after step ${k} (${label})`, ref, resumed);
+            } finally {
+              await storage.close();
+            }
+          },
+        );
       });
     });
 
@@ -350,30 +400,49 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       describe("SIGKILL of a child process after each step boundary, then resume", () => {
         ENGINE_SAVES.forEach((label, i) => {
           const k = i + 1;
-          killPoint(k, `SIGKILL after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`, async () => {
-            const ref = await getReference();
-            const id = ids(`kill-${k}`)();
-            const logFile = path.join(tmp(), `${id}.log`);
-            await spawnLimit(async () => {
-              const killed = spawnChild(child, { role: "crash", adapter, durability: "sync", leaseTtlMs, workflowId: id, logFile, killAt: k });
-              const exit = await killed.exit;
-              if (exit.signal !== "SIGKILL") {
-                const said = await killed.next().catch(() => undefined);
-                throw new Error(
-                  `The child running '${id}' was to SIGKILL itself after saved step ${k} but exited with code ${exit.code}` +
-                    ` (signal ${exit.signal}); it said ${JSON.stringify(said)}.\n${killed.stderr()}`,
+          killPoint(
+            k,
+            `SIGKILL after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`,
+            async () => {
+              const ref = await getReference();
+              const id = ids(`kill-${k}`)();
+              const logFile = path.join(tmp(), `${id}.log`);
+              await spawnLimit(async () => {
+                const killed = spawnChild(child, {
+                  role: "crash",
+                  adapter,
+                  durability: "sync",
+                  leaseTtlMs,
+                  workflowId: id,
+                  logFile,
+                  killAt: k,
+                });
+                const exit = await killed.exit;
+                if (exit.signal !== "SIGKILL") {
+                  const said = await killed.next().catch(() => undefined);
+                  throw new Error(
+                    `The child running '${id}' was to SIGKILL itself after saved step ${k} but exited with code ${exit.code}` +
+                      ` (signal ${exit.signal}); it said ${JSON.stringify(said)}.\n${killed.stderr()}`,
+                  );
+                }
+              });
+              const storage = await openStorage(options);
+              try {
+                const resumed = await resumeInProcess(
+                  storage,
+                  id,
+                  "sync",
+                  leaseTtlMs,
+                  (n) => fs.appendFileSync(logFile, `${n}\n`),
+                  () => readLog(logFile),
                 );
+                expect(resumed.status).toBe("completed");
+                assertLikeReference(`SIGKILL after step ${k} (${label})`, ref, resumed);
+              } finally {
+                await storage.close();
               }
-            });
-            const storage = await openStorage(options);
-            try {
-              const resumed = await resumeInProcess(storage, id, "sync", leaseTtlMs, (n) => fs.appendFileSync(logFile, `${n}\n`), () => readLog(logFile));
-              expect(resumed.status).toBe("completed");
-              assertLikeReference(`SIGKILL after step ${k} (${label})`, ref, resumed);
-            } finally {
-              await storage.close();
-            }
-          });
+            },
+          );
         });
       });
     }
@@ -381,19 +450,31 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     describe("durability async", () => {
       // A crash may lose steps that were queued but not written; their nodes run again. Values must still match.
       const k = ENGINE_SAVES.length - 5;
-      it(`a crash after step ${k} (${ENGINE_SAVES[k - 1]}) with durability "async": the resumed run ends with the same values`, { timeout: SLOW }, async () => {
+      it(`a crash after step ${k} (${ENGINE_SAVES[k - 1]}) with durability "async": the resumed run ends with the same values`, {
+        timeout: SLOW,
+      }, async () => {
         const ref = await getReference();
         const storage = await openStorage(options);
         try {
           const id = ids("async-crash")();
           const killedLog = await crashInProcess(storage, id, k, "async", leaseTtlMs);
           const resumedLog: string[] = [];
-          const resumed = await resumeInProcess(storage, id, "async", leaseTtlMs, (n) => resumedLog.push(n), () => [...killedLog, ...resumedLog]);
+          const resumed = await resumeInProcess(
+            storage,
+            id,
+            "async",
+            leaseTtlMs,
+            (n) => resumedLog.push(n),
+            () => [...killedLog, ...resumedLog],
+          );
           expect(resumed.status).toBe("completed");
           expect(resumed.values).toStrictEqual(ref.values);
           expect(resumed.statuses).toStrictEqual(ref.statuses);
           for (const [name, times] of Object.entries(ref.executions)) {
-            expect(resumed.executions[name] ?? 0, `${name} ran at least as often as in an uninterrupted run`).toBeGreaterThanOrEqual(times);
+            expect(
+              resumed.executions[name] ?? 0,
+              `${name} ran at least as often as in an uninterrupted run`,
+            ).toBeGreaterThanOrEqual(times);
           }
         } finally {
           await storage.close();
@@ -402,45 +483,76 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
       if (child !== undefined) {
         const adapter = adapterRef(child);
-        it(`SIGKILL after step ${k} with durability "async", resumed by another child process: same final values`, { timeout: SLOW }, async () => {
+        it(`SIGKILL after step ${k} with durability "async", resumed by another child process: same final values`, {
+          timeout: SLOW,
+        }, async () => {
           const ref = await getReference();
           const id = ids("async-kill")();
           const logFile = path.join(tmp(), `${id}.log`);
-          const killed = spawnChild(child, { role: "crash", adapter, durability: "async", leaseTtlMs, workflowId: id, logFile, killAt: k });
+          const killed = spawnChild(child, {
+            role: "crash",
+            adapter,
+            durability: "async",
+            leaseTtlMs,
+            workflowId: id,
+            logFile,
+            killAt: k,
+          });
           const exit = await killed.exit;
-          expect(exit.signal, `the child was to SIGKILL itself after saved step ${k}:\n${killed.stderr()}`).toBe("SIGKILL");
-          const resumer = spawnChild(child, { role: "resume", adapter, durability: "async", leaseTtlMs, workflowId: id, logFile });
+          expect(exit.signal, `the child was to SIGKILL itself after saved step ${k}:\n${killed.stderr()}`).toBe(
+            "SIGKILL",
+          );
+          const resumer = spawnChild(child, {
+            role: "resume",
+            adapter,
+            durability: "async",
+            leaseTtlMs,
+            workflowId: id,
+            logFile,
+          });
           let report: ChildMessage;
           try {
             report = await resumer.next();
           } finally {
             await resumer.exit;
           }
-          if (report.type !== "finished") throw new Error(`the resuming child failed: ${JSON.stringify(report)}\n${resumer.stderr()}`);
+          if (report.type !== "finished")
+            throw new Error(`the resuming child failed: ${JSON.stringify(report)}\n${resumer.stderr()}`);
           expect(report.status).toBe("completed");
           expect(defaultSerializer.deserialize(report.values)).toStrictEqual(ref.values);
           const storage = await openStorage(options);
           try {
             const handle = await storage.open("sync");
             expect((await handle.getWorkflow(id))?.status).toBe("completed");
-            expect(await handle.getState(id)).toMatchObject({ archived: ref.values["archived"], published: ref.values["published"] });
+            expect(await handle.getState(id)).toMatchObject({
+              archived: ref.values["archived"],
+              published: ref.values["published"],
+            });
           } finally {
             await storage.close();
           }
           const executions = count(readLog(logFile));
           for (const [name, times] of Object.entries(ref.executions)) {
-            expect(executions[name] ?? 0, `${name} ran at least as often as in an uninterrupted run`).toBeGreaterThanOrEqual(times);
+            expect(
+              executions[name] ?? 0,
+              `${name} ran at least as often as in an uninterrupted run`,
+            ).toBeGreaterThanOrEqual(times);
           }
         });
       }
     });
 
     describe("lease races", () => {
-      it(`two runners resume one workflow at once: exactly one wins, the other gets WorkflowConflictError (${raceRepetitions}×, paused and crashed workflows)`, { timeout: SLOW }, async () => {
+      it(`two runners resume one workflow at once: exactly one wins, the other gets WorkflowConflictError (${raceRepetitions}×, paused and crashed workflows)`, {
+        timeout: SLOW,
+      }, async () => {
         const storage = await openStorage(options);
         try {
           const base = ids("race");
-          const reps = Array.from({ length: raceRepetitions }, (_, i) => ({ id: base(String(i)), crashed: i % 2 === 1 }));
+          const reps = Array.from({ length: raceRepetitions }, (_, i) => ({
+            id: base(String(i)),
+            crashed: i % 2 === 1,
+          }));
           for (let start = 0; start < reps.length; start += 10) {
             await Promise.all(reps.slice(start, start + 10).map((r) => prepareRace(storage, r.id, r.crashed, 100)));
           }
@@ -448,12 +560,18 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
           for (const r of reps) if (r.crashed) await leaseExpired(probe, r.id, 100);
           for (const [i, r] of reps.entries()) {
             const where = `race ${i + 1}/${reps.length} (${r.crashed ? "crashed" : "paused"} workflow)`;
-            const runners = [new Runner({ checkpointer: await storage.open("sync") }), new Runner({ checkpointer: await storage.open("sync") })];
+            const runners = [
+              new Runner({ checkpointer: await storage.open("sync") }),
+              new Runner({ checkpointer: await storage.open("sync") }),
+            ];
             const log: string[] = [];
             // The winner's finalize waits until the loser has failed, so it holds the lease while the loser claims.
             let loserDone = () => {};
             const loserFailed = new Promise<void>((resolve) => (loserDone = resolve));
-            const graph = raceGraph((n) => log.push(n), () => Promise.race([loserFailed, sleep(15_000)]));
+            const graph = raceGraph(
+              (n) => log.push(n),
+              () => Promise.race([loserFailed, sleep(15_000)]),
+            );
             const attempt = (runner: Runner) =>
               runner.run(graph, { workflowId: r.id, values: RACE_VALUES }).catch((error: unknown) => {
                 if (tagOf(error) === "WorkflowConflictError") loserDone();
@@ -463,11 +581,20 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
             await Promise.all(runners.map((runner) => runner.close()));
             const won = settled.filter((s): s is PromiseFulfilledResult<RunResult> => s.status === "fulfilled");
             const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
-            expect(won.map((s) => s.value.status), `${where}: one runner completes it`).toStrictEqual(["completed"]);
+            expect(
+              won.map((s) => s.value.status),
+              `${where}: one runner completes it`,
+            ).toStrictEqual(["completed"]);
             expect(won[0]!.value.values["final"]).toBe("about leases: approved");
-            expect(lost.map((s) => tagOf(s.reason) ?? String(s.reason)), `${where}: the other fails with WorkflowConflictError`).toStrictEqual(["WorkflowConflictError"]);
+            expect(
+              lost.map((s) => tagOf(s.reason) ?? String(s.reason)),
+              `${where}: the other fails with WorkflowConflictError`,
+            ).toStrictEqual(["WorkflowConflictError"]);
             await assertRacedOnce(probe, r.id, log.filter((n) => n === "finalize").length, where);
-            expect(log.filter((n) => n === "draft"), `${where}: draft is not run again`).toStrictEqual([]);
+            expect(
+              log.filter((n) => n === "draft"),
+              `${where}: draft is not run again`,
+            ).toStrictEqual([]);
           }
         } finally {
           await storage.close();
@@ -476,9 +603,15 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
       if (child !== undefined) {
         const adapter = adapterRef(child);
-        it(`two processes resume one workflow at once: exactly one wins (${processRaceRepetitions}×)`, { timeout: SLOW }, async () => {
+        it(`two processes resume one workflow at once: exactly one wins (${processRaceRepetitions}×)`, {
+          timeout: SLOW,
+        }, async () => {
           const base = ids("process-race");
-          const reps = Array.from({ length: processRaceRepetitions }, (_, i) => ({ id: base(String(i)), crashed: i % 2 === 1, log: path.join(tmp(), `${base(String(i))}.log`) }));
+          const reps = Array.from({ length: processRaceRepetitions }, (_, i) => ({
+            id: base(String(i)),
+            crashed: i % 2 === 1,
+            log: path.join(tmp(), `${base(String(i))}.log`),
+          }));
           const spec = {
             role: "race" as const,
             adapter,
@@ -496,20 +629,28 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
             for (const r of reps) if (r.crashed) await leaseExpired(probe, r.id, 100);
             for (const racer of racers) {
               const ready = await racer.next();
-              if (ready.type !== "ready") throw new Error(`a racing child failed to start: ${JSON.stringify(ready)}\n${racer.stderr()}`);
+              if (ready.type !== "ready")
+                throw new Error(`a racing child failed to start: ${JSON.stringify(ready)}\n${racer.stderr()}`);
             }
             const at = Date.now() + 300;
             for (const racer of racers) racer.send({ type: "go", at });
             const reports = await Promise.all(racers.map((racer) => racer.next()));
             const outcomes: (readonly RaceOutcome[])[] = reports.map((report, n) => {
-              if (report.type !== "race") throw new Error(`racing child ${n} failed: ${JSON.stringify(report)}\n${racers[n]!.stderr()}`);
+              if (report.type !== "race")
+                throw new Error(`racing child ${n} failed: ${JSON.stringify(report)}\n${racers[n]!.stderr()}`);
               return report.outcomes;
             });
             for (const [i, r] of reps.entries()) {
               const where = `process race ${i + 1}/${reps.length} (${r.crashed ? "crashed" : "paused"} workflow)`;
               const pair = outcomes.map((list) => list[i]!);
-              expect(pair.filter((o) => o.status !== undefined).map((o) => o.status), `${where}: one process completes it (${JSON.stringify(pair)})`).toStrictEqual(["completed"]);
-              expect(pair.filter((o) => o.tag !== undefined).map((o) => o.tag), `${where}: the other fails with WorkflowConflictError`).toStrictEqual(["WorkflowConflictError"]);
+              expect(
+                pair.filter((o) => o.status !== undefined).map((o) => o.status),
+                `${where}: one process completes it (${JSON.stringify(pair)})`,
+              ).toStrictEqual(["completed"]);
+              expect(
+                pair.filter((o) => o.tag !== undefined).map((o) => o.tag),
+                `${where}: the other fails with WorkflowConflictError`,
+              ).toStrictEqual(["WorkflowConflictError"]);
               await assertRacedOnce(probe, r.id, readLog(r.log).filter((n) => n === "finalize").length, where);
             }
           } finally {
@@ -527,7 +668,11 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
           const id = ids("engine-growth")();
           const before = options.storageBytes === undefined ? 0 : await options.storageBytes(checkpointer);
           const runner = new Runner({ checkpointer: borrowed(checkpointer) });
-          const result = await runner.run(growthGraph(), { workflowId: id, values: { n: 0 }, maxIterations: 2 * GROWTH_ITERATIONS + 10 });
+          const result = await runner.run(growthGraph(), {
+            workflowId: id,
+            values: { n: 0 },
+            maxIterations: 2 * GROWTH_ITERATIONS + 10,
+          });
           await runner.close();
           expect(result.status).toBe("completed");
           expect(result.values["n"]).toBe(GROWTH_ITERATIONS);

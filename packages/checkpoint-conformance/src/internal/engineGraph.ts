@@ -6,8 +6,9 @@
  * Every node calls `record(name)` right before it returns; the tests write those calls to a log file with
  * `fs.appendFileSync`, so an execution survives a `SIGKILL` that follows it.
  */
-import { END, Graph, interrupt, node, route } from "@graph/core";
+
 import type { NodeFunction } from "@graph/core";
+import { END, Graph, interrupt, node, route } from "@graph/core";
 import type { Runner, RunResult } from "@graph/runtime";
 
 type Impl = (inputs: never, ctx: unknown) => unknown;
@@ -19,9 +20,10 @@ type Impl = (inputs: never, ctx: unknown) => unknown;
  * process (tsx) could not be resumed by the test process (vitest): VersionMismatchError. With it, the hash only
  * depends on each node's configuration (name, inputs, outputs, targets), which every process builds identically.
  */
-const trampoline = new Function("impl", "return function conformanceNode(inputs, ctx) { return impl(inputs, ctx); };") as (
-  impl: Impl,
-) => NodeFunction;
+const trampoline = new Function(
+  "impl",
+  "return function conformanceNode(inputs, ctx) { return impl(inputs, ctx); };",
+) as (impl: Impl) => NodeFunction;
 const asyncTrampoline = new Function(
   "impl",
   "return async function conformanceNode(inputs, ctx) { return impl(inputs, ctx); };",
@@ -130,19 +132,21 @@ export function engineGraph(record: Recorder): Graph {
   const approval = interrupt({ name: "approval", input: "summary", response: "decision" });
   const publish = node(
     { name: "publish", inputs: ["summary", "decision", "doc"], output: "published" },
-    trampoline(({ summary, decision, doc }: { summary: { text: string; revisedAt: Date }; decision: string; doc: Doc }) => {
-      const published = {
-        decision,
-        at: new Date(summary.revisedAt.getTime() + 3_600_000),
-        meta: new Map<string, unknown>([
-          ["tags", new Set(doc.tags.values())],
-          ["sections", doc.sections.map((s) => [...s])],
-        ]),
-        text: summary.text,
-      };
-      record("publish");
-      return published;
-    }),
+    trampoline(
+      ({ summary, decision, doc }: { summary: { text: string; revisedAt: Date }; decision: string; doc: Doc }) => {
+        const published = {
+          decision,
+          at: new Date(summary.revisedAt.getTime() + 3_600_000),
+          meta: new Map<string, unknown>([
+            ["tags", new Set(doc.tags.values())],
+            ["sections", doc.sections.map((s) => [...s])],
+          ]),
+          text: summary.text,
+        };
+        record("publish");
+        return published;
+      },
+    ),
   );
   const archive = node(
     { name: "archive", inputs: ["published"], output: "archived" },
@@ -152,7 +156,9 @@ export function engineGraph(record: Recorder): Graph {
       return archived;
     }),
   );
-  return new Graph([load, enrich, refine, check, summarize, approval, publish, archive], { name: "conformance-engine" }).bind({
+  return new Graph([load, enrich, refine, check, summarize, approval, publish, archive], {
+    name: "conformance-engine",
+  }).bind({
     draft: { version: 0, lines: [], revisedAt: new Date(0) },
   });
 }

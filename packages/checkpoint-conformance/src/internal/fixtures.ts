@@ -1,5 +1,5 @@
-import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Checkpointer, CheckpointPolicy, StepRecord } from "@graph/checkpoint";
+import { isCheckpointError, isWorkflowConflictError } from "@graph/checkpoint";
 import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./options.js";
 
 let counter = 0;

@@ -7,15 +7,20 @@
  *   delegating facade whose `close()` does nothing and whose `policy` carries the durability the test wants (the
  *   runtime reads durability from `checkpointer.policy`; retention stays the adapter's).
  */
-import { resolvePolicy } from "@graph/checkpoint";
+
 import type { Checkpointer, CheckpointPolicy, Durability } from "@graph/checkpoint";
+import { resolvePolicy } from "@graph/checkpoint";
 import type { DescribeCheckpointerOptions } from "./options.js";
 import { adapterRef, loadFactory } from "./processes.js";
 
 /** Delegates every operation to `inner`, after `before(operation)` (which may throw), with its own close/policy. */
 export function delegate(
   inner: Checkpointer,
-  hooks: { readonly policy: CheckpointPolicy | undefined; readonly before?: (operation: string) => void; readonly close: () => Promise<void> },
+  hooks: {
+    readonly policy: CheckpointPolicy | undefined;
+    readonly before?: (operation: string) => void;
+    readonly close: () => Promise<void>;
+  },
 ): Checkpointer {
   const call = async <A>(operation: string, run: () => Promise<A>): Promise<A> => {
     hooks.before?.(operation);
@@ -27,9 +32,12 @@ export function delegate(
     createWorkflow: (workflow) => call("createWorkflow", () => inner.createWorkflow(workflow)),
     claimWorkflow: (id, options) => call("claimWorkflow", () => inner.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", () => inner.releaseWorkflow(id, lease)),
-    saveStep: (step, fence) => call("saveStep", () => (fence === undefined ? inner.saveStep(step) : inner.saveStep(step, fence))),
+    saveStep: (step, fence) =>
+      call("saveStep", () => (fence === undefined ? inner.saveStep(step) : inner.saveStep(step, fence))),
     updateWorkflow: (id, update, fence) =>
-      call("updateWorkflow", () => (fence === undefined ? inner.updateWorkflow(id, update) : inner.updateWorkflow(id, update, fence))),
+      call("updateWorkflow", () =>
+        fence === undefined ? inner.updateWorkflow(id, update) : inner.updateWorkflow(id, update, fence),
+      ),
     getWorkflow: (id) => call("getWorkflow", () => inner.getWorkflow(id)),
     getSteps: (id, options) => call("getSteps", () => inner.getSteps(id, options)),
     getState: (id, options) => call("getState", () => inner.getState(id, options)),
@@ -53,7 +61,8 @@ export function crashable(handle: Checkpointer): Crashable {
   const checkpointer = delegate(handle, {
     policy: handle.policy,
     before: (operation) => {
-      if (crashed) throw new Error(`simulated crash: this runner's process is dead (${operation} never reaches storage)`);
+      if (crashed)
+        throw new Error(`simulated crash: this runner's process is dead (${operation} never reaches storage)`);
     },
     close: () => handle.close(),
   });
@@ -99,7 +108,10 @@ export async function openStorage(options: DescribeCheckpointerOptions): Promise
   await shared.setup();
   return {
     open: async (durability) =>
-      delegate(shared, { policy: { ...(shared.policy ?? resolvePolicy({})), durability }, close: async () => undefined }),
+      delegate(shared, {
+        policy: { ...(shared.policy ?? resolvePolicy({})), durability },
+        close: async () => undefined,
+      }),
     close: async () => {
       await (options.destroy === undefined ? shared.close() : options.destroy(shared));
     },

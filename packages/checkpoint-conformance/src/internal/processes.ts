@@ -155,7 +155,8 @@ export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on("exit", (code, signal) => {
       exited = { code, signal };
-      for (const w of waiters.splice(0)) w.reject(new Error(`child exited (code ${code}, signal ${signal}) before answering: ${err}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`child exited (code ${code}, signal ${signal}) before answering: ${err}`));
       resolve(exited);
     });
     child.on("error", (error) => {
@@ -167,7 +168,8 @@ export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child
       new Promise<ChildMessage>((resolve, reject) => {
         const queued = queue.shift();
         if (queued !== undefined) return resolve(queued);
-        if (exited !== undefined) return reject(new Error(`child exited (code ${exited.code}, signal ${exited.signal}): ${err}`));
+        if (exited !== undefined)
+          return reject(new Error(`child exited (code ${exited.code}, signal ${exited.signal}): ${err}`));
         waiters.push({ resolve, reject });
       }),
     send: (message) => void child.send(message),

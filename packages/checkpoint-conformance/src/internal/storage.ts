@@ -4,8 +4,9 @@
  * Every test creates its own checkpointer through the factory and uses workflow ids unique to the test run, so the
  * suite also works when all instances share one database (SQL adapters).
  */
-import { compareWorkflowPosition, END_DECISION, INPUT_STEP, resolvePolicy } from "@graph/checkpoint";
+
 import type { Checkpointer, ListWorkflowsOptions, StepRecord, WorkflowRecord } from "@graph/checkpoint";
+import { compareWorkflowPosition, END_DECISION, INPUT_STEP, resolvePolicy } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import {
   assertCheckpointError,
@@ -129,7 +130,14 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const before = Date.now();
         const first = await checkpointer.createWorkflow({ id, graphName: "g", graphHash: "h1" });
         expect(first.created).toBe(true);
-        expect(first.workflow).toMatchObject({ id, graphName: "g", graphHash: "h1", status: "running", lastSuperstep: -1, stepCount: 0 });
+        expect(first.workflow).toMatchObject({
+          id,
+          graphName: "g",
+          graphHash: "h1",
+          status: "running",
+          lastSuperstep: -1,
+          stepCount: 0,
+        });
         expect(first.workflow.parentId).toBeUndefined();
         expect(first.workflow.lease).toBeUndefined();
         expect(first.workflow.createdAt).toBeInstanceOf(Date);
@@ -169,7 +177,11 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const id = ids("update")();
         const created = await create(checkpointer, id);
         await sleep(5);
-        const pause = { nodeName: "approve", value: { draft: "text", at: new Date(1), tags: new Set(["a"]) }, responseKey: "approved" };
+        const pause = {
+          nodeName: "approve",
+          value: { draft: "text", at: new Date(1), tags: new Set(["a"]) },
+          responseKey: "approved",
+        };
         const paused = await checkpointer.updateWorkflow(id, { status: "paused", graphHash: "hash-2", pause });
         expect(paused).toMatchObject({ status: "paused", graphHash: "hash-2" });
         expect(paused.pause).toStrictEqual(pause);
@@ -214,7 +226,7 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         await checkpointer.saveStep(saved);
         const [loaded] = await checkpointer.getSteps(id);
         expect(loaded).toStrictEqual(saved);
-        expect(Object.prototype.hasOwnProperty.call(loaded!.values, "missing")).toBe(true);
+        expect(Object.hasOwn(loaded!.values, "missing")).toBe(true);
         expect(await checkpointer.getState(id)).toStrictEqual(saved.values);
       });
     });
@@ -229,7 +241,13 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
           step(id, { superstep: 2, nodeName: "gate", index: 2, decision: null }),
           step(id, { superstep: 3, nodeName: "gate", index: 3, decision: END_DECISION }),
           step(id, { superstep: 4, nodeName: "gate", index: 4, decision: [] }),
-          step(id, { superstep: 5, nodeName: "bad", index: 5, status: "failed", error: { name: "TypeError", message: "x" } }),
+          step(id, {
+            superstep: 5,
+            nodeName: "bad",
+            index: 5,
+            status: "failed",
+            error: { name: "TypeError", message: "x" },
+          }),
           step(id, { superstep: 6, nodeName: "stopped", index: 6, status: "stopped", truncated: true }),
         ];
         for (const saved of steps) await checkpointer.saveStep(saved);
@@ -263,7 +281,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
       await run(async (checkpointer) => {
         const id = ids("upsert")();
         await create(checkpointer, id);
-        await checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 1, status: "failed", values: { x: 1 } }));
+        await checkpointer.saveStep(
+          step(id, { superstep: 1, nodeName: "n", index: 1, status: "failed", values: { x: 1 } }),
+        );
         await checkpointer.saveStep(step(id, { superstep: 1, nodeName: "other", index: 2, values: { y: 1 } }));
         await checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 3, values: { x: 2, z: 1 } }));
         const steps = await checkpointer.getSteps(id);
@@ -438,49 +458,61 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
     it("latest keeps the newest step per node plus steps still holding values; state and versions unchanged", async () => {
       const id = ids("latest");
       const full = await reference(id("full"));
-      await run(async (checkpointer) => {
-        const { checkpoint, workflow } = await replay(checkpointer, id("latest"));
-        expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 5, 6, 7]);
-        expect(workflow.stepCount).toBe(5);
-        expect(workflow.lastSuperstep).toBe(5);
-        expect(checkpoint.values).toStrictEqual(full.checkpoint.values);
-        expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
-        expect(await checkpointer.getState(id("latest"))).toStrictEqual(full.checkpoint.values);
-      }, { retention: "latest" });
+      await run(
+        async (checkpointer) => {
+          const { checkpoint, workflow } = await replay(checkpointer, id("latest"));
+          expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 5, 6, 7]);
+          expect(workflow.stepCount).toBe(5);
+          expect(workflow.lastSuperstep).toBe(5);
+          expect(checkpoint.values).toStrictEqual(full.checkpoint.values);
+          expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
+          expect(await checkpointer.getState(id("latest"))).toStrictEqual(full.checkpoint.values);
+        },
+        { retention: "latest" },
+      );
     });
 
     it("windowed keeps the last `window` supersteps whole and compacts older ones", async () => {
       const id = ids("windowed");
       const full = await reference(id("full"));
-      await run(async (checkpointer) => {
-        const { checkpoint, workflow } = await replay(checkpointer, id("w3"));
-        expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 3, 4, 5, 6, 7]);
-        expect(workflow.stepCount).toBe(7);
-        expect(checkpoint.values).toStrictEqual(full.checkpoint.values);
-        expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
-      }, { retention: "windowed", window: 3 });
-      await run(async (checkpointer) => {
-        const { checkpoint } = await replay(checkpointer, id("w1"));
-        expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 5, 6, 7]);
-        expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
-      }, { retention: "windowed", window: 1 });
+      await run(
+        async (checkpointer) => {
+          const { checkpoint, workflow } = await replay(checkpointer, id("w3"));
+          expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 3, 4, 5, 6, 7]);
+          expect(workflow.stepCount).toBe(7);
+          expect(checkpoint.values).toStrictEqual(full.checkpoint.values);
+          expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
+        },
+        { retention: "windowed", window: 3 },
+      );
+      await run(
+        async (checkpointer) => {
+          const { checkpoint } = await replay(checkpointer, id("w1"));
+          expect(checkpoint.steps.map((s) => s.index)).toEqual([0, 2, 5, 6, 7]);
+          expect(checkpoint.versions).toStrictEqual(full.checkpoint.versions);
+        },
+        { retention: "windowed", window: 1 },
+      );
     });
 
     it("ttlMs deletes idle workflows (and their children) on createWorkflow, but not live running ones", async () => {
       const id = ids("ttl");
-      await run(async (checkpointer) => {
-        await create(checkpointer, id("done"));
-        await create(checkpointer, `${id("done")}/child`, id("done"));
-        await checkpointer.updateWorkflow(id("done"), { status: "completed" });
-        await create(checkpointer, id("live"));
-        await checkpointer.claimWorkflow(id("live"), { owner: "runner", ttlMs: 60_000 });
-        await sleep(80);
-        await create(checkpointer, id("new"));
-        expect(await checkpointer.getWorkflow(id("done"))).toBeUndefined();
-        expect(await checkpointer.getWorkflow(`${id("done")}/child`)).toBeUndefined();
-        expect(await checkpointer.getWorkflow(id("live"))).toBeDefined();
-        expect(await checkpointer.getWorkflow(id("new"))).toBeDefined();
-      }, { ttlMs: 50 });
+      await run(
+        async (checkpointer) => {
+          await create(checkpointer, id("done"));
+          await create(checkpointer, `${id("done")}/child`, id("done"));
+          await checkpointer.updateWorkflow(id("done"), { status: "completed" });
+          await create(checkpointer, id("live"));
+          await checkpointer.claimWorkflow(id("live"), { owner: "runner", ttlMs: 60_000 });
+          await sleep(80);
+          await create(checkpointer, id("new"));
+          expect(await checkpointer.getWorkflow(id("done"))).toBeUndefined();
+          expect(await checkpointer.getWorkflow(`${id("done")}/child`)).toBeUndefined();
+          expect(await checkpointer.getWorkflow(id("live"))).toBeDefined();
+          expect(await checkpointer.getWorkflow(id("new"))).toBeDefined();
+        },
+        { ttlMs: 50 },
+      );
     });
   });
 
@@ -491,7 +523,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const family = [id("a"), `${id("a")}/child`, `${id("a")}/child/0`, id("ab"), `${id("ab")}/child`, id("a-b")];
         for (const workflowId of family) {
           await create(checkpointer, workflowId);
-          await checkpointer.saveStep(step(workflowId, { superstep: 0, nodeName: "n", index: 0, values: { id: workflowId } }));
+          await checkpointer.saveStep(
+            step(workflowId, { superstep: 0, nodeName: "n", index: 0, values: { id: workflowId } }),
+          );
         }
         await checkpointer.deleteWorkflow(id("a"));
         for (const gone of family.slice(0, 3)) {
@@ -513,14 +547,22 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
       await run(async (checkpointer) => {
         const id = ids("wildcards");
         const all = [
-          id("p%"), `${id("p%")}/c`, `${id("pX")}/c`,
-          id("q_"), `${id("q_")}/c`, `${id("qa")}/c`,
-          id("r\\"), `${id("r\\")}/c`, `${id("r")}/c`, `${id("r\\\\")}/c`,
+          id("p%"),
+          `${id("p%")}/c`,
+          `${id("pX")}/c`,
+          id("q_"),
+          `${id("q_")}/c`,
+          `${id("qa")}/c`,
+          id("r\\"),
+          `${id("r\\")}/c`,
+          `${id("r")}/c`,
+          `${id("r\\\\")}/c`,
         ];
         for (const workflowId of all) await create(checkpointer, workflowId);
         for (const root of [id("p%"), id("q_"), id("r\\")]) await checkpointer.deleteWorkflow(root);
         const remaining = [];
-        for (const workflowId of all) if ((await checkpointer.getWorkflow(workflowId)) !== undefined) remaining.push(workflowId);
+        for (const workflowId of all)
+          if ((await checkpointer.getWorkflow(workflowId)) !== undefined) remaining.push(workflowId);
         expect(remaining).toEqual([`${id("pX")}/c`, `${id("qa")}/c`, `${id("r")}/c`, `${id("r\\\\")}/c`]);
       });
     });
@@ -550,7 +592,11 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         assertCheckpointError(await rejection(checkpointer.saveStep(badUpsert)));
         const circular: Record<string, unknown> = {};
         circular["self"] = circular;
-        assertCheckpointError(await rejection(checkpointer.saveStep(step(id, { superstep: 2, nodeName: "loop", index: 2, values: { circular } }))));
+        assertCheckpointError(
+          await rejection(
+            checkpointer.saveStep(step(id, { superstep: 2, nodeName: "loop", index: 2, values: { circular } })),
+          ),
+        );
 
         expect(await checkpointer.getSteps(id)).toStrictEqual([first]);
         expect(await checkpointer.getWorkflow(id)).toStrictEqual(before);
@@ -567,9 +613,18 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         await checkpointer.saveSteps(good, { epoch: lease.epoch });
         expect(await checkpointer.getSteps(id)).toStrictEqual(good);
         expect((await checkpointer.getWorkflow(id))?.stepCount).toBe(3);
-        const mixed = [step(id, { superstep: 3, nodeName: "n3", index: 3, values: { v: 3 } }), step(id, { superstep: 4, nodeName: "n4", index: 4, values: { f: () => 1 } })];
+        const mixed = [
+          step(id, { superstep: 3, nodeName: "n3", index: 3, values: { v: 3 } }),
+          step(id, { superstep: 4, nodeName: "n4", index: 4, values: { f: () => 1 } }),
+        ];
         assertCheckpointError(await rejection(checkpointer.saveSteps(mixed, { epoch: lease.epoch })));
-        assertConflictError(await rejection(checkpointer.saveSteps([step(id, { superstep: 5, nodeName: "n5", index: 5, values: {} })], { epoch: lease.epoch + 1 })));
+        assertConflictError(
+          await rejection(
+            checkpointer.saveSteps([step(id, { superstep: 5, nodeName: "n5", index: 5, values: {} })], {
+              epoch: lease.epoch + 1,
+            }),
+          ),
+        );
         expect(await checkpointer.getSteps(id)).toStrictEqual(good);
       });
     });
@@ -596,10 +651,14 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const id = ids("malformed")();
         await create(checkpointer, id);
         assertCheckpointError(
-          await rejection(checkpointer.saveStep({ ...step(id, { superstep: 0, nodeName: "n", index: 0 }), superstep: "x" as never })),
+          await rejection(
+            checkpointer.saveStep({ ...step(id, { superstep: 0, nodeName: "n", index: 0 }), superstep: "x" as never }),
+          ),
         );
         assertCheckpointError(
-          await rejection(checkpointer.saveStep({ ...step(id, { superstep: 0, nodeName: "n", index: 0 }), values: null as never })),
+          await rejection(
+            checkpointer.saveStep({ ...step(id, { superstep: 0, nodeName: "n", index: 0 }), values: null as never }),
+          ),
         );
         assertCheckpointError(await rejection(checkpointer.createWorkflow({ id: "", graphName: "g", graphHash: "h" })));
         assertCheckpointError(await rejection(checkpointer.claimWorkflow(id, { owner: "", ttlMs: 1000 })));
@@ -676,7 +735,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         await sleep(60);
         const again = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 10_000 });
         expect(again.epoch).toBe(first.epoch);
-        await checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }), { epoch: first.epoch });
+        await checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }), {
+          epoch: first.epoch,
+        });
         expect((await checkpointer.getSteps(id)).length).toBe(1);
       });
     });
@@ -686,24 +747,32 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const id = ids("fence")();
         await create(checkpointer, id);
         const first = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 50 });
-        await checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }), { epoch: first.epoch });
+        await checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }), {
+          epoch: first.epoch,
+        });
         await sleep(80);
         const second = await checkpointer.claimWorkflow(id, { owner: "b", ttlMs: 10_000 });
         const before = await checkpointer.getWorkflow(id);
 
         const stale = { epoch: first.epoch };
         assertConflictError(
-          await rejection(checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }), stale)),
+          await rejection(
+            checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }), stale),
+          ),
         );
         assertConflictError(
-          await rejection(checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 9 } }), stale)),
+          await rejection(
+            checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0, values: { v: 9 } }), stale),
+          ),
         );
         assertConflictError(await rejection(checkpointer.updateWorkflow(id, { status: "completed" }, stale)));
         expect(await checkpointer.getState(id)).toEqual({ v: 1 });
         expect(await checkpointer.getWorkflow(id)).toStrictEqual(before);
 
         // The current holder's fence works.
-        await checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }), { epoch: second.epoch });
+        await checkpointer.saveStep(step(id, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }), {
+          epoch: second.epoch,
+        });
         const updated = await checkpointer.updateWorkflow(id, { status: "completed" }, { epoch: second.epoch });
         expect(updated.status).toBe("completed");
         expect(await checkpointer.getState(id)).toEqual({ v: 2 });
@@ -729,7 +798,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         expect(third.epoch).toBeGreaterThan(second.epoch);
         // b's fence is stale now.
         assertConflictError(
-          await rejection(checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0 }), { epoch: second.epoch })),
+          await rejection(
+            checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0 }), { epoch: second.epoch }),
+          ),
         );
       });
     });
@@ -779,7 +850,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
           const workflowId = id(raw);
           const created = await create(checkpointer, workflowId);
           expect(created.id).toBe(workflowId);
-          await checkpointer.saveStep(step(workflowId, { superstep: 0, nodeName: raw, index: i, values: { [raw]: raw } }));
+          await checkpointer.saveStep(
+            step(workflowId, { superstep: 0, nodeName: raw, index: i, values: { [raw]: raw } }),
+          );
           const workflow = await checkpointer.getWorkflow(workflowId);
           expect(workflow?.id).toBe(workflowId);
           expect(workflow?.stepCount).toBe(1);
@@ -789,7 +862,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
           const lease = await checkpointer.claimWorkflow(workflowId, { owner: raw, ttlMs: 10_000 });
           expect(lease.owner).toBe(raw);
         }
-        const listed = (await listAll(checkpointer, { limit: 4 })).map((workflow) => workflow.id).filter((x) => x.startsWith(id()));
+        const listed = (await listAll(checkpointer, { limit: 4 }))
+          .map((workflow) => workflow.id)
+          .filter((x) => x.startsWith(id()));
         expect(listed.sort()).toEqual(odd.map((raw) => id(raw)).sort());
         // None of them matched anything else, and deleting them one by one leaves the rest.
         await checkpointer.deleteWorkflow(id(odd[2]!));
@@ -807,7 +882,9 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const bytesBefore = options.storageBytes === undefined ? 0 : await options.storageBytes(checkpointer);
         const count = 1000;
         for (let i = 0; i < count; i++) {
-          await checkpointer.saveStep(step(id, { superstep: i, nodeName: `node${i % 10}`, index: i, values: { n: i } }));
+          await checkpointer.saveStep(
+            step(id, { superstep: i, nodeName: `node${i % 10}`, index: i, values: { n: i } }),
+          );
         }
         const steps = await checkpointer.getSteps(id);
         expect(steps).toHaveLength(count);

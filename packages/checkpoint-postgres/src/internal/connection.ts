@@ -11,7 +11,10 @@ export interface ServerAddress {
 }
 
 /** Host and port from a connection URL (`postgres://user@host:port/db`), when it is one. */
-export function addressOf(connectionString: string | undefined, fallback?: { host?: unknown; port?: unknown }): ServerAddress {
+export function addressOf(
+  connectionString: string | undefined,
+  fallback?: { host?: unknown; port?: unknown },
+): ServerAddress {
   if (connectionString !== undefined) {
     try {
       const url = new URL(connectionString);
@@ -62,7 +65,15 @@ export function guardPool(pool: Pool, owned: boolean): PostgresPool {
   };
 }
 
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EADDRNOTAVAIL"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "EADDRNOTAVAIL",
+]);
 const LOST = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "ECONNRESET", "EPIPE"]);
 
 function fieldOf(error: unknown, field: string): unknown {
@@ -80,7 +91,11 @@ export function isConnectionLost(error: unknown): boolean {
  * An actionable sentence for a `pg` error, or `undefined` for anything else. `server` is where the
  * configuration points (unknown for an application's own Kysely instance: then the error's address is used).
  */
-export function describePostgresError(error: unknown, server: ServerAddress | undefined, schema: string): string | undefined {
+export function describePostgresError(
+  error: unknown,
+  server: ServerAddress | undefined,
+  schema: string,
+): string | undefined {
   const code = String(fieldOf(error, "code") ?? "");
   const inner = fieldOf(error, "errors");
   const first = Array.isArray(inner) ? (inner[0] as unknown) : undefined;

@@ -252,7 +252,7 @@ class Decoder {
       return out;
     }
     const object = json as { [key: string]: unknown };
-    if (!Object.prototype.hasOwnProperty.call(object, TAG)) return this.decodePlain(object);
+    if (!Object.hasOwn(object, TAG)) return this.decodePlain(object);
     return this.decodeTagged(object[TAG], object["v"]);
   }
 

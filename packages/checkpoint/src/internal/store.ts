@@ -2,8 +2,9 @@
  * The Effect-side store over any Promise adapter: guard (setup once, close once, classified errors) plus
  * durability (sync / async background writer / exit buffering).
  */
-import { Chunk, Deferred, Effect, Either, Queue } from "effect";
+
 import type { Scope } from "effect";
+import { Chunk, Deferred, Effect, Either, Queue } from "effect";
 import type {
   Checkpoint,
   Checkpointer,
@@ -16,11 +17,11 @@ import type {
   WorkflowRecord,
   WorkflowUpdate,
 } from "../Checkpointer.js";
-import { resolvePolicy } from "../CheckpointPolicy.js";
 import type { CheckpointPolicy } from "../CheckpointPolicy.js";
+import { resolvePolicy } from "../CheckpointPolicy.js";
 import { CheckpointError, isCheckpointError } from "../errors.js";
-import { classifyCheckpointerError, guardCheckpointer } from "../guard.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
+import { classifyCheckpointerError, guardCheckpointer } from "../guard.js";
 
 /** The runtime's view of a checkpointer; see `@graph/checkpoint/effect`. */
 export interface CheckpointStoreService {
@@ -34,7 +35,10 @@ export interface CheckpointStoreService {
     id: string,
     options: { readonly owner: string; readonly ttlMs: number },
   ) => Effect.Effect<Lease, CheckpointStoreError>;
-  readonly releaseWorkflow: (id: string, lease: Pick<Lease, "owner" | "epoch">) => Effect.Effect<void, CheckpointStoreError>;
+  readonly releaseWorkflow: (
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+  ) => Effect.Effect<void, CheckpointStoreError>;
   readonly saveStep: (step: StepRecord, fence?: Fence) => Effect.Effect<void, CheckpointStoreError>;
   readonly updateWorkflow: (
     id: string,
@@ -219,9 +223,12 @@ export function makeCheckpointStore(
     let ready = false;
     const setup = Effect.zipRight(
       open("setup"),
-      Effect.tap(lift("setup", undefined, () => checkpointer.setup()), () => {
-        ready = true;
-      }),
+      Effect.tap(
+        lift("setup", undefined, () => checkpointer.setup()),
+        () => {
+          ready = true;
+        },
+      ),
     );
 
     const saveStep = (step: StepRecord, fence?: Fence): Effect.Effect<void, CheckpointStoreError> =>
@@ -256,7 +263,9 @@ export function makeCheckpointStore(
     // When the owner already called `close` it got the error itself; otherwise report it as a warning.
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => (closed ? Effect.void : close)).pipe(
-        Effect.catchAll((error) => Effect.logWarning(`CheckpointStore: closing the checkpointer failed: ${error.message}`)),
+        Effect.catchAll((error) =>
+          Effect.logWarning(`CheckpointStore: closing the checkpointer failed: ${error.message}`),
+        ),
       ),
     );
 
@@ -276,14 +285,21 @@ export function makeCheckpointStore(
         onWorkflow(
           "updateWorkflow",
           id,
-          () => (fence === undefined ? checkpointer.updateWorkflow(id, update) : checkpointer.updateWorkflow(id, update, fence)),
+          () =>
+            fence === undefined
+              ? checkpointer.updateWorkflow(id, update)
+              : checkpointer.updateWorkflow(id, update, fence),
           true,
         ),
       getWorkflow: (id) => onWorkflow("getWorkflow", id, () => checkpointer.getWorkflow(id)),
       getSteps: (id, read) =>
-        onWorkflow("getSteps", id, () => (read === undefined ? checkpointer.getSteps(id) : checkpointer.getSteps(id, read))),
+        onWorkflow("getSteps", id, () =>
+          read === undefined ? checkpointer.getSteps(id) : checkpointer.getSteps(id, read),
+        ),
       getState: (id, read) =>
-        onWorkflow("getState", id, () => (read === undefined ? checkpointer.getState(id) : checkpointer.getState(id, read))),
+        onWorkflow("getState", id, () =>
+          read === undefined ? checkpointer.getState(id) : checkpointer.getState(id, read),
+        ),
       getCheckpoint: (id, read) =>
         onWorkflow("getCheckpoint", id, () =>
           read === undefined ? checkpointer.getCheckpoint(id) : checkpointer.getCheckpoint(id, read),
@@ -291,7 +307,9 @@ export function makeCheckpointStore(
       listWorkflows: (list) =>
         Effect.zipRight(
           open("listWorkflows"),
-          lift("listWorkflows", undefined, () => (list === undefined ? checkpointer.listWorkflows() : checkpointer.listWorkflows(list))),
+          lift("listWorkflows", undefined, () =>
+            list === undefined ? checkpointer.listWorkflows() : checkpointer.listWorkflows(list),
+          ),
         ),
       deleteWorkflow: (id) =>
         Effect.gen(function* () {

@@ -38,7 +38,10 @@ function suggestName(name: string): string {
 
 export function checkName(kind: string, name: string, where: string): void {
   if (typeof name !== "string") {
-    throw new GraphConfigError(`Invalid ${kind} name in ${where}: expected a string, got ${name === null ? "null" : typeof name}.`, { where });
+    throw new GraphConfigError(
+      `Invalid ${kind} name in ${where}: expected a string, got ${name === null ? "null" : typeof name}.`,
+      { where },
+    );
   }
   const problem = nameProblem(name);
   if (problem !== undefined) {
@@ -54,9 +57,12 @@ export function checkPorts(nodeName: string, kind: "input" | "output", ports: re
   for (const p of ports) {
     checkName(kind, p, `node '${nodeName}'`);
     if (seen.has(p)) {
-      throw new GraphConfigError(`Node '${nodeName}' declares ${kind} '${p}' twice.\n  How to fix: give each ${kind} a distinct name.`, {
-        where: nodeName,
-      });
+      throw new GraphConfigError(
+        `Node '${nodeName}' declares ${kind} '${p}' twice.\n  How to fix: give each ${kind} a distinct name.`,
+        {
+          where: nodeName,
+        },
+      );
     }
     seen.add(p);
   }
@@ -76,8 +82,16 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
 
   protected constructor(spec: S) {
     checkName("node", spec.name, `node '${spec.name}'`);
-    checkPorts(spec.name, "input", spec.inputs.map((p) => p.name));
-    checkPorts(spec.name, "output", spec.outputs.map((p) => p.name));
+    checkPorts(
+      spec.name,
+      "input",
+      spec.inputs.map((p) => p.name),
+    );
+    checkPorts(
+      spec.name,
+      "output",
+      spec.outputs.map((p) => p.name),
+    );
     this.spec = Object.freeze({ ...spec });
     this.name = spec.name;
     this.inputs = Object.freeze(spec.inputs.map((p) => p.name));
@@ -112,20 +126,28 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
     return this.spec.inputs.find((p) => p.name === name)?.original;
   }
 
-  private renamed(kind: "inputs" | "outputs", renames: Readonly<Record<string, string>>): Pick<BaseSpec, "inputs" | "outputs" | "history"> {
+  private renamed(
+    kind: "inputs" | "outputs",
+    renames: Readonly<Record<string, string>>,
+  ): Pick<BaseSpec, "inputs" | "outputs" | "history"> {
     const ports = this.spec[kind];
     const current = new Set(ports.map((p) => p.name));
     for (const from of Object.keys(renames)) {
       if (!current.has(from)) throw this.unknownPort(kind, from);
     }
-    const next = ports.map((p) => (Object.hasOwn(renames, p.name) ? { name: renames[p.name]!, original: p.original } : p));
+    const next = ports.map((p) =>
+      Object.hasOwn(renames, p.name) ? { name: renames[p.name]!, original: p.original } : p,
+    );
     const history = [
       ...this.spec.history,
       ...Object.entries(renames)
         .filter(([from, to]) => from !== to)
         .map(([from, to]) => ({ kind, from, to })),
     ];
-    return { inputs: this.spec.inputs, outputs: this.spec.outputs, [kind]: next, history } as Pick<BaseSpec, "inputs" | "outputs" | "history">;
+    return { inputs: this.spec.inputs, outputs: this.spec.outputs, [kind]: next, history } as Pick<
+      BaseSpec,
+      "inputs" | "outputs" | "history"
+    >;
   }
 
   private unknownPort(kind: "inputs" | "outputs", port: string): RenameError {
@@ -140,7 +162,8 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
         probe = entry.to;
       }
     }
-    const history = became !== undefined ? `\n  → '${port}' was renamed to '${became}'; rename '${became}' instead.` : "";
+    const history =
+      became !== undefined ? `\n  → '${port}' was renamed to '${became}'; rename '${became}' instead.` : "";
     return new RenameError(
       `Cannot rename ${singular} '${port}' of node '${this.name}': it has no such ${singular}.${history}\n  → Current ${kind}: ${quoteList(current)}`,
       this.name,

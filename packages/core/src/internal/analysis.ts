@@ -58,7 +58,12 @@ export class Analysis {
   readonly #descendants = new Map<string, Set<string>>();
   readonly #compDescendants = new Map<number, Set<number>>();
 
-  constructor(nodes: readonly AnalysisNode[], edges: readonly EdgeSpec[], entrypoints: ReadonlySet<string>, pickEntry: (candidates: readonly string[], component: readonly string[]) => readonly string[]) {
+  constructor(
+    nodes: readonly AnalysisNode[],
+    edges: readonly EdgeSpec[],
+    entrypoints: ReadonlySet<string>,
+    pickEntry: (candidates: readonly string[], component: readonly string[]) => readonly string[],
+  ) {
     this.order = nodes.map((n) => n.name);
     this.position = new Map(this.order.map((n, i) => [n, i]));
     const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -120,7 +125,9 @@ export class Analysis {
       const memberSet = new Set(members);
       const sub = new DirectedGraph({ allowSelfLoops: true });
       for (const m of members) sub.addNode(m);
-      for (const m of members) for (const t of succ.get(m)!) if (memberSet.has(t) && !feedback.has(key(m, t)) && !sub.hasEdge(m, t)) sub.addEdge(m, t);
+      for (const m of members)
+        for (const t of succ.get(m)!)
+          if (memberSet.has(t) && !feedback.has(key(m, t)) && !sub.hasEdge(m, t)) sub.addEdge(m, t);
       for (const raw of stronglyConnected(sub)) {
         const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
         const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
@@ -158,8 +165,16 @@ export class Analysis {
     this.seedValues = seeds;
     this.ownCycleSeeds = ownCycleSeeds;
 
-    for (const [from, tos] of succ) this.#succ.set(from, [...tos].filter((t) => !feedback.has(key(from, t))));
-    this.acyclicIndex = kahn(this.order, (n) => this.#succ.get(n)!, (n) => this.position.get(n)!);
+    for (const [from, tos] of succ)
+      this.#succ.set(
+        from,
+        [...tos].filter((t) => !feedback.has(key(from, t))),
+      );
+    this.acyclicIndex = kahn(
+      this.order,
+      (n) => this.#succ.get(n)!,
+      (n) => this.position.get(n)!,
+    );
     void byName;
   }
 
@@ -257,7 +272,9 @@ export function stronglyConnected(graph: DirectedGraph): string[][] {
   let counter = 0;
   for (const root of graph.nodes()) {
     if (index.has(root)) continue;
-    const work: Array<{ node: string; next: string[]; i: number }> = [{ node: root, next: graph.outNeighbors(root), i: 0 }];
+    const work: Array<{ node: string; next: string[]; i: number }> = [
+      { node: root, next: graph.outNeighbors(root), i: 0 },
+    ];
     index.set(root, counter);
     low.set(root, counter++);
     stack.push(root);

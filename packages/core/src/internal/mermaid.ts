@@ -1,7 +1,7 @@
 import { END } from "../END.js";
-import { GateNode } from "../gates.js";
 import type { Graph } from "../Graph.js";
 import { GraphNode } from "../GraphNode.js";
+import { GateNode } from "../gates.js";
 
 const label = (text: string) => `"${text.replace(/"/g, "#quot;")}"`;
 
@@ -47,14 +47,20 @@ export function renderMermaid(graph: Graph): string {
       else if (e.kind === "ordering") lines.push(`${indent}${from} ==> ${to}`);
       else {
         const gate = g.nodes.get(e.from) as GateNode;
-        const cond = gate.nodeType === "branch" ? ((gate as unknown as { whenTrue: unknown }).whenTrue === e.to ? "true" : "false") : e.to;
+        const cond =
+          gate.nodeType === "branch"
+            ? (gate as unknown as { whenTrue: unknown }).whenTrue === e.to
+              ? "true"
+              : "false"
+            : e.to;
         lines.push(`${indent}${from} -.->|${label(cond)}| ${to}`);
       }
     }
     for (const n of g.nodes.values()) {
       if (!(n instanceof GateNode) || !n.targets.includes(END)) continue;
       endUsed = true;
-      const cond = n.nodeType === "branch" ? ((n as unknown as { whenTrue: unknown }).whenTrue === END ? "true" : "false") : "END";
+      const cond =
+        n.nodeType === "branch" ? ((n as unknown as { whenTrue: unknown }).whenTrue === END ? "true" : "false") : "END";
       lines.push(`${indent}${ids.get(n.name)} -.->|${label(cond)}| ${endId}`);
     }
     if (endUsed) lines.push(`${indent}${endId}((END))`);
@@ -65,7 +71,8 @@ export function renderMermaid(graph: Graph): string {
         lines.push(`${indent}${id}([${label(input)}])`);
         for (const consumer of g.analysis.consumers.get(input) ?? []) {
           const wired = g.analysis.wiredProducers.get(consumer)?.get(input);
-          if (wired !== undefined && wired.size > 0 && ![...wired].every((p) => g.analysis.isFeedback(p, consumer))) continue;
+          if (wired !== undefined && wired.size > 0 && ![...wired].every((p) => g.analysis.isFeedback(p, consumer)))
+            continue;
           lines.push(`${indent}${id} -.-> ${ids.get(consumer)}`);
         }
       }

@@ -16,7 +16,28 @@ const OPEN = new Set(["(", "[", "{"]);
 const CLOSE: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
 
 /** Characters after which a `/` starts a regular expression literal rather than a division. */
-const REGEX_PRECEDERS = new Set(["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^"]);
+const REGEX_PRECEDERS = new Set([
+  "(",
+  ",",
+  "=",
+  ":",
+  "[",
+  "!",
+  "&",
+  "|",
+  "?",
+  "{",
+  "}",
+  ";",
+  "+",
+  "-",
+  "*",
+  "%",
+  "<",
+  ">",
+  "~",
+  "^",
+]);
 
 /** Index just after the regular expression literal starting at i, or i if the `/` there is a division. */
 function skipRegex(src: string, i: number): number {

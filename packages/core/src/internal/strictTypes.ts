@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { GraphConfigError } from "../errors.js";
-import { GateNode } from "../gates.js";
 import type { AnyNode, Graph } from "../Graph.js";
 import { GraphNode } from "../GraphNode.js";
+import { GateNode } from "../gates.js";
 import { InterruptNode } from "../interrupt.js";
 import { FunctionNode } from "../node.js";
 
@@ -13,7 +13,8 @@ function outputSchemaOf(n: AnyNode, output: string): z.ZodType | undefined {
   if (n instanceof GraphNode) {
     const inner = n.innerOutput(output);
     const producer = inner === undefined ? undefined : n.graph.analysis.producers.get(inner)?.[0];
-    const schema = producer === undefined || inner === undefined ? undefined : outputSchemaOf(n.graph.nodes.get(producer)!, inner);
+    const schema =
+      producer === undefined || inner === undefined ? undefined : outputSchemaOf(n.graph.nodes.get(producer)!, inner);
     return schema === undefined || n.mapOverConfig === undefined ? schema : z.array(schema);
   }
   return undefined;
@@ -52,7 +53,8 @@ function literals(s: JsonSchema): unknown[] | undefined {
   return undefined;
 }
 
-const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
+const jsonType = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
 
 /** Is every value the producer schema allows also allowed by the consumer schema? (JSON-Schema level, conservative.) */
 export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
@@ -64,7 +66,8 @@ export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolea
   if (cv !== undefined) return cv.some((c) => isAssignable(producer, c));
   const pl = literals(producer);
   const cl = literals(consumer);
-  if (cl !== undefined) return pl !== undefined && pl.every((v) => cl.some((c) => JSON.stringify(c) === JSON.stringify(v)));
+  if (cl !== undefined)
+    return pl !== undefined && pl.every((v) => cl.some((c) => JSON.stringify(c) === JSON.stringify(v)));
   const ct = typesOf(consumer);
   const pt = pl !== undefined ? [...new Set(pl.map(jsonType))] : typesOf(producer);
   if (ct !== undefined) {
@@ -78,7 +81,8 @@ export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolea
 }
 
 /** A JSON-Schema sub-schema slot (`items`, `additionalProperties`): a schema, `false` (nothing allowed) or absent. */
-const slot = (v: unknown): JsonSchema | false | undefined => (v === false ? false : typeof v === "object" && v !== null ? (v as JsonSchema) : undefined);
+const slot = (v: unknown): JsonSchema | false | undefined =>
+  v === false ? false : typeof v === "object" && v !== null ? (v as JsonSchema) : undefined;
 
 function arrayAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
   const cPrefix = consumer.prefixItems as JsonSchema[] | undefined;
@@ -151,7 +155,10 @@ export function checkStrictTypes(graph: Graph, nodes: readonly AnyNode[], where:
       const out = outputSchemaOf(from, value);
       const inp = inputSchemaOf(to, value);
       if (out === undefined || inp === undefined) {
-        const missing = [out === undefined ? `'${e.from}' has no outputSchema for '${value}'` : undefined, inp === undefined ? `'${e.to}' has no zod schema for input '${value}'` : undefined]
+        const missing = [
+          out === undefined ? `'${e.from}' has no outputSchema for '${value}'` : undefined,
+          inp === undefined ? `'${e.to}' has no zod schema for input '${value}'` : undefined,
+        ]
           .filter(Boolean)
           .join(" and ");
         throw new GraphConfigError(

@@ -1,10 +1,10 @@
 import { END } from "../END.js";
 import { GraphConfigError } from "../errors.js";
-import { GateNode } from "../gates.js";
 import type { AnyNode, Graph } from "../Graph.js";
 import { GraphNode } from "../GraphNode.js";
-import { quoteList } from "./suggest.js";
+import { GateNode } from "../gates.js";
 import { checkStrictTypes } from "./strictTypes.js";
+import { quoteList } from "./suggest.js";
 
 /** Build-time checks of SPEC §2.5 that need the whole graph (names and targets are checked while building). */
 export function validateGraph(graph: Graph, nodes: readonly AnyNode[], where: string): void {
@@ -57,7 +57,12 @@ function exclusive(graph: Graph, nodes: readonly AnyNode[], a: string, b: string
     const owned = branches.map((b, i) =>
       graph.analysis.sameCycle(g.name, targets[i]!)
         ? new Set<string>()
-        : new Set([...b].filter((n) => n === targets[i] || (!targets.includes(n) && branches.every((other, j) => j === i || !other.has(n))))),
+        : new Set(
+            [...b].filter(
+              (n) =>
+                n === targets[i] || (!targets.includes(n) && branches.every((other, j) => j === i || !other.has(n))),
+            ),
+          ),
     );
     const ia = owned.findIndex((s) => s.has(a));
     const ib = owned.findIndex((s) => s.has(b));

@@ -1,5 +1,5 @@
-import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { Checkpoint } from "@graph/checkpoint";
+import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { Deferred, Effect } from "effect";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent } from "../events.js";

@@ -1,9 +1,28 @@
-import { END, FunctionNode, closestName, GateNode, GraphNode, InterruptNode, RoutingError, isTaggedError, type AnyNode, type Graph, type Target } from "@graph/core";
-import { END_DECISION, INPUT_STEP, type Lease, type StepRecord, type StoredError, type WorkflowRecord } from "@graph/checkpoint";
+import {
+  END_DECISION,
+  INPUT_STEP,
+  type Lease,
+  type StepRecord,
+  type StoredError,
+  type WorkflowRecord,
+} from "@graph/checkpoint";
+import {
+  type AnyNode,
+  closestName,
+  END,
+  FunctionNode,
+  GateNode,
+  type Graph,
+  GraphNode,
+  InterruptNode,
+  isTaggedError,
+  type RoutingError,
+  type Target,
+} from "@graph/core";
 import { Deferred, Effect, Either } from "effect";
 import { InfiniteLoopError, MissingInputError, NodeExecutionError, VersionMismatchError } from "../errors.js";
 import type { GraphEvent } from "../events.js";
-import { RunResult, type PauseInfo, type RunStatus } from "../RunResult.js";
+import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
 import { deepEqual, stableKey } from "./equal.js";
 
@@ -16,7 +35,15 @@ interface Slot {
 
 /** What running one node produced. */
 type Outcome =
-  | { kind: "completed"; outputs: Record<string, unknown>; decision?: readonly Target[] | null; nested?: RunResult; truncated?: boolean; cached?: boolean; childWorkflowId?: string }
+  | {
+      kind: "completed";
+      outputs: Record<string, unknown>;
+      decision?: readonly Target[] | null;
+      nested?: RunResult;
+      truncated?: boolean;
+      cached?: boolean;
+      childWorkflowId?: string;
+    }
   | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
   | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
   | { kind: "failed"; error: unknown; nested?: RunResult; childWorkflowId?: string };
@@ -30,7 +57,14 @@ interface Execution {
 }
 
 /** Errors a run can fail with (typed failures of the Effect). */
-export type RunError = NodeExecutionError | MissingInputError | InfiniteLoopError | VersionMismatchError | RoutingError | import("@graph/checkpoint").CheckpointError | import("@graph/checkpoint").WorkflowConflictError;
+export type RunError =
+  | NodeExecutionError
+  | MissingInputError
+  | InfiniteLoopError
+  | VersionMismatchError
+  | RoutingError
+  | import("@graph/checkpoint").CheckpointError
+  | import("@graph/checkpoint").WorkflowConflictError;
 
 const STOPPED = Symbol("stopped");
 /** `decision` of an input step that starts a turn (input steps have no real decision). */
@@ -47,7 +81,11 @@ function toStoredError(error: unknown): StoredError {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 function isIterator(value: unknown): value is Iterator<unknown> | AsyncIterator<unknown> {
@@ -67,10 +105,11 @@ export function responseKeys(graph: Graph): ReadonlySet<string> {
     const set = new Set<string>();
     for (const n of graph.nodes.values()) {
       if (n instanceof InterruptNode) set.add(n.responseKey);
-      else if (n instanceof GraphNode) for (const k of responseKeys(n.graph)) {
-        const outer = n.outerOutput(k);
-        if (outer !== undefined) set.add(outer);
-      }
+      else if (n instanceof GraphNode)
+        for (const k of responseKeys(n.graph)) {
+          const outer = n.outerOutput(k);
+          if (outer !== undefined) set.add(outer);
+        }
     }
     keys = set;
     responseKeyCache.set(graph, keys);
@@ -127,7 +166,14 @@ export class Engine {
 
   // ───────────────────────────────────────────── events ─────────────────────────────────────────────
 
-  #event<T extends GraphEvent["type"]>(type: T, fields: Omit<Extract<GraphEvent, { type: T }>, "type" | "runId" | "workflowId" | "spanId" | "parentSpanId" | "timestamp">, spanId?: string): void {
+  #event<T extends GraphEvent["type"]>(
+    type: T,
+    fields: Omit<
+      Extract<GraphEvent, { type: T }>,
+      "type" | "runId" | "workflowId" | "spanId" | "parentSpanId" | "timestamp"
+    >,
+    spanId?: string,
+  ): void {
     const { emitter } = this.config;
     if (!emitter.active) return;
     emitter.emit({
@@ -153,7 +199,8 @@ export class Engine {
     return Effect.suspend(() => {
       this.#event("RunStart", { graphName: this.graph.name, depth: this.config.depth });
       const store = this.config.shared.store;
-      const prepare = store !== undefined && this.config.persist ? this.#restore() : Effect.sync(() => this.#mergeInputs());
+      const prepare =
+        store !== undefined && this.config.persist ? this.#restore() : Effect.sync(() => this.#mergeInputs());
       return prepare.pipe(
         Effect.flatMap(() => this.#checkMissing()),
         Effect.flatMap(() => (store !== undefined && this.config.persist ? this.#begin() : Effect.void)),
@@ -179,13 +226,20 @@ export class Engine {
         const ready = this.#computeReady();
         if (ready.length === 0) return Effect.void;
         if (this.#runSupersteps >= this.config.maxIterations) {
-          return Effect.fail(new InfiniteLoopError(this.#cycling(ready), this.config.maxIterations, this.config.workflowId));
+          return Effect.fail(
+            new InfiniteLoopError(this.#cycling(ready), this.config.maxIterations, this.config.workflowId),
+          );
         }
         this.#runSupersteps++;
         this.#superstep++;
-        if (this.config.emitter.active) this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
+        if (this.config.emitter.active)
+          this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
         const pending = this.#runSuperstep(ready);
-        if (pending !== undefined) return pending.pipe(Effect.zipRight(this.#pressure()), Effect.flatMap(() => this.#loop()));
+        if (pending !== undefined)
+          return pending.pipe(
+            Effect.zipRight(this.#pressure()),
+            Effect.flatMap(() => this.#loop()),
+          );
         const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
         if (wait !== undefined) return Effect.promise(() => wait).pipe(Effect.flatMap(() => this.#loop()));
       }
@@ -240,7 +294,14 @@ export class Engine {
       }
       const gate = this.graph.nodes.get(g) as GateNode;
       // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it.
-      if (!this.#decided.has(g) && !this.#ranThisRun.has(name) && gate.defaultOpen && this.#analysis.sameCycle(g, name) && this.#entryAllows(name) && this.#permitted(g, memo)) {
+      if (
+        !this.#decided.has(g) &&
+        !this.#ranThisRun.has(name) &&
+        gate.defaultOpen &&
+        this.#analysis.sameCycle(g, name) &&
+        this.#entryAllows(name) &&
+        this.#permitted(g, memo)
+      ) {
         ok = true;
         break;
       }
@@ -341,7 +402,13 @@ export class Engine {
         if (response !== undefined) versions[n.responseKey] = response.version;
       }
       const spanId = this.config.emitter.active ? nextSpanId(this.config.shared) : this.spanId;
-      executions.push({ node: n, inputs, versions, spanId, startedAt: this.config.emitter.active || this.config.shared.store !== undefined ? Date.now() : 0 });
+      executions.push({
+        node: n,
+        inputs,
+        versions,
+        spanId,
+        startedAt: this.config.emitter.active || this.config.shared.store !== undefined ? Date.now() : 0,
+      });
     }
     const outcomes = new Array<Outcome>(executions.length);
     const effects: Effect.Effect<void, RunError>[] = [];
@@ -370,7 +437,12 @@ export class Engine {
       // Paused comes after every sibling's NodeEnd: the pause takes effect once the superstep is over.
       for (let i = 0; i < executions.length; i++) {
         const o = outcomes[i]!;
-        if (o.kind === "paused") this.#event("Paused", { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey }, executions[i]!.spanId);
+        if (o.kind === "paused")
+          this.#event(
+            "Paused",
+            { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey },
+            executions[i]!.spanId,
+          );
       }
     };
     if (effects.length === 0) {
@@ -391,7 +463,14 @@ export class Engine {
         return { kind: "failed", error };
       }
     }
-    if (!(n instanceof FunctionNode) || n.mode !== "sync" || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return undefined;
+    if (
+      !(n instanceof FunctionNode) ||
+      n.mode !== "sync" ||
+      n.cache ||
+      n.retry !== undefined ||
+      n.timeoutMs !== undefined
+    )
+      return undefined;
     if (this.config.control.stopRequested && !this.config.completeOnStop) return { kind: "stopped" };
     let returned: unknown;
     try {
@@ -439,7 +518,8 @@ export class Engine {
     }
     const attemptOnce = (attempt: number): Effect.Effect<Outcome, never> =>
       Effect.suspend(() => {
-        if (this.config.control.stopRequested && !this.config.completeOnStop) return Effect.succeed<Outcome>({ kind: "stopped" });
+        if (this.config.control.stopRequested && !this.config.completeOnStop)
+          return Effect.succeed<Outcome>({ kind: "stopped" });
         const controller = new AbortController();
         this.config.control.track(controller);
         const call = this.#call(ex, n, controller, attempt);
@@ -459,12 +539,13 @@ export class Engine {
               );
         // Regular nodes are cut off when a stop arrives; streaming nodes end themselves (they may keep partial output).
         // A node that starts after the stop (completeOnStop: true) runs to the end.
-        const raced = n.isStreaming || this.config.control.stopRequested
-          ? timed
-          : Effect.raceFirst(
-              timed,
-              Deferred.await(this.config.control.stopped).pipe(Effect.as(STOPPED as typeof STOPPED)),
-            );
+        const raced =
+          n.isStreaming || this.config.control.stopRequested
+            ? timed
+            : Effect.raceFirst(
+                timed,
+                Deferred.await(this.config.control.stopped).pipe(Effect.as(STOPPED as typeof STOPPED)),
+              );
         return raced.pipe(
           Effect.either,
           Effect.ensuring(Effect.sync(() => this.config.control.untrack(controller))),
@@ -477,7 +558,10 @@ export class Engine {
             const error = result.left;
             const retry = n.retry;
             const willRetry =
-              retry !== undefined && attempt < retry.attempts && !this.config.control.stopRequested && (retry.retryOn?.(error) ?? true);
+              retry !== undefined &&
+              attempt < retry.attempts &&
+              !this.config.control.stopRequested &&
+              (retry.retryOn?.(error) ?? true);
             this.#event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
             if (!willRetry) return Effect.succeed({ kind: "failed", error });
             return Effect.sleep(retryDelay(retry!, attempt)).pipe(Effect.zipRight(attemptOnce(attempt + 1)));
@@ -515,16 +599,25 @@ export class Engine {
       }
       if (n.isStreaming && isIterator(returned)) return this.#drive(ex, n, returned);
       const finish = (value: unknown): Effect.Effect<Outcome, unknown> =>
-        Effect.try({ try: () => ({ kind: "completed", outputs: n.collectOutputs(value) }) as Outcome, catch: (e) => e });
+        Effect.try({
+          try: () => ({ kind: "completed", outputs: n.collectOutputs(value) }) as Outcome,
+          catch: (e) => e,
+        });
       if (isThenable(returned)) {
-        return Effect.tryPromise({ try: () => Promise.resolve(returned), catch: (e) => e }).pipe(Effect.flatMap(finish));
+        return Effect.tryPromise({ try: () => Promise.resolve(returned), catch: (e) => e }).pipe(
+          Effect.flatMap(finish),
+        );
       }
       return finish(returned);
     });
   }
 
   /** Drives a sync or async generator: each yield is a StreamingChunk; honours backpressure and stop signals. */
-  #drive(ex: Execution, n: FunctionNode, iterator: Iterator<unknown> | AsyncIterator<unknown>): Effect.Effect<Outcome, unknown> {
+  #drive(
+    ex: Execution,
+    n: FunctionNode,
+    iterator: Iterator<unknown> | AsyncIterator<unknown>,
+  ): Effect.Effect<Outcome, unknown> {
     const chunks: unknown[] = [];
     const control = this.config.control;
     const completeOnStop = this.config.completeOnStop;
@@ -533,12 +626,17 @@ export class Engine {
     const stopAtStart = control.stopRequested;
     const stopNow = () => control.stopRequested && !stopAtStart;
     const onStop = (): Outcome =>
-      completeOnStop ? { kind: "completed", outputs: n.collectOutputs(joinChunks(chunks)), truncated: true } : { kind: "stopped" };
+      completeOnStop
+        ? { kind: "completed", outputs: n.collectOutputs(joinChunks(chunks)), truncated: true }
+        : { kind: "stopped" };
     const push = (chunk: unknown) => {
       chunks.push(chunk);
       this.#event("StreamingChunk", { nodeName: n.name, chunk, index: chunks.length - 1 }, ex.spanId);
     };
-    const done = (value: unknown): Outcome => ({ kind: "completed", outputs: n.collectOutputs(value !== undefined ? value : joinChunks(chunks)) });
+    const done = (value: unknown): Outcome => ({
+      kind: "completed",
+      outputs: n.collectOutputs(value !== undefined ? value : joinChunks(chunks)),
+    });
     if (n.mode === "sync-generator") {
       // Sync generators can't be paused for a slow reader; they run to the end (or the stop) in one go.
       return Effect.try({
@@ -579,7 +677,10 @@ export class Engine {
     const streamed = Effect.tryPromise({ try: work, catch: (e) => e });
     if (stopAtStart) return streamed;
     // Don't wait for a slow generator's next chunk: end on the stop with what arrived so far.
-    return Effect.raceFirst(streamed, Deferred.await(control.stopped).pipe(Effect.flatMap(() => Effect.try({ try: onStop, catch: (e) => e }))));
+    return Effect.raceFirst(
+      streamed,
+      Deferred.await(control.stopped).pipe(Effect.flatMap(() => Effect.try({ try: onStop, catch: (e) => e }))),
+    );
   }
 
   #executeInterrupt(ex: Execution, n: InterruptNode): Effect.Effect<Outcome, never> {
@@ -590,11 +691,17 @@ export class Engine {
         return Effect.succeed<Outcome>({ kind: "completed", outputs: { [n.responseKey]: response.value } });
       }
       const value = ex.inputs[n.inputName];
-      const paused: Outcome = { kind: "paused", pause: { reason: "human_input", nodeName: n.name, value, responseKey: n.responseKey } };
+      const paused: Outcome = {
+        kind: "paused",
+        pause: { reason: "human_input", nodeName: n.name, value, responseKey: n.responseKey },
+      };
       const handler = n.handler;
       if (handler === undefined) return Effect.succeed(paused);
       return Effect.tryPromise({ try: async () => handler(value), catch: (e) => e }).pipe(
-        Effect.map((answer): Outcome => (answer === undefined ? paused : { kind: "completed", outputs: { [n.responseKey]: answer } })),
+        Effect.map(
+          (answer): Outcome =>
+            answer === undefined ? paused : { kind: "completed", outputs: { [n.responseKey]: answer } },
+        ),
         Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error })),
       );
     });
@@ -651,14 +758,19 @@ export class Engine {
         kind: "paused",
         nested: child,
         childWorkflowId,
-        pause: { ...pause, nodeName: `${n.name}/${pause.nodeName}`, responseKey: n.outerOutput(pause.responseKey) ?? pause.responseKey },
+        pause: {
+          ...pause,
+          nodeName: `${n.name}/${pause.nodeName}`,
+          responseKey: n.outerOutput(pause.responseKey) ?? pause.responseKey,
+        },
       };
     }
     if (child.status === "stopped" && !n.completeOnStop) return { kind: "stopped", nested: child, childWorkflowId };
     const outputs: Record<string, unknown> = {};
     for (const outer of n.outputs) {
       const inner = n.innerOutput(outer)!;
-      if (Object.hasOwn(child.values, inner) && !(child.values[inner] instanceof RunResult)) outputs[outer] = child.values[inner];
+      if (Object.hasOwn(child.values, inner) && !(child.values[inner] instanceof RunResult))
+        outputs[outer] = child.values[inner];
     }
     return { kind: "completed", outputs, nested: child, childWorkflowId, truncated: child.status === "stopped" };
   }
@@ -666,7 +778,11 @@ export class Engine {
   #executeMapped(ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
     return Effect.suspend(() => {
       const base = this.#childValues(ex, n);
-      const items = mapItems(n.name, n.mapOverConfig!.params.map((p) => [n.innerInput(p)!, ex.inputs[p]] as const), n.mapOverConfig!.mode);
+      const items = mapItems(
+        n.name,
+        n.mapOverConfig!.params.map((p) => [n.innerInput(p)!, ex.inputs[p]] as const),
+        n.mapOverConfig!.mode,
+      );
       if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
       const total = items.length;
       const results = new Array<RunResult>(total);
@@ -698,7 +814,13 @@ export class Engine {
           const failed = results.find((r) => r.status === "failed");
           const stopped = results.some((r) => r.status === "stopped");
           const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
-          const nested = new RunResult({ status, values: innerValues, workflowId: parentId, runId: this.config.runId, error: failed?.error });
+          const nested = new RunResult({
+            status,
+            values: innerValues,
+            workflowId: parentId,
+            runId: this.config.runId,
+            error: failed?.error,
+          });
           if (failed) return { kind: "failed", error: failed.error, nested, childWorkflowId: parentId };
           if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
           return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
@@ -714,9 +836,9 @@ export class Engine {
     const store = this.config.shared.store;
     if (store === undefined || !this.config.persist) return undefined;
     const step = this.#stepRecord(ex, o, (o as { index?: number }).index!);
-    return store.saveStep(step, this.#fence()).pipe(
-      Effect.tap(() => this.#event("CheckpointSaved", { superstep: this.#superstep, nodeName: ex.node.name })),
-    );
+    return store
+      .saveStep(step, this.#fence())
+      .pipe(Effect.tap(() => this.#event("CheckpointSaved", { superstep: this.#superstep, nodeName: ex.node.name })));
   }
 
   #fence() {
@@ -762,7 +884,19 @@ export class Engine {
         for (const k in o.outputs) this.#write(k, o.outputs[k], index, n.name);
         if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
         if (this.config.emitter.active) {
-          this.#event("NodeEnd", { nodeName: n.name, status: "completed", outputs: o.outputs, durationMs: Date.now() - ex.startedAt, cached: o.cached === true, replayed: false, truncated: o.truncated === true }, ex.spanId);
+          this.#event(
+            "NodeEnd",
+            {
+              nodeName: n.name,
+              status: "completed",
+              outputs: o.outputs,
+              durationMs: Date.now() - ex.startedAt,
+              cached: o.cached === true,
+              replayed: false,
+              truncated: o.truncated === true,
+            },
+            ex.spanId,
+          );
         }
         if (o.truncated) this.#stopped = true;
         return;
@@ -773,7 +907,19 @@ export class Engine {
       case "stopped":
         this.#settled.add(n.name);
         this.#stopped = true;
-        this.#event("NodeEnd", { nodeName: n.name, status: "stopped", outputs: {}, durationMs: Date.now() - ex.startedAt, cached: false, replayed: false, truncated: false }, ex.spanId);
+        this.#event(
+          "NodeEnd",
+          {
+            nodeName: n.name,
+            status: "stopped",
+            outputs: {},
+            durationMs: Date.now() - ex.startedAt,
+            cached: false,
+            replayed: false,
+            truncated: false,
+          },
+          ex.spanId,
+        );
         return;
       case "failed": {
         this.#settled.add(n.name);
@@ -889,7 +1035,8 @@ export class Engine {
         if (workflow !== undefined && workflow.graphHash !== this.graph.definitionHash && !this.config.force) {
           return Effect.fail(new VersionMismatchError(id, workflow.graphHash, this.graph.definitionHash));
         }
-        if (workflow !== undefined) return store.getSteps(id).pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
+        if (workflow !== undefined)
+          return store.getSteps(id).pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
         const cp = this.config.checkpoint;
         this.#forked = cp === undefined ? [] : cp.steps.map((s) => ({ ...s, workflowId: id }));
         return Effect.succeed({ steps: this.#forked, turn: false });
@@ -914,10 +1061,15 @@ export class Engine {
         if (n.mapOverConfig !== undefined) {
           const values: Record<string, unknown> = {};
           for (const [outer, v] of Object.entries(step.values)) values[n.innerOutput(outer) ?? outer] = v;
-          this.#nested.set(n.name, new RunResult({ status: "completed", values, workflowId: step.childWorkflowId, runId: this.config.runId }));
+          this.#nested.set(
+            n.name,
+            new RunResult({ status: "completed", values, workflowId: step.childWorkflowId, runId: this.config.runId }),
+          );
           return Effect.void;
         }
-        return loadChildResult(store, step.childWorkflowId!, n.graph, this.config.runId).pipe(Effect.map((r) => void this.#nested.set(n.name, r)));
+        return loadChildResult(store, step.childWorkflowId!, n.graph, this.config.runId).pipe(
+          Effect.map((r) => void this.#nested.set(n.name, r)),
+        );
       },
       { discard: true },
     );
@@ -938,7 +1090,8 @@ export class Engine {
     for (const s of sorted) {
       this.#nextIndex = Math.max(this.#nextIndex, s.index + 1);
       this.#superstep = Math.max(this.#superstep, s.superstep);
-      for (const [k, v] of Object.entries(s.values)) this.#values.set(k, { value: v, version: s.index, writer: s.nodeName });
+      for (const [k, v] of Object.entries(s.values))
+        this.#values.set(k, { value: v, version: s.index, writer: s.nodeName });
       if (s.nodeName === INPUT_STEP && Array.isArray(s.decision) && s.decision[0] === TURN_MARK) {
         // A new turn began here: earlier gate decisions and runs belong to finished turns.
         turnStart = s.index;
@@ -953,7 +1106,8 @@ export class Engine {
       lastCompleted.set(s.nodeName, s);
       // Ran in the current turn: a loop entry does not get its before-the-gate run again.
       if (s.index > turnStart) this.#ranThisRun.add(s.nodeName);
-      if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
+      if (node instanceof GateNode)
+        lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
     }
     // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
     this.#newTurn = newTurn || sorted.length === 0;
@@ -962,7 +1116,9 @@ export class Engine {
       for (const [gate, { index, decision }] of lastDecision) {
         this.#decided.add(gate);
         if (decision === null) continue;
-        const pending = new Set<Target>(decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)));
+        const pending = new Set<Target>(
+          decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
+        );
         this.#pending.set(gate, pending);
         this.#event("RouteDecision", { gate, decision, replayed: true });
       }
@@ -970,7 +1126,15 @@ export class Engine {
     this.#replayedGraphNodes = [...lastCompleted].filter(([name]) => this.graph.nodes.get(name) instanceof GraphNode);
     for (const [name, s] of lastCompleted) {
       if (this.graph.nodes.get(name) instanceof GateNode) continue;
-      this.#event("NodeEnd", { nodeName: name, status: "completed", outputs: s.values, durationMs: 0, cached: false, replayed: true, truncated: s.truncated });
+      this.#event("NodeEnd", {
+        nodeName: name,
+        status: "completed",
+        outputs: s.values,
+        durationMs: 0,
+        cached: false,
+        replayed: true,
+        truncated: s.truncated,
+      });
     }
     this.#inputStep = this.#mergeInputs();
   }
@@ -983,20 +1147,42 @@ export class Engine {
     const create =
       this.#workflow !== undefined
         ? Effect.void
-        : store.createWorkflow({ id, graphName: this.graph.name ?? "graph", graphHash: this.graph.definitionHash, ...(this.config.parentWorkflowId === undefined ? {} : { parentId: this.config.parentWorkflowId }) }).pipe(Effect.asVoid);
+        : store
+            .createWorkflow({
+              id,
+              graphName: this.graph.name ?? "graph",
+              graphHash: this.graph.definitionHash,
+              ...(this.config.parentWorkflowId === undefined ? {} : { parentId: this.config.parentWorkflowId }),
+            })
+            .pipe(Effect.asVoid);
     const claim = this.config.isChild
       ? Effect.void
-      : store.claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs }).pipe(Effect.map((lease) => void (this.#lease = lease)));
+      : store
+          .claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs })
+          .pipe(Effect.map((lease) => void (this.#lease = lease)));
     return create.pipe(
       Effect.zipRight(claim),
       // A workflow created just now is already "running" with no pause or error: skip a write.
       Effect.flatMap(() =>
         this.#workflow === undefined
           ? Effect.void
-          : Effect.asVoid(store.updateWorkflow(id, { status: "running", pause: null, error: null, ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}) }, this.#fence())),
+          : Effect.asVoid(
+              store.updateWorkflow(
+                id,
+                {
+                  status: "running",
+                  pause: null,
+                  error: null,
+                  ...(this.config.force ? { graphHash: this.graph.definitionHash } : {}),
+                },
+                this.#fence(),
+              ),
+            ),
       ),
       Effect.flatMap(() => Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#fence()), { discard: true })),
-      Effect.flatMap(() => (this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#fence()))),
+      Effect.flatMap(() =>
+        this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#fence()),
+      ),
       Effect.tap(() => (this.#lease === undefined ? Effect.void : this.#startRenewal())),
     );
   }
@@ -1007,7 +1193,14 @@ export class Engine {
       const store = this.config.shared.store!;
       const every = Math.max(50, Math.floor(this.config.shared.leaseTtlMs / 3));
       this.#renewal = setInterval(() => {
-        Effect.runPromise(Effect.either(store.claimWorkflow(this.config.workflowId, { owner: this.config.shared.owner, ttlMs: this.config.shared.leaseTtlMs }))).catch(() => {});
+        Effect.runPromise(
+          Effect.either(
+            store.claimWorkflow(this.config.workflowId, {
+              owner: this.config.shared.owner,
+              ttlMs: this.config.shared.leaseTtlMs,
+            }),
+          ),
+        ).catch(() => {});
       }, every);
       this.#renewal.unref?.();
     });
@@ -1050,7 +1243,12 @@ export class Engine {
       this.#stopRenewal();
       const result = this.#result();
       const store = this.config.shared.store;
-      const end = () => this.#event("RunEnd", { status: result.status, durationMs: Date.now() - this.#startedAt, ...(result.error === undefined ? {} : { error: result.error }) });
+      const end = () =>
+        this.#event("RunEnd", {
+          status: result.status,
+          durationMs: Date.now() - this.#startedAt,
+          ...(result.error === undefined ? {} : { error: result.error }),
+        });
       if (store === undefined || !this.config.persist) {
         end();
         return Effect.succeed(result);
@@ -1058,7 +1256,10 @@ export class Engine {
       const id = this.config.workflowId;
       const update = {
         status: result.status,
-        pause: result.pause === undefined ? null : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
+        pause:
+          result.pause === undefined
+            ? null
+            : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
         error: result.error === undefined ? null : toStoredError(result.error),
       };
       return store.updateWorkflow(id, update, this.#fence()).pipe(
@@ -1080,11 +1281,13 @@ export class Engine {
       const store = this.config.shared.store;
       if (store === undefined || this.#lease === undefined) return Effect.void;
       const id = this.config.workflowId;
-      return store.flush(id).pipe(
-        Effect.zipRight(store.updateWorkflow(id, { status: "failed" }, this.#fence())),
-        Effect.zipRight(store.releaseWorkflow(id, this.#lease)),
-        Effect.ignore,
-      );
+      return store
+        .flush(id)
+        .pipe(
+          Effect.zipRight(store.updateWorkflow(id, { status: "failed" }, this.#fence())),
+          Effect.zipRight(store.releaseWorkflow(id, this.#lease)),
+          Effect.ignore,
+        );
     });
   }
 
@@ -1121,7 +1324,8 @@ function retryDelay(retry: NonNullable<FunctionNode["retry"]>, attempt: number):
   const initial = retry.initialDelayMs ?? 100;
   const max = retry.maxDelayMs ?? 30_000;
   const backoff = retry.backoff ?? "exponential";
-  const raw = backoff === "constant" ? initial : backoff === "linear" ? initial * attempt : initial * 2 ** (attempt - 1);
+  const raw =
+    backoff === "constant" ? initial : backoff === "linear" ? initial * attempt : initial * 2 ** (attempt - 1);
   return Math.min(raw, max);
 }
 
@@ -1134,10 +1338,16 @@ function structuredCloneSafe(value: unknown): unknown {
 }
 
 /** Items of a mapOver: zip (equal lengths) or product (first parameter slowest). Returns an Error on bad input. */
-export function mapItems(where: string, params: readonly (readonly [string, unknown])[], mode: "zip" | "product"): Record<string, unknown>[] | Error {
+export function mapItems(
+  where: string,
+  params: readonly (readonly [string, unknown])[],
+  mode: "zip" | "product",
+): Record<string, unknown>[] | Error {
   for (const [name, value] of params) {
     if (!Array.isArray(value)) {
-      return new TypeError(`'${where}' maps over '${name}', which must be an array but is ${value === null ? "null" : typeof value}.`);
+      return new TypeError(
+        `'${where}' maps over '${name}', which must be an array but is ${value === null ? "null" : typeof value}.`,
+      );
     }
   }
   const lists = params.map(([, v]) => v as unknown[]);
@@ -1218,11 +1428,15 @@ function loadChildResult(
         if (s.nodeName === INPUT_STEP) continue;
         Object.assign(values, s.values);
         const n = graph.nodes.get(s.nodeName);
-        if (n instanceof GraphNode && s.childWorkflowId !== undefined && s.status === "completed") children.push([n, s.childWorkflowId]);
+        if (n instanceof GraphNode && s.childWorkflowId !== undefined && s.status === "completed")
+          children.push([n, s.childWorkflowId]);
       }
-      const status: RunStatus = workflow?.status === "running" || workflow === undefined ? "completed" : workflow.status;
+      const status: RunStatus =
+        workflow?.status === "running" || workflow === undefined ? "completed" : workflow.status;
       return Effect.forEach(children, ([n, id]) =>
-        n.mapOverConfig !== undefined ? Effect.succeed(undefined) : loadChildResult(store, id, n.graph, runId).pipe(Effect.map((r) => void (values[n.name] = r))),
+        n.mapOverConfig !== undefined
+          ? Effect.succeed(undefined)
+          : loadChildResult(store, id, n.graph, runId).pipe(Effect.map((r) => void (values[n.name] = r))),
       ).pipe(Effect.map(() => new RunResult({ status, values, workflowId, runId })));
     }),
   );

@@ -30,7 +30,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.hasOwn(b, k) || !deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  for (const k of ka)
+    if (!Object.hasOwn(b, k) || !deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
   return true;
 }
 
@@ -40,7 +42,8 @@ export function stableKey(value: unknown): string {
   const walk = (v: unknown): unknown => {
     if (v === undefined) return { $u: 1 };
     if (typeof v === "bigint") return { $b: v.toString() };
-    if (typeof v === "function" || typeof v === "symbol") throw new TypeError("cache keys can't contain functions or symbols");
+    if (typeof v === "function" || typeof v === "symbol")
+      throw new TypeError("cache keys can't contain functions or symbols");
     if (typeof v !== "object" || v === null) return v;
     if (seen.has(v)) throw new TypeError("cache keys can't contain circular values");
     seen.add(v);

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { GraphConfigError, isTaggedError, type Graph } from "@graph/core";
-import { WorkflowConflictError, type Checkpoint, type Checkpointer } from "@graph/checkpoint";
-import { makeCheckpointStore, type CheckpointStoreService } from "@graph/checkpoint/effect";
-import { selectTree, runResultAdapter } from "@graph/select";
+import { type Checkpoint, type Checkpointer, WorkflowConflictError } from "@graph/checkpoint";
+import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
+import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
+import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
 import type { NodeCache } from "../cache.js";
-import { IncompatibleRunnerError, NodeExecutionError } from "../errors.js";
+import { IncompatibleRunnerError, type NodeExecutionError } from "../errors.js";
 import type { EventProcessor, GraphEvent } from "../events.js";
-import { RunResult, type MapResult, type RunStatus } from "../RunResult.js";
-import { RunControl, Subscriber, makeEmitter, type RunConfig, type Shared } from "./context.js";
+import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
+import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine, mapItems, type RunError } from "./engine.js";
 
 /** Options of the runner. */
@@ -61,7 +61,10 @@ export interface RunHandle {
 }
 
 const isGraph = (value: unknown): value is Graph =>
-  typeof value === "object" && value !== null && (value as { nodes?: unknown }).nodes instanceof Map && typeof (value as { analysis?: unknown }).analysis === "object";
+  typeof value === "object" &&
+  value !== null &&
+  (value as { nodes?: unknown }).nodes instanceof Map &&
+  typeof (value as { analysis?: unknown }).analysis === "object";
 
 /**
  * The core of both APIs: owns the store's scope, the shared limits and the table of live runs.
@@ -128,13 +131,24 @@ export class RunnerCore {
   }
 
   #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
-    if (this.#closed) return Effect.fail(new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`));
-    if (!isGraph(graph)) return Effect.fail(new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`));
+    if (this.#closed)
+      return Effect.fail(
+        new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`),
+      );
+    if (!isGraph(graph))
+      return Effect.fail(
+        new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`),
+      );
     return Effect.succeed(graph);
   }
 
   /** One run as an Effect. `subscriber` receives this run's events (for start/stream). */
-  run(graph: Graph, options: RunOptions = {}, subscriber?: Subscriber, control = new RunControl()): Effect.Effect<RunResult, RunError | GraphConfigError> {
+  run(
+    graph: Graph,
+    options: RunOptions = {},
+    subscriber?: Subscriber,
+    control = new RunControl(),
+  ): Effect.Effect<RunResult, RunError | GraphConfigError> {
     return this.#check(graph, "run").pipe(
       Effect.flatMap(() => this.store()),
       Effect.flatMap((store) =>
@@ -166,11 +180,27 @@ export class RunnerCore {
     );
   }
 
-  #config(graph: Graph, options: RunOptions, store: CheckpointStoreService | undefined, workflowId: string, control: RunControl, subscriber: Subscriber | undefined): RunConfig {
+  #config(
+    graph: Graph,
+    options: RunOptions,
+    store: CheckpointStoreService | undefined,
+    workflowId: string,
+    control: RunControl,
+    subscriber: Subscriber | undefined,
+  ): RunConfig {
     const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
     const runId = randomUUID();
     control.onStop((info) => {
-      if (emitter.active) emitter.emit({ type: "StopRequested", info, runId, workflowId, spanId: "stop", parentSpanId: undefined, timestamp: Date.now() });
+      if (emitter.active)
+        emitter.emit({
+          type: "StopRequested",
+          info,
+          runId,
+          workflowId,
+          spanId: "stop",
+          parentSpanId: undefined,
+          timestamp: Date.now(),
+        });
     });
     return {
       values: options.values ?? {},
@@ -203,20 +233,32 @@ export class RunnerCore {
         }
         const params = typeof options.mapOver === "string" ? [options.mapOver] : [...options.mapOver];
         const values = options.values ?? {};
-        const items = mapItems("runner.map", params.map((p) => [p, values[p]] as const), options.mapMode ?? "zip");
+        const items = mapItems(
+          "runner.map",
+          params.map((p) => [p, values[p]] as const),
+          options.mapMode ?? "zip",
+        );
         if (!Array.isArray(items)) return Effect.fail(new GraphConfigError(items.message));
         const base = options.workflowId ?? randomUUID();
         const concurrency = options.maxConcurrency ?? this.options.maxConcurrency ?? 256;
         const results = new Array<RunResult>(items.length);
         const runItem = (item: Record<string, unknown>, i: number) =>
-          this.run(graph, { ...options, values: { ...values, ...item }, workflowId: `${base}/${i}`, errorHandling: "continue" }).pipe(
-            Effect.map((r) => void (results[i] = r)),
-          );
+          this.run(graph, {
+            ...options,
+            values: { ...values, ...item },
+            workflowId: `${base}/${i}`,
+            errorHandling: "continue",
+          }).pipe(Effect.map((r) => void (results[i] = r)));
         return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
           Effect.flatMap(() => {
             const failed = results.find((r) => r.status === "failed");
-            if (failed !== undefined && (options.errorHandling ?? "raise") === "raise") return Effect.fail(failed.error as RunError);
-            const status: RunStatus = failed ? "failed" : results.some((r) => r.status === "stopped") ? "stopped" : "completed";
+            if (failed !== undefined && (options.errorHandling ?? "raise") === "raise")
+              return Effect.fail(failed.error as RunError);
+            const status: RunStatus = failed
+              ? "failed"
+              : results.some((r) => r.status === "stopped")
+                ? "stopped"
+                : "completed";
             const columns: Record<string, unknown[]> = {};
             for (const o of graph.outputs) columns[o] = results.map((r) => r.values[o]);
             return Effect.succeed<MapResult>({ status, results, values: columns });
@@ -242,7 +284,11 @@ export class RunnerCore {
       const processors = this.options.eventProcessors ?? [];
       return Scope.close(this.#scope, Exit.void).pipe(
         Effect.zipRight(
-          Effect.forEach(processors, (p) => Effect.promise(async () => p.shutdown?.()).pipe(Effect.catchAllDefect(() => Effect.void)), { discard: true }),
+          Effect.forEach(
+            processors,
+            (p) => Effect.promise(async () => p.shutdown?.()).pipe(Effect.catchAllDefect(() => Effect.void)),
+            { discard: true },
+          ),
         ),
       );
     });
@@ -255,7 +301,9 @@ export class RunnerCore {
     if (graph.hasInterrupts) reasons.push(`it has interrupts (${graph.interruptPaths.join(", ")})`);
     if (this.hasCheckpointer) reasons.push("the runner has a checkpointer (storage is asynchronous)");
     if (reasons.length > 0) {
-      throw new IncompatibleRunnerError(`runner.runSync() can't run this graph: ${reasons.join("; ")}.\n  How to fix: use await runner.run(graph, options).`);
+      throw new IncompatibleRunnerError(
+        `runner.runSync() can't run this graph: ${reasons.join("; ")}.\n  How to fix: use await runner.run(graph, options).`,
+      );
     }
   }
 }
@@ -269,7 +317,8 @@ function linkSignal(signal: AbortSignal | undefined, control: RunControl): () =>
 }
 
 function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
-  const selected = options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
+  const selected =
+    options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
   if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
     const error = result.error;
     if (isTaggedError(error, "NodeExecutionError")) {

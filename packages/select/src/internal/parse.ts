@@ -51,10 +51,16 @@ function forbiddenCharacter(pattern: string, char: string): Omit<Problem, "reaso
       };
     case "[":
     case "]":
-      return { problem: `"${char}" is not allowed`, fix: `character classes are not supported; ${ONE_PATTERN_PER_NAME}.` };
+      return {
+        problem: `"${char}" is not allowed`,
+        fix: `character classes are not supported; ${ONE_PATTERN_PER_NAME}.`,
+      };
     case "{":
     case "}":
-      return { problem: `"${char}" is not allowed`, fix: `brace alternatives are not supported; ${ONE_PATTERN_PER_NAME}.` };
+      return {
+        problem: `"${char}" is not allowed`,
+        fix: `brace alternatives are not supported; ${ONE_PATTERN_PER_NAME}.`,
+      };
     case "!":
       return {
         problem: '"!" is not allowed',
@@ -171,7 +177,12 @@ function visible(pattern: string): string {
 function toError(pattern: string, found: Problem): SelectPatternError {
   let fix = found.fix;
   const suggestion = found.suggestion;
-  if (suggestion !== undefined && suggestion !== "" && suggestion !== pattern && findProblem(suggestion) === undefined) {
+  if (
+    suggestion !== undefined &&
+    suggestion !== "" &&
+    suggestion !== pattern &&
+    findProblem(suggestion) === undefined
+  ) {
     fix += ` Did you mean ${JSON.stringify(suggestion)}?`;
   }
   const message =

@@ -104,11 +104,10 @@ function selectChildren(
 }
 
 export function selectFromTree<T>(tree: T, patterns: string | readonly string[] | Matcher, options?: SelectOptions): T {
-  const matcher = typeof patterns === "string" || Array.isArray(patterns) ? compileMatcher(patterns) : (patterns as Matcher);
+  const matcher =
+    typeof patterns === "string" || Array.isArray(patterns) ? compileMatcher(patterns) : (patterns as Matcher);
   if (typeof tree !== "object" || tree === null) {
-    throw new TypeError(
-      `selectTree: expected the tree to be an object, got ${tree === null ? "null" : typeof tree}.`,
-    );
+    throw new TypeError(`selectTree: expected the tree to be an object, got ${tree === null ? "null" : typeof tree}.`);
   }
   const adapter = options?.adapter ?? plainObjectAdapter;
   const adapted = adapter.children(tree);

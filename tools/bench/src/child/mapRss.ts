@@ -2,7 +2,7 @@
 // Prints one JSON line (ChildReport). Started fresh by the map workload so only this run is counted.
 import { Runner } from "@graph/runtime";
 import { check, expectedMapTotal, floorMap, items, ourMap } from "../lib/graphs.js";
-import { maxRssMB, rssMB, startRssSampler, type ChildReport } from "../lib/rss.js";
+import { type ChildReport, maxRssMB, rssMB, startRssSampler } from "../lib/rss.js";
 
 const [impl = "ours", countText = "100000"] = process.argv.slice(2);
 const count = Number(countText);
@@ -27,5 +27,13 @@ const sampledPeakRssMB = sampler.stop();
 check(`${impl} map ${count}`, total, expectedMapTotal(count));
 await runner.close();
 
-const report: ChildReport = { impl, items: count, total, durationMs, baselineRssMB, sampledPeakRssMB, maxRssMB: maxRssMB() };
+const report: ChildReport = {
+  impl,
+  items: count,
+  total,
+  durationMs,
+  baselineRssMB,
+  sampledPeakRssMB,
+  maxRssMB: maxRssMB(),
+};
 process.stdout.write(`${JSON.stringify(report)}\n`);

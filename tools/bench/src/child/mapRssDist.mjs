@@ -19,7 +19,9 @@ function sum({ y }) {
   return total;
 }
 const inner = new Graph([node({ name: "square", output: "y" }, square)], { name: "item" });
-const graph = new Graph([inner.asNode().mapOver("x"), node({ name: "sum", output: "total" }, sum)], { name: "mapReduce" });
+const graph = new Graph([inner.asNode().mapOver("x"), node({ name: "sum", output: "total" }, sum)], {
+  name: "mapReduce",
+});
 const runner = new Runner();
 globalThis.gc?.();
 const baselineRssMB = process.memoryUsage().rss / MB;

@@ -31,6 +31,9 @@ export interface PgPool extends PgQueryable {
 }
 
 export function pgPool(connectionString: string, max = 1): PgPool {
-  const pg = requireFrom<{ Pool: new (options: Record<string, unknown>) => PgPool }>("@graph/checkpoint-postgres", "pg");
+  const pg = requireFrom<{ Pool: new (options: Record<string, unknown>) => PgPool }>(
+    "@graph/checkpoint-postgres",
+    "pg",
+  );
   return new pg.Pool({ connectionString, max, application_name: "graph-bench" });
 }

@@ -10,13 +10,15 @@ const steps = chainSteps(DURABLE_LENGTH);
 
 export async function runOurs(runner: Runner, graph: Graph, runs: number, prefix: string): Promise<void> {
   let last: unknown;
-  for (let i = 0; i < runs; i++) last = (await runner.run(graph, { values: { v0: 0 }, workflowId: `${prefix}-${i}` })).values[`v${DURABLE_LENGTH}`];
+  for (let i = 0; i < runs; i++)
+    last = (await runner.run(graph, { values: { v0: 0 }, workflowId: `${prefix}-${i}` })).values[`v${DURABLE_LENGTH}`];
   check("ours durable chain", last, DURABLE_LENGTH);
 }
 
 export async function runLangGraph(app: LangGraphApp, runs: number, prefix: string): Promise<void> {
   let last: unknown;
-  for (let i = 0; i < runs; i++) last = (await app.invoke({ v: 0 }, { configurable: { thread_id: `${prefix}-${i}` } }))["v"];
+  for (let i = 0; i < runs; i++)
+    last = (await app.invoke({ v: 0 }, { configurable: { thread_id: `${prefix}-${i}` } }))["v"];
   check("LangGraph durable chain", last, DURABLE_LENGTH);
 }
 

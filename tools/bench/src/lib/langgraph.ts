@@ -1,6 +1,6 @@
 // The same graphs in LangGraph.js: a StateGraph with Annotation channels, one node per step.
 // LangGraph's builder types narrow node names as they are added; graphs built in a loop need a looser view.
-import { Annotation, END, START, Send, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Annotation, type BaseCheckpointSaver, END, Send, START, StateGraph } from "@langchain/langgraph";
 import { AGENT_ITERATIONS, square, sum } from "./graphs.js";
 
 /** What the bench calls on a compiled LangGraph graph. */
@@ -36,10 +36,11 @@ export function langgraphAgentLoop(): LangGraphApp {
   const builder = loose(new StateGraph(AgentState));
   builder.addNode("increment", (state: { count: number }) => ({ count: state.count + 1 }));
   builder.addEdge(START, "increment");
-  builder.addConditionalEdges("increment", (state: { count: number }) => (state.count >= AGENT_ITERATIONS ? END : "increment"), [
+  builder.addConditionalEdges(
     "increment",
-    END,
-  ]);
+    (state: { count: number }) => (state.count >= AGENT_ITERATIONS ? END : "increment"),
+    ["increment", END],
+  );
   return builder.compile();
 }
 

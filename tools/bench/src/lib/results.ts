@@ -15,7 +15,10 @@ export interface Cell {
 }
 
 /** A timing cell from a measurement in ms per repetition; `scale` converts ms per repetition to the row's unit. */
-export function timeCell(m: { medianMs: number; samplesMs: readonly number[]; cpuMedianMs: number }, scale: number): Cell {
+export function timeCell(
+  m: { medianMs: number; samplesMs: readonly number[]; cpuMedianMs: number },
+  scale: number,
+): Cell {
   return { value: m.medianMs * scale, samples: m.samplesMs.map((s) => s * scale), cpu: m.cpuMedianMs * scale };
 }
 
@@ -100,7 +103,12 @@ export function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langg
 }
 
 /** Builds a row and judges its targets. */
-export function row(input: Omit<Row, "targets" | "notes"> & { readonly targets?: readonly TargetSpec[]; readonly notes?: readonly string[] }): Row {
+export function row(
+  input: Omit<Row, "targets" | "notes"> & {
+    readonly targets?: readonly TargetSpec[];
+    readonly notes?: readonly string[];
+  },
+): Row {
   const targets = (input.targets ?? []).map((t) => judge(t, input));
   return { ...input, targets, notes: input.notes ?? [] };
 }

@@ -44,7 +44,11 @@ export const maxRssMB = (): number => (resourceUsage().maxRSS * 1024) / MB;
  * Runs `script` in a fresh Node process. `execArgv` defaults to this process's flags (tsx loader, source
  * condition); pass `["--expose-gc"]` for a plain process that loads the built packages.
  */
-export function runChild(script: string, args: readonly string[], execArgv: readonly string[] = process.execArgv): Promise<ChildReport> {
+export function runChild(
+  script: string,
+  args: readonly string[],
+  execArgv: readonly string[] = process.execArgv,
+): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...execArgv, script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";

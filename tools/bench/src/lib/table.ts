@@ -1,5 +1,5 @@
 // The results table, printed as Markdown so it can be pasted into the README as-is.
-import { isCell, type Cell, type Row, type Skipped } from "./results.js";
+import { type Cell, isCell, type Row, type Skipped } from "./results.js";
 import { fmt } from "./timing.js";
 
 function cellText(cell: Cell | Skipped, unit: string): string {

@@ -9,9 +9,9 @@ import path from "node:path";
 import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { Runner } from "@graph/runtime";
+import { pgPool } from "../lib/drivers.js";
 import { DURABLE_LENGTH, runOurs } from "../lib/durable.js";
 import { items, ourAgentLoop, ourChain, ourMap } from "../lib/graphs.js";
-import { pgPool } from "../lib/drivers.js";
 
 const [scenario = "chain10", secondsText = "10"] = process.argv.slice(2);
 const deadline = performance.now() + Number(secondsText) * 1000;

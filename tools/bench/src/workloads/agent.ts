@@ -4,7 +4,7 @@ import { Runner } from "@graph/runtime";
 import type { Workload } from "../lib/context.js";
 import { AGENT_ITERATIONS, check, floorAgentLoop, ourAgentLoop } from "../lib/graphs.js";
 import { langgraphAgentLoop } from "../lib/langgraph.js";
-import { row, timeCell, type Row } from "../lib/results.js";
+import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, measureAll, progress } from "../lib/timing.js";
 
 export const agent: Workload = {
@@ -22,13 +22,23 @@ export const agent: Workload = {
         ours: {
           ...fast,
           run: async () => {
-            for (let i = 0; i < runs; i++) check("ours agent loop", (await runner.run(graph, { values: { count: 0 } })).values["count"], AGENT_ITERATIONS);
+            for (let i = 0; i < runs; i++)
+              check(
+                "ours agent loop",
+                (await runner.run(graph, { values: { count: 0 } })).values["count"],
+                AGENT_ITERATIONS,
+              );
           },
         },
         oursSync: {
           ...fast,
           run: () => {
-            for (let i = 0; i < runs; i++) check("ours agent loop (runSync)", runner.runSync(graph, { values: { count: 0 } }).values["count"], AGENT_ITERATIONS);
+            for (let i = 0; i < runs; i++)
+              check(
+                "ours agent loop (runSync)",
+                runner.runSync(graph, { values: { count: 0 } }).values["count"],
+                AGENT_ITERATIONS,
+              );
           },
         },
         floor: {
@@ -41,7 +51,12 @@ export const agent: Workload = {
           warmup: 1,
           reps: context.reps,
           run: async () => {
-            for (let i = 0; i < runs; i++) check("LangGraph agent loop", (await app.invoke({ count: 0 }, { recursionLimit: 100 }))["count"], AGENT_ITERATIONS);
+            for (let i = 0; i < runs; i++)
+              check(
+                "LangGraph agent loop",
+                (await app.invoke({ count: 0 }, { recursionLimit: 100 }))["count"],
+                AGENT_ITERATIONS,
+              );
           },
         },
       },
@@ -53,7 +68,10 @@ export const agent: Workload = {
     const sync = timeCell(m.oursSync, perRun);
     const floor = timeCell(m.floor, perRun);
     const langgraph = timeCell(m.langgraph, perRun);
-    progress("agent", `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/run`);
+    progress(
+      "agent",
+      `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/run`,
+    );
 
     return [
       row({
@@ -65,7 +83,10 @@ export const agent: Workload = {
         floor,
         langgraph,
         targets: [{ kind: "speedupMin", threshold: 50 }],
-        notes: [`per run, ${runs} sequential runs per repetition, median of ${context.reps} repetitions`, `ours via runSync: ${fmt(sync.value)} µs/run`],
+        notes: [
+          `per run, ${runs} sequential runs per repetition, median of ${context.reps} repetitions`,
+          `ours via runSync: ${fmt(sync.value)} µs/run`,
+        ],
         details: { runs, iterations: AGENT_ITERATIONS, runSync: sync },
       }),
     ];

@@ -4,8 +4,8 @@ import { Runner } from "@graph/runtime";
 import type { BenchContext, Workload } from "../lib/context.js";
 import { chainSteps, check, floorChain, ourChain } from "../lib/graphs.js";
 import { langgraphChain } from "../lib/langgraph.js";
-import { row, timeCell, type Row } from "../lib/results.js";
-import { fmt, measure, measureAll, progress, type MeasureOptions } from "../lib/timing.js";
+import { type Row, row, timeCell } from "../lib/results.js";
+import { fmt, type MeasureOptions, measure, measureAll, progress } from "../lib/timing.js";
 
 function oursOptions(runner: Runner, length: number, context: BenchContext, mode: "run" | "runSync"): MeasureOptions {
   const graph = ourChain(length);
@@ -44,7 +44,8 @@ export const chain: Workload = {
         langgraph: {
           warmup: 1,
           reps: context.slowReps,
-          run: async () => check("LangGraph chain", (await app.invoke({ v: 0 }, { recursionLimit: length + 10 }))["v"], length),
+          run: async () =>
+            check("LangGraph chain", (await app.invoke({ v: 0 }, { recursionLimit: length + 10 }))["v"], length),
         },
       },
       { onProgress: (message) => progress("chain", message) },
@@ -53,15 +54,22 @@ export const chain: Workload = {
     const sync = timeCell(m.oursSync, perNode);
     const floor = timeCell(m.floor, perNode);
     const langgraph = timeCell(m.langgraph, perNode);
-    progress("chain", `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/node`);
+    progress(
+      "chain",
+      `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/node`,
+    );
 
     // Linearity: per-node cost should stay flat as the chain grows (readiness is incremental).
     const lengths = context.quick ? [50, 100, 200] : [250, 500, 1000, 2000];
     const scaling: Record<string, number> = {};
-    for (const n of lengths) scaling[String(n)] = timeCell(await measure(oursOptions(runner, n, context, "run")), 1000 / n).value;
+    for (const n of lengths)
+      scaling[String(n)] = timeCell(await measure(oursOptions(runner, n, context, "run")), 1000 / n).value;
     const first = scaling[String(lengths[0])]!;
     const last = scaling[String(lengths[lengths.length - 1])]!;
-    progress("chain", `ours per node by length: ${lengths.map((n) => `${n}: ${fmt(scaling[String(n)]!)}`).join(", ")} µs`);
+    progress(
+      "chain",
+      `ours per node by length: ${lengths.map((n) => `${n}: ${fmt(scaling[String(n)]!)}`).join(", ")} µs`,
+    );
     await runner.close();
 
     return [

@@ -11,9 +11,9 @@ import { Runner } from "@graph/runtime";
 import type { BenchContext, Workload } from "../lib/context.js";
 import { check, expectedMapTotal, floorMap, items, ourMap } from "../lib/graphs.js";
 import { langgraphMap } from "../lib/langgraph.js";
-import { row, timeCell, type Cell, type Row, type Skipped } from "../lib/results.js";
-import { runChild, staleBuilds, type ChildReport } from "../lib/rss.js";
-import { fmt, measure, measureAll, median, progress, type MeasureOptions } from "../lib/timing.js";
+import { type Cell, type Row, row, type Skipped, timeCell } from "../lib/results.js";
+import { type ChildReport, runChild, staleBuilds } from "../lib/rss.js";
+import { fmt, type MeasureOptions, measure, measureAll, median, progress } from "../lib/timing.js";
 
 const LANGGRAPH_CAP = 10_000;
 const LANGGRAPH_BUDGET_MS = 60_000;
@@ -34,11 +34,17 @@ class LangGraphMap {
 
   #options(n: number, reps: number): MeasureOptions {
     const xs = items(n);
-    return { warmup: 0, reps, run: async () => check(`LangGraph map ${n}`, (await this.#app.invoke({ items: xs }))["total"], expectedMapTotal(n)) };
+    return {
+      warmup: 0,
+      reps,
+      run: async () =>
+        check(`LangGraph map ${n}`, (await this.#app.invoke({ items: xs }))["total"], expectedMapTotal(n)),
+    };
   }
 
   async cell(n: number): Promise<{ cell: Cell | Skipped; note?: string; scaling?: Record<string, unknown> }> {
-    if (n > LANGGRAPH_CAP) return { cell: { skipped: `not run above ${LANGGRAPH_CAP.toLocaleString("en-US")} items (super-linear)` } };
+    if (n > LANGGRAPH_CAP)
+      return { cell: { skipped: `not run above ${LANGGRAPH_CAP.toLocaleString("en-US")} items (super-linear)` } };
     if (!this.#warm) {
       await measure(this.#options(50, 1));
       this.#warm = true;
@@ -55,7 +61,10 @@ class LangGraphMap {
       return { cell: timeCell(direct, 1) };
     }
     const double = small * 2;
-    const m = await measureAll({ small: this.#options(small, reps), double: this.#options(double, reps) }, { interleave: true });
+    const m = await measureAll(
+      { small: this.#options(small, reps), double: this.#options(double, reps) },
+      { interleave: true },
+    );
     const exponent = Math.log(m.double.medianMs / m.small.medianMs) / Math.log(2);
     const estimate = m.double.medianMs * (n / double) ** exponent;
     const note =
@@ -71,13 +80,25 @@ class LangGraphMap {
   }
 }
 
-async function childMedian(impl: "ours" | "floor", n: number, reps: number, mode: "source" | "dist"): Promise<{ cell: Cell; reports: ChildReport[] }> {
+async function childMedian(
+  impl: "ours" | "floor",
+  n: number,
+  reps: number,
+  mode: "source" | "dist",
+): Promise<{ cell: Cell; reports: ChildReport[] }> {
   const reports: ChildReport[] = [];
   for (let i = 0; i < reps; i++) {
-    reports.push(mode === "source" ? await runChild(childScript, [impl, String(n)]) : await runChild(distChildScript, [impl, String(n)], ["--expose-gc"]));
+    reports.push(
+      mode === "source"
+        ? await runChild(childScript, [impl, String(n)])
+        : await runChild(distChildScript, [impl, String(n)], ["--expose-gc"]),
+    );
   }
   const value = median(reports.map((r) => r.maxRssMB));
-  progress("map", `${impl} peak RSS at ${n.toLocaleString("en-US")} items (fresh process, ${mode === "source" ? "sources via tsx" : "built dist, plain node"}): ${fmt(value)} MB (maxRSS, median of ${reps})`);
+  progress(
+    "map",
+    `${impl} peak RSS at ${n.toLocaleString("en-US")} items (fresh process, ${mode === "source" ? "sources via tsx" : "built dist, plain node"}): ${fmt(value)} MB (maxRSS, median of ${reps})`,
+  );
   return { cell: { value, samples: reports.map((r) => r.maxRssMB) }, reports };
 }
 
@@ -100,9 +121,15 @@ export const map: Workload = {
           warmup: 1,
           warmupMs: context.warmupMs,
           reps,
-          run: async () => check(`ours map ${n}`, (await runner.run(graph, { values: { x: xs } })).values["total"], expected),
+          run: async () =>
+            check(`ours map ${n}`, (await runner.run(graph, { values: { x: xs } })).values["total"], expected),
         },
-        floor: { warmup: 1, warmupMs: context.warmupMs, reps, run: async () => check(`floor map ${n}`, await floorMap(xs), expected) },
+        floor: {
+          warmup: 1,
+          warmupMs: context.warmupMs,
+          reps,
+          run: async () => check(`floor map ${n}`, await floorMap(xs), expected),
+        },
       });
       progress("map", `at ${n.toLocaleString("en-US")} items: ours ${fmt(o.medianMs)} ms, floor ${fmt(f.medianMs)} ms`);
       const lg = await langgraph.cell(n);
@@ -157,7 +184,11 @@ export const map: Workload = {
           notes: [
             `fresh \`node --expose-gc\` child per sample loading the packages' dist/*.js (no TypeScript loader), process.resourceUsage().maxRSS, median of ${context.slowReps}`,
             `ours: ${memo(dist.ours.reports)}; floor: ${memo(dist.floor.reports)}`,
-            ...(stale.length > 0 ? [`WARNING: dist/ is older than src/ for ${stale.join(", ")}: run \`pnpm build\` first for a number of the current code`] : []),
+            ...(stale.length > 0
+              ? [
+                  `WARNING: dist/ is older than src/ for ${stale.join(", ")}: run \`pnpm build\` first for a number of the current code`,
+                ]
+              : []),
           ],
           details: { items: rssItems, staleBuilds: stale, ours: dist.ours.reports, floor: dist.floor.reports },
         }),

@@ -5,23 +5,28 @@ import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
 import { Runner } from "@graph/runtime";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { BenchContext, Workload } from "../lib/context.js";
-import { pgPool, type PgPool, type PgQueryable } from "../lib/drivers.js";
-import { DURABLE_LENGTH, runFloor, runLangGraph, runOurs, type FloorStore } from "../lib/durable.js";
+import { type PgPool, type PgQueryable, pgPool } from "../lib/drivers.js";
+import { DURABLE_LENGTH, type FloorStore, runFloor, runLangGraph, runOurs } from "../lib/durable.js";
 import { ourChain } from "../lib/graphs.js";
-import { langgraphChain, type LangGraphApp } from "../lib/langgraph.js";
-import { row, timeCell, type Row } from "../lib/results.js";
+import { type LangGraphApp, langgraphChain } from "../lib/langgraph.js";
+import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, measureAll, progress } from "../lib/timing.js";
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Row bytes (`pg_column_size`) and on-disk bytes (`pg_total_relation_size`) of every table in a schema. */
 async function schemaBytes(db: PgQueryable, schema: string): Promise<{ rowBytes: number; relationBytes: number }> {
-  const tables = await db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'", [schema]);
+  const tables = await db.query(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+    [schema],
+  );
   let rowBytes = 0;
   let relationBytes = 0;
   for (const { table_name } of tables.rows) {
     const qualified = `"${schema}"."${String(table_name)}"`;
-    const r = await db.query(`SELECT coalesce(sum(pg_column_size(t.*)), 0)::bigint AS rows, pg_total_relation_size('${qualified}')::bigint AS rel FROM ${qualified} t`);
+    const r = await db.query(
+      `SELECT coalesce(sum(pg_column_size(t.*)), 0)::bigint AS rows, pg_total_relation_size('${qualified}')::bigint AS rel FROM ${qualified} t`,
+    );
     rowBytes += Number(r.rows[0]!["rows"]);
     relationBytes += Number(r.rows[0]!["rel"]);
   }
@@ -35,17 +40,34 @@ async function floorStore(pool: PgPool, schema: string): Promise<FloorStore> {
     `CREATE TABLE "${schema}".steps (workflow_id text NOT NULL, idx integer NOT NULL, node text NOT NULL, value jsonb NOT NULL, PRIMARY KEY (workflow_id, idx))`,
   );
   return {
-    startWorkflow: async (id) => void (await pool.query(`INSERT INTO "${schema}".workflows (id, status) VALUES ($1, 'running')`, [id])),
+    startWorkflow: async (id) =>
+      void (await pool.query(`INSERT INTO "${schema}".workflows (id, status) VALUES ($1, 'running')`, [id])),
     saveStep: async (id, index, node, value) =>
-      void (await pool.query(`INSERT INTO "${schema}".steps (workflow_id, idx, node, value) VALUES ($1, $2, $3, $4)`, [id, index, node, value])),
-    finishWorkflow: async (id) => void (await pool.query(`UPDATE "${schema}".workflows SET status = 'completed' WHERE id = $1`, [id])),
+      void (await pool.query(`INSERT INTO "${schema}".steps (workflow_id, idx, node, value) VALUES ($1, $2, $3, $4)`, [
+        id,
+        index,
+        node,
+        value,
+      ])),
+    finishWorkflow: async (id) =>
+      void (await pool.query(`UPDATE "${schema}".workflows SET status = 'completed' WHERE id = $1`, [id])),
   };
 }
 
 function skippedRows(reason: string, runs: number): Row[] {
   const skipped = { skipped: reason };
   return [
-    row({ id: `postgres-chain-10x${runs}`, workload: "postgres", label: `PostgreSQL: chain of 10 × ${runs} workflows`, unit: "ms/run", ours: skipped, floor: skipped, langgraph: skipped, targets: [{ kind: "speedupMin", threshold: 10 }], notes: [reason] }),
+    row({
+      id: `postgres-chain-10x${runs}`,
+      workload: "postgres",
+      label: `PostgreSQL: chain of 10 × ${runs} workflows`,
+      unit: "ms/run",
+      ours: skipped,
+      floor: skipped,
+      langgraph: skipped,
+      targets: [{ kind: "speedupMin", threshold: 10 }],
+      notes: [reason],
+    }),
   ];
 }
 
@@ -103,7 +125,10 @@ export const postgres: Workload = {
             warmupMs: context.warmupMs,
             reps: context.reps,
             before: async (rep) => {
-              const checkpointer = new PostgresCheckpointer({ connectionString: url, schema: (lastSchema["ours"] = schema("ours", rep)) });
+              const checkpointer = new PostgresCheckpointer({
+                connectionString: url,
+                schema: (lastSchema["ours"] = schema("ours", rep)),
+              });
               await checkpointer.setup();
               runner = new Runner({ checkpointer });
             },
@@ -125,7 +150,9 @@ export const postgres: Workload = {
             warmup: 1,
             reps: context.slowReps,
             before: async (rep) => {
-              saver = PostgresSaver.fromConnString(url, { schema: (lastSchema["langgraph"] = schema("langgraph", rep)) });
+              saver = PostgresSaver.fromConnString(url, {
+                schema: (lastSchema["langgraph"] = schema("langgraph", rep)),
+              });
               await saver.setup();
               app = langgraphChain(DURABLE_LENGTH, saver);
             },
@@ -138,7 +165,10 @@ export const postgres: Workload = {
       const ours = timeCell(m.ours, 1 / runs);
       const floor = timeCell(m.floor, 1 / runs);
       const langgraph = timeCell(m.langgraph, 1 / runs);
-      progress("postgres", `ours ${fmt(ours.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} ms/run`);
+      progress(
+        "postgres",
+        `ours ${fmt(ours.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} ms/run`,
+      );
       const reopened = new PostgresCheckpointer({ connectionString: url, schema: lastSchema["ours"]! });
       const adapterBytes = await reopened.storageBytes();
       await reopened.close();

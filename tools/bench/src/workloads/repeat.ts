@@ -3,7 +3,7 @@ import { Runner } from "@graph/runtime";
 import type { Workload } from "../lib/context.js";
 import { chainSteps, check, floorChain, ourChain } from "../lib/graphs.js";
 import { langgraphChain } from "../lib/langgraph.js";
-import { row, timeCell, type Row } from "../lib/results.js";
+import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, measureAll, progress } from "../lib/timing.js";
 
 const LENGTH = 10;
@@ -67,7 +67,10 @@ export const repeat: Workload = {
     const sync = timeCell(m.oursSync, perRun);
     const floor = timeCell(m.floor, perRun);
     const langgraph = timeCell(m.langgraph, perRun);
-    progress("repeat", `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/run`);
+    progress(
+      "repeat",
+      `ours ${fmt(ours.value)}, runSync ${fmt(sync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} µs/run`,
+    );
 
     return [
       row({

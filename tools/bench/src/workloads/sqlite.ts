@@ -9,11 +9,11 @@ import { Runner } from "@graph/runtime";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { BenchContext, Workload } from "../lib/context.js";
 import { openSqlite, type SqliteDatabase } from "../lib/drivers.js";
-import { DURABLE_LENGTH, runFloor, runLangGraph, runOurs, type FloorStore } from "../lib/durable.js";
+import { DURABLE_LENGTH, type FloorStore, runFloor, runLangGraph, runOurs } from "../lib/durable.js";
 import { ourChain } from "../lib/graphs.js";
-import { langgraphChain, type LangGraphApp } from "../lib/langgraph.js";
-import { row, timeCell, type Row } from "../lib/results.js";
-import { fmt, measureAll, progress, type MeasureOptions } from "../lib/timing.js";
+import { type LangGraphApp, langgraphChain } from "../lib/langgraph.js";
+import { type Row, row, timeCell } from "../lib/results.js";
+import { fmt, type MeasureOptions, measureAll, progress } from "../lib/timing.js";
 
 /** Size of the database after close: the main file plus any WAL left behind. */
 function storedBytes(file: string): number {
@@ -116,7 +116,10 @@ export const sqlite: Workload = {
     const oursSync = timeCell(m.oursSync, 1 / runs);
     const floor = timeCell(m.floor, 1 / runs);
     const langgraph = timeCell(m.langgraph, 1 / runs);
-    progress("sqlite", `ours ${fmt(ours.value)}, durability sync ${fmt(oursSync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} ms/run`);
+    progress(
+      "sqlite",
+      `ours ${fmt(ours.value)}, durability sync ${fmt(oursSync.value)}, floor ${fmt(floor.value)}, LangGraph.js ${fmt(langgraph.value)} ms/run`,
+    );
 
     const oursBytes = storedBytes(lastFile["ours"]!);
     const reopened = new SqliteCheckpointer({ path: lastFile["ours"]! });
@@ -158,7 +161,9 @@ export const sqlite: Workload = {
         ours: oursSync,
         floor,
         langgraph,
-        notes: ["informational: every step is committed before the next node starts, like SqliteSaver; SPEC's target applies to the default policy"],
+        notes: [
+          "informational: every step is committed before the next node starts, like SqliteSaver; SPEC's target applies to the default policy",
+        ],
       }),
       row({
         id: "sqlite-bytes-per-step",
@@ -173,7 +178,14 @@ export const sqlite: Workload = {
           `database file size after close (WAL checkpointed into it) / ${steps} steps (${runs} runs × ${DURABLE_LENGTH} nodes), schema pages included`,
           `ours: ${oursBytes} B total, empty schema ${emptyBytes} B → ${fmt((oursBytes - emptyBytes) / steps)} B/step net; adapter storageBytes() = ${adapterBytes} B (${fmt(adapterBytes / steps)} B/step)`,
         ],
-        details: { steps, oursBytes, emptySchemaBytes: emptyBytes, oursAdapterStorageBytes: adapterBytes, floorBytes, langgraphBytes },
+        details: {
+          steps,
+          oursBytes,
+          emptySchemaBytes: emptyBytes,
+          oursAdapterStorageBytes: adapterBytes,
+          floorBytes,
+          langgraphBytes,
+        },
       }),
     ];
   },

@@ -11,10 +11,11 @@
  *   schema; SQLite relies on the write lock.
  * - Read snapshots: `REPEATABLE READ` on Postgres; a deferred transaction (a WAL snapshot) on SQLite.
  */
-import { CompiledQuery, sql } from "kysely";
+
 import type { Kysely, SelectQueryBuilder } from "kysely";
-import { quoteIdentifier, tableNames } from "./schema.js";
+import { CompiledQuery, sql } from "kysely";
 import type { TableNames } from "./schema.js";
+import { quoteIdentifier, tableNames } from "./schema.js";
 
 /** The SQL dialects the store supports. */
 export type DialectKind = "sqlite" | "postgres";
@@ -123,8 +124,11 @@ export class SqlDialect {
     // Class id 0x67726170 ("grap") keeps our locks apart from an application's own advisory locks.
     await sql`SELECT pg_advisory_xact_lock(${0x67726170}::int4, ${key}::int4)`.execute(trx);
     if (this.schema === undefined) return;
-    const exists = await sql<{ found: number }>`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${this.schema}`.execute(trx);
-    if (exists.rows.length === 0) await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`).execute(trx);
+    const exists = await sql<{
+      found: number;
+    }>`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${this.schema}`.execute(trx);
+    if (exists.rows.length === 0)
+      await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`).execute(trx);
   }
 
   /**
@@ -136,7 +140,9 @@ export class SqlDialect {
     if (this.kind === "postgres") {
       const result = await sql<{ bytes: string | number | null }>`
         SELECT (SELECT coalesce(sum(pg_column_size(w.*)), 0) FROM ${sql.raw(this.table("workflows"))} w)
-             + (SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM ${sql.raw(this.table("steps"))} s) AS bytes`.execute(db);
+             + (SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM ${sql.raw(this.table("steps"))} s) AS bytes`.execute(
+        db,
+      );
       return Number(result.rows[0]?.bytes ?? 0);
     }
     // page_count and freelist_count describe the database as this connection sees it (WAL frames included).

@@ -5,17 +5,10 @@
  * columns (input versions, written keys, decisions) are plain JSON. Integers come back as numbers from SQLite
  * and as strings from Postgres `bigint` columns, hence `Number(…)` everywhere.
  */
-import type {
-  Lease,
-  StepRecord,
-  StepStatus,
-  StoredError,
-  WorkflowRecord,
-  WorkflowStatus,
-} from "../../Checkpointer.js";
+import type { Lease, StepRecord, StepStatus, StoredError, WorkflowRecord, WorkflowStatus } from "../../Checkpointer.js";
 import { CheckpointError } from "../../errors.js";
-import { deserializeStored, serializeStored } from "../../Serializer.js";
 import type { Serializer } from "../../Serializer.js";
+import { deserializeStored, serializeStored } from "../../Serializer.js";
 
 type Int = number | string | bigint;
 
@@ -110,7 +103,10 @@ export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
     child_workflow_id: step.childWorkflowId ?? null,
     pause: step.pause === undefined ? null : serializeStored(serializer, step.pause, { ...where, path: "pause" }),
     truncated: step.truncated ? 1 : 0,
-    error: step.error === undefined ? null : serializeStored(serializer, normalizeError(step.error), { ...where, path: "error" }),
+    error:
+      step.error === undefined
+        ? null
+        : serializeStored(serializer, normalizeError(step.error), { ...where, path: "error" }),
     started_at: step.startedAt.getTime(),
     completed_at: step.completedAt.getTime(),
   };
@@ -152,7 +148,10 @@ export function decodeStep(row: StepRow, serializer: Serializer, operation: stri
 }
 
 /** The keys a step wrote, as the `values`-shaped object retention (`compactSteps`) looks at. */
-export function decodeSummary(row: StepSummaryRow, workflowId: string): {
+export function decodeSummary(
+  row: StepSummaryRow,
+  workflowId: string,
+): {
   superstep: number;
   nodeName: string;
   index: number;
@@ -223,7 +222,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isDecision(value: unknown): boolean {
-  return value === null || typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+  return (
+    value === null || typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string"))
+  );
 }
 
 function isStoredError(value: unknown): value is StoredError {

@@ -110,9 +110,7 @@ export class HotStatements {
 
   /** Postgres: whether the step exists, read after the row lock is held; `undefined` when `lockForStep` told. */
   stepExists(workflowId: string, superstep: number, nodeName: string): CompiledQuery | undefined {
-    return this.#separateExistence
-      ? CompiledQuery.raw(this.#stepExists, [workflowId, superstep, nodeName])
-      : undefined;
+    return this.#separateExistence ? CompiledQuery.raw(this.#stepExists, [workflowId, superstep, nodeName]) : undefined;
   }
 
   /** Inserts or replaces one step row. */

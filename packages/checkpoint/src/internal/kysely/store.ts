@@ -15,12 +15,13 @@ import type {
   WorkflowStatus,
   WorkflowUpdate,
 } from "../../Checkpointer.js";
-import { resolvePolicy } from "../../CheckpointPolicy.js";
 import type { CheckpointPolicy } from "../../CheckpointPolicy.js";
-import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "../../errors.js";
+import { resolvePolicy } from "../../CheckpointPolicy.js";
 import type { WorkflowConflictError } from "../../errors.js";
-import { defaultSerializer, serializeStored } from "../../Serializer.js";
+import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "../../errors.js";
+import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import type { Serializer } from "../../Serializer.js";
+import { defaultSerializer, serializeStored } from "../../Serializer.js";
 import {
   compactSteps,
   decodeWorkflowCursor,
@@ -37,13 +38,12 @@ import {
   validateClaimOptions,
   validateFence,
 } from "../leases.js";
-import type { KyselyCheckpointerOptions } from "../../kysely.js";
-import { SqlDialect } from "./dialect.js";
 import type { AnyDb } from "./dialect.js";
-import { HotStatements } from "./statements.js";
-import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
+import { SqlDialect } from "./dialect.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
+import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
+import { HotStatements } from "./statements.js";
 
 /** How often a call is retried after meeting a dead pooled connection (one per connection a pool may hold). */
 const LOST_CONNECTION_RETRIES = 10;
@@ -111,7 +111,10 @@ export class KyselyStore {
     const schema = options.dialect.schema;
     if (schema !== undefined) {
       if (kind !== "postgres") {
-        throw config("dialect.schema is only supported on Postgres; on SQLite use tablePrefix or another file.", "dialect.schema");
+        throw config(
+          "dialect.schema is only supported on Postgres; on SQLite use tablePrefix or another file.",
+          "dialect.schema",
+        );
       }
       if (!isPlainIdentifier(schema)) {
         throw config(
@@ -140,7 +143,12 @@ export class KyselyStore {
   // plumbing
 
   /** Runs one operation: refuses after close, sets up once, tracks it for close(), classifies failures. */
-  async #run<T>(operation: string, workflowId: string | undefined, body: () => Promise<T>, needsSetup = true): Promise<T> {
+  async #run<T>(
+    operation: string,
+    workflowId: string | undefined,
+    body: () => Promise<T>,
+    needsSetup = true,
+  ): Promise<T> {
     if (this.#closed !== undefined) {
       throw new CheckpointError({
         message: `${this.#name}.${operation}() was called after close(). Create a new checkpointer instead.`,
@@ -164,7 +172,11 @@ export class KyselyStore {
     }
   }
 
-  #classify(error: unknown, operation: string, workflowId: string | undefined): CheckpointError | WorkflowConflictError {
+  #classify(
+    error: unknown,
+    operation: string,
+    workflowId: string | undefined,
+  ): CheckpointError | WorkflowConflictError {
     if (isCheckpointError(error) || isWorkflowConflictError(error)) return error;
     const where = workflowId === undefined ? "" : ` for workflow '${workflowId}'`;
     const hint = this.#describeError?.(error, { operation, ...(workflowId === undefined ? {} : { workflowId }) });
@@ -230,7 +242,9 @@ export class KyselyStore {
             `name TEXT NOT NULL, applied_at ${d.kind === "postgres" ? "BIGINT" : "INTEGER"} NOT NULL)`,
         )
         .execute(trx);
-      const rows = (await d.scoped(trx).selectFrom(d.names.migrations).select("version").execute()) as { version: number | string }[];
+      const rows = (await d.scoped(trx).selectFrom(d.names.migrations).select("version").execute()) as {
+        version: number | string;
+      }[];
       const applied = new Set(rows.map((row) => Number(row.version)));
       const newest = Math.max(0, ...applied);
       if (newest > LATEST_VERSION) {
@@ -242,7 +256,11 @@ export class KyselyStore {
           operation: "setup",
         });
       }
-      const context = { kind: d.kind, prefix: d.prefix, table: (name: "workflows" | "steps" | "migrations") => d.table(name) };
+      const context = {
+        kind: d.kind,
+        prefix: d.prefix,
+        table: (name: "workflows" | "steps" | "migrations") => d.table(name),
+      };
       for (const migration of MIGRATIONS) {
         if (applied.has(migration.version)) continue;
         for (const statement of migration.statements(context)) await sql.raw(statement).execute(trx);
@@ -314,7 +332,10 @@ export class KyselyStore {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
     return this.#run("createWorkflow", workflowId, async () => {
       if (typeof workflow !== "object" || workflow === null) {
-        throw new CheckpointError({ message: "createWorkflow expects { id, graphName, graphHash }.", operation: "createWorkflow" });
+        throw new CheckpointError({
+          message: "createWorkflow expects { id, graphName, graphHash }.",
+          operation: "createWorkflow",
+        });
       }
       requireStorableId(workflow.id, "createWorkflow");
       for (const field of ["graphName", "graphHash"] as const) {
@@ -416,7 +437,11 @@ export class KyselyStore {
         requireStorableId(step.workflowId, operation);
         if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, operation, "node name");
         if (step.workflowId !== first!.workflowId) {
-          throw new CheckpointError({ message: `${operation}: every step of one call must belong to one workflow ('${first!.workflowId}' and '${step.workflowId}').`, operation, workflowId: first!.workflowId });
+          throw new CheckpointError({
+            message: `${operation}: every step of one call must belong to one workflow ('${first!.workflowId}' and '${step.workflowId}').`,
+            operation,
+            workflowId: first!.workflowId,
+          });
         }
         // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
         return encodeStep(step, this.#serializer);
@@ -430,8 +455,12 @@ export class KyselyStore {
         let lastSuperstep = -1;
         for (let i = 0; i < steps.length; i++) {
           const step = steps[i]!;
-          const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName))).rows[0] as
-            | (Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"> & {
+          const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName)))
+            .rows[0] as
+            | (Pick<
+                WorkflowRow,
+                "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"
+              > & {
                 existing: unknown;
               })
             | undefined;
@@ -495,7 +524,11 @@ export class KyselyStore {
       requireStorableId(id, "updateWorkflow");
       validateFence(id, fence, "updateWorkflow");
       if (typeof update !== "object" || update === null) {
-        throw new CheckpointError({ message: `updateWorkflow('${id}') expects an update object.`, workflowId: id, operation: "updateWorkflow" });
+        throw new CheckpointError({
+          message: `updateWorkflow('${id}') expects an update object.`,
+          workflowId: id,
+          operation: "updateWorkflow",
+        });
       }
       if (update.status !== undefined && !WORKFLOW_STATUSES.includes(update.status)) {
         throw new CheckpointError({
@@ -505,7 +538,10 @@ export class KyselyStore {
           path: "status",
         });
       }
-      if (update.graphHash !== undefined && (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))) {
+      if (
+        update.graphHash !== undefined &&
+        (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))
+      ) {
         throw new CheckpointError({
           message: `updateWorkflow('${id}'): graphHash must be a string without NUL characters.`,
           workflowId: id,
@@ -542,7 +578,12 @@ export class KyselyStore {
       const row = await this.#write(async (trx) => {
         const q = d.scoped(trx);
         const workflow = (await d
-          .lock(q.selectFrom(d.names.workflows).select(["lease_epoch", "lease_owner", "lease_expires_at"]).where("id", "=", id))
+          .lock(
+            q
+              .selectFrom(d.names.workflows)
+              .select(["lease_epoch", "lease_owner", "lease_expires_at"])
+              .where("id", "=", id),
+          )
           .executeTakeFirst()) as Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at"> | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
         this.#checkFence(id, workflow, fence, "updateWorkflow");
@@ -563,14 +604,17 @@ export class KyselyStore {
       const d = this.dialect;
       const row = (await this.#read((db) =>
         d.scoped(db).selectFrom(d.names.workflows).selectAll().where("id", "=", id).executeTakeFirst(),
-      )) as
-        | WorkflowRow
-        | undefined;
+      )) as WorkflowRow | undefined;
       return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "getWorkflow");
     });
   }
 
-  async #readSteps(db: AnyDb, id: string, throughSuperstep: number | undefined, operation: string): Promise<StepRecord[]> {
+  async #readSteps(
+    db: AnyDb,
+    id: string,
+    throughSuperstep: number | undefined,
+    operation: string,
+  ): Promise<StepRecord[]> {
     const d = this.dialect;
     let query = d.scoped(db).selectFrom(d.names.steps).selectAll().where("workflow_id", "=", id);
     if (throughSuperstep !== undefined) query = query.where("superstep", "<=", throughSuperstep);
@@ -586,7 +630,10 @@ export class KyselyStore {
     });
   }
 
-  getState(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<Readonly<Record<string, unknown>>> {
+  getState(
+    id: string,
+    options: { readonly throughSuperstep?: number } = {},
+  ): Promise<Readonly<Record<string, unknown>>> {
     return this.#run("getState", id, async () => {
       if (!isStorableText(id)) return {};
       const bound = superstepBound(options?.throughSuperstep, "getState", id);
@@ -600,20 +647,31 @@ export class KyselyStore {
       if (!isStorableText(id)) return undefined;
       const bound = superstepBound(options?.superstep, "getCheckpoint", id);
       const d = this.dialect;
-      const read = await this.#read((db) => d.read(db, async (trx) => {
-        const workflow = (await d
-          .scoped(trx)
-          .selectFrom(d.names.workflows)
-          .select("last_superstep")
-          .where("id", "=", id)
-          .executeTakeFirst()) as Pick<WorkflowRow, "last_superstep"> | undefined;
-        if (workflow === undefined) return undefined;
-        return { lastSuperstep: Number(workflow.last_superstep), steps: await this.#readSteps(trx, id, bound, "getCheckpoint") };
-      }));
+      const read = await this.#read((db) =>
+        d.read(db, async (trx) => {
+          const workflow = (await d
+            .scoped(trx)
+            .selectFrom(d.names.workflows)
+            .select("last_superstep")
+            .where("id", "=", id)
+            .executeTakeFirst()) as Pick<WorkflowRow, "last_superstep"> | undefined;
+          if (workflow === undefined) return undefined;
+          return {
+            lastSuperstep: Number(workflow.last_superstep),
+            steps: await this.#readSteps(trx, id, bound, "getCheckpoint"),
+          };
+        }),
+      );
       if (read === undefined) return undefined;
       const { values, versions } = foldSteps(read.steps);
       const last = bound === undefined ? read.lastSuperstep : Math.min(bound, read.lastSuperstep);
-      return { workflowId: id, superstep: read.steps.length === 0 ? -1 : Math.max(last, -1), values, versions, steps: read.steps };
+      return {
+        workflowId: id,
+        superstep: read.steps.length === 0 ? -1 : Math.max(last, -1),
+        values,
+        versions,
+        steps: read.steps,
+      };
     });
   }
 
@@ -639,7 +697,10 @@ export class KyselyStore {
           eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
         );
       }
-      const finalQuery = query.orderBy("created_at").orderBy("id").limit(limit + 1);
+      const finalQuery = query
+        .orderBy("created_at")
+        .orderBy("id")
+        .limit(limit + 1);
       const rows = (await this.#read(() => finalQuery.execute())) as WorkflowRow[];
       const page = rows.slice(0, limit).map((row) => decodeWorkflow(row, this.#serializer, "listWorkflows"));
       const last = page[page.length - 1];
