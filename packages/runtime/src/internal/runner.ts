@@ -6,7 +6,7 @@ import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
 import type { NodeCache } from "../cache.js";
-import { IncompatibleRunnerError, type NodeExecutionError } from "../errors.js";
+import { IncompatibleRunnerError, NodeExecutionError } from "../errors.js";
 import type { EventProcessor, GraphEvent } from "../events.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
@@ -321,9 +321,8 @@ function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResu
     options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
   if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
     const error = result.error;
-    if (isTaggedError(error, "NodeExecutionError")) {
-      (error as NodeExecutionError).partialResult = selected;
-      return Effect.fail(error as NodeExecutionError);
+    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError")) {
+      return Effect.fail(new NodeExecutionError(error.nodeName, error.cause, selected));
     }
     return Effect.fail(error as RunError);
   }
