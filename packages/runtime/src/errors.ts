@@ -23,7 +23,8 @@ export class MissingInputError extends GraphError<"MissingInputError"> {
 }
 
 /**
- * A run exceeded `maxIterations` supersteps. Names the nodes that were still running.
+ * A node was about to run more than `maxIterations` times in one run: a loop that never settled. `nodeName` is
+ * that node, `nodes` the nodes of its loop (the ones still cycling).
  *
  * @example
  * ```ts
@@ -33,14 +34,15 @@ export class MissingInputError extends GraphError<"MissingInputError"> {
 export class InfiniteLoopError extends GraphError<"InfiniteLoopError"> {
   readonly _tag = "InfiniteLoopError" as const;
   override readonly name = "InfiniteLoopError";
+  readonly nodeName: string;
   readonly nodes: readonly string[];
   readonly maxIterations: number;
-  constructor(nodes: readonly string[], maxIterations: number, workflowId: string) {
+  constructor(nodeName: string, nodes: readonly string[], maxIterations: number) {
     super(
-      `Workflow '${workflowId}' ran more than ${maxIterations} supersteps; still running: ${nodes.map((n) => `'${n}'`).join(", ")}.\n` +
-        `  → A gate keeps routing back, or values keep changing in a loop.\n` +
-        `  How to fix: make the loop's gate return END eventually, or raise maxIterations if the loop is meant to be long.`,
+      `Node '${nodeName}' would run more than ${maxIterations} times in one run (maxIterations: ${maxIterations}): the loop never settled. ` +
+        `Still cycling: ${nodes.join(", ")}. Make a gate of the loop return END (or route out of it), or raise maxIterations.`,
     );
+    this.nodeName = nodeName;
     this.nodes = nodes;
     this.maxIterations = maxIterations;
   }

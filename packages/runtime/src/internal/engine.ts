@@ -25,6 +25,7 @@ import type { GraphEvent } from "../events.js";
 import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
 import { deepEqual, stableKey } from "./equal.js";
+import { ClosedRegions } from "./regions.js";
 
 /** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
 interface Slot {
@@ -46,7 +47,14 @@ type Outcome =
     }
   | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
   | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
-  | { kind: "failed"; error: unknown; nested?: RunResult; childWorkflowId?: string };
+  | {
+      kind: "failed";
+      error: unknown;
+      nested?: RunResult;
+      childWorkflowId?: string;
+      /** NodeError was already emitted for this failure (by the retry loop). */
+      reported?: boolean;
+    };
 
 interface Execution {
   node: AnyNode;
@@ -142,11 +150,13 @@ export class Engine {
   #dirty = new Set<string>();
   #spareSet = new Set<string>();
   readonly #permitMemo = new Map<string, boolean>();
+  readonly #regions: ClosedRegions;
+  /** How often each node started in this run (maxIterations bounds it). */
+  readonly #runs = new Map<string, number>();
   #waiting = new Set<string>();
 
   #nextIndex = 1;
   #superstep = 0;
-  #runSupersteps = 0;
   #pause: PauseInfo | undefined;
   #failure: unknown;
   #stopped = false;
@@ -162,6 +172,7 @@ export class Engine {
     this.#analysis = graph.analysis;
     this.#nodes = [...graph.nodes.values()];
     this.#bound = graph.inputs.bound;
+    this.#regions = new ClosedRegions(graph.analysis);
   }
 
   // ───────────────────────────────────────────── events ─────────────────────────────────────────────
@@ -229,12 +240,8 @@ export class Engine {
         }
         const ready = this.#computeReady();
         if (ready.length === 0) return Effect.void;
-        if (this.#runSupersteps >= this.config.maxIterations) {
-          return Effect.fail(
-            new InfiniteLoopError(this.#cycling(ready), this.config.maxIterations, this.config.workflowId),
-          );
-        }
-        this.#runSupersteps++;
+        const runaway = this.#countRuns(ready);
+        if (runaway !== undefined) return Effect.fail(runaway);
         this.#superstep++;
         if (this.config.emitter.active)
           this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
@@ -250,12 +257,23 @@ export class Engine {
     });
   }
 
-  /** The nodes of the loops that are still going (the cycles the ready nodes belong to), in node order. */
-  #cycling(ready: readonly AnyNode[]): string[] {
-    const a = this.#analysis;
-    const comps = new Set(ready.map((n) => a.componentOf.get(n.name)!).filter((c) => a.cyclic.has(c)));
-    const names = comps.size === 0 ? ready.map((n) => n.name) : [...comps].flatMap((c) => a.components[c]!);
-    return names.sort((x, y) => a.position.get(x)! - a.position.get(y)!);
+  /**
+   * Counts one more run of each ready node; maxIterations bounds how often one node runs in one run (a loop's
+   * iterations), never the number of supersteps, so a DAG of any depth never reaches it.
+   */
+  #countRuns(ready: readonly AnyNode[]): InfiniteLoopError | undefined {
+    const max = this.config.maxIterations;
+    for (const n of ready) {
+      const count = (this.#runs.get(n.name) ?? 0) + 1;
+      if (count > max) {
+        const a = this.#analysis;
+        const c = a.componentOf.get(n.name)!;
+        const loop = a.cyclic.has(c) ? [...a.components[c]!] : [n.name];
+        return new InfiniteLoopError(n.name, loop, max);
+      }
+    }
+    for (const n of ready) this.#runs.set(n.name, (this.#runs.get(n.name) ?? 0) + 1);
+    return undefined;
   }
 
   // ───────────────────────────────────────────── readiness ─────────────────────────────────────────────
@@ -328,13 +346,34 @@ export class Engine {
   }
 
   #isCandidate(name: string, memo: Map<string, boolean>): boolean {
-    if (this.#settled.has(name)) return false;
+    if (this.#settled.has(name) || this.#regions.isClosed(name)) return false;
     const n = this.graph.nodes.get(name)!;
     if (!this.#permitted(name, memo)) return false;
     for (const input of n.inputs) if (!this.#available(n, input)) return false;
     for (const g of this.#analysis.controllers.get(name)!) if (this.#pending.get(g)?.has(name)) return true;
-    if (!this.#everRan.has(name)) return !this.#skippedBySuppliedOutputs(n);
+    if (!this.#everRan.has(name)) {
+      if (this.#relaysFeedback(n)) return this.#isStale(n) && this.#fedBackByLoop(n);
+      return !this.#skippedBySuppliedOutputs(n);
+    }
     return this.#isStale(n);
+  }
+
+  /**
+   * A node of a gated loop (not its entry) that reads only the loop's seeds relays what the loop feeds back to its
+   * entry (Self-RAG's `retrieveAgain(question) → retrieve`). It does not run on the caller's values — that would
+   * start one extra iteration once the loop settled — but once the loop has written one of them.
+   */
+  #relaysFeedback(n: AnyNode): boolean {
+    const a = this.#analysis;
+    if (n.inputs.length === 0 || !a.loops.gated.has(a.componentOf.get(n.name)!)) return false;
+    return n.inputs.every((i) => a.isSeedForNonEntry(i, n.name));
+  }
+
+  #fedBackByLoop(n: AnyNode): boolean {
+    return n.inputs.some((i) => {
+      const w = this.#values.get(i)?.writer;
+      return w !== undefined && w !== INPUT_STEP && w !== n.name;
+    });
   }
 
   /**
@@ -359,13 +398,24 @@ export class Engine {
       if (slot.version === (consumed?.[input] ?? 0)) continue;
       const writer = slot.writer;
       if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
-      if (!gated) {
-        if (writer === n.name) continue; // own output never re-triggers
-        if (writer !== INPUT_STEP && this.#analysis.reachesAcyclic(n.name, writer)) continue; // produced downstream: next turn
-      }
+      if (!gated && this.#exempt(n.name, input, writer)) continue;
       return true;
     }
     return false;
+  }
+
+  /**
+   * The staleness exemptions of a node no gate controls. Its own output never re-triggers it. A value written
+   * downstream of it waits for the next run when no gate lies on a path to the writer (a feedback loop); when one
+   * does, the value came around the gate's loop and re-triggers it now — unless it is a seed of the loop and this
+   * node is not the loop's entry (it reads the seed in the next iteration, after the entry ran).
+   */
+  #exempt(name: string, input: string, writer: string): boolean {
+    if (writer === name) return true;
+    if (writer === INPUT_STEP) return false;
+    const a = this.#analysis;
+    if (!a.reachesAcyclic(name, writer)) return false;
+    return !a.gateBetween(name, writer) || a.isSeedForNonEntry(input, name);
   }
 
   // ───────────────────────────────────────────── supersteps ─────────────────────────────────────────────
@@ -576,7 +626,7 @@ export class Engine {
               !this.config.control.stopRequested &&
               (retry.retryOn?.(error) ?? true);
             this.#event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
-            if (!willRetry) return Effect.succeed({ kind: "failed", error });
+            if (!willRetry) return Effect.succeed({ kind: "failed", error, reported: true });
             return Effect.sleep(retryDelay(retry!, attempt)).pipe(Effect.zipRight(attemptOnce(attempt + 1)));
           }),
         );
@@ -896,6 +946,8 @@ export class Engine {
         for (const g of this.#analysis.controllers.get(n.name)!) this.#pending.get(g)?.delete(n.name);
         for (const k in o.outputs) this.#write(k, o.outputs[k], index, n.name);
         if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
+        this.#regions.completed(n.name, o.decision, n instanceof GateNode);
+        for (const r of this.#regions.drainReopened()) this.#dirty.add(r);
         if (this.config.emitter.active) {
           this.#event(
             "NodeEnd",
@@ -938,7 +990,8 @@ export class Engine {
         this.#settled.add(n.name);
         const error = o.error;
         this.#failure ??= wrapFailure(n, error);
-        this.#event("NodeError", { nodeName: n.name, error, attempt: 0, willRetry: false }, ex.spanId);
+        if (o.reported !== true)
+          this.#event("NodeError", { nodeName: n.name, error, attempt: 1, willRetry: false }, ex.spanId);
         return;
       }
     }
@@ -964,7 +1017,8 @@ export class Engine {
       }
     };
     mark(gate, new Set());
-    if (this.config.emitter.active) this.#event("RouteDecision", { gate: gate.name, decision, replayed });
+    if (this.config.emitter.active)
+      this.#event("RouteDecision", { gate: gate.name, decision: decisionShape(gate, decision), replayed });
   }
 
   // ───────────────────────────────────────────── inputs, restore, finish ─────────────────────────────────────────────
@@ -1110,6 +1164,7 @@ export class Engine {
         turnStart = s.index;
         lastDecision.clear();
         this.#ranThisRun.clear();
+        this.#regions.clear();
       }
       if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
       const node = this.graph.nodes.get(s.nodeName);
@@ -1119,12 +1174,17 @@ export class Engine {
       lastCompleted.set(s.nodeName, s);
       // Ran in the current turn: a loop entry does not get its before-the-gate run again.
       if (s.index > turnStart) this.#ranThisRun.add(s.nodeName);
-      if (node instanceof GateNode)
-        lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
+      const decision = node instanceof GateNode ? decisionFromStored(s.decision) : undefined;
+      if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
+      this.#regions.completed(s.nodeName, decision, node instanceof GateNode);
     }
     // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
     this.#newTurn = newTurn || sorted.length === 0;
-    if (newTurn) this.#ranThisRun.clear();
+    if (newTurn) {
+      this.#ranThisRun.clear();
+      this.#regions.clear();
+    }
+    this.#regions.drainReopened(); // every node is examined at the start anyway
     if (!newTurn) {
       for (const [gate, { index, decision }] of lastDecision) {
         this.#decided.add(gate);
@@ -1133,7 +1193,11 @@ export class Engine {
           decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
         );
         this.#pending.set(gate, pending);
-        this.#event("RouteDecision", { gate, decision, replayed: true });
+        this.#event("RouteDecision", {
+          gate,
+          decision: decisionShape(this.graph.nodes.get(gate) as GateNode, decision),
+          replayed: true,
+        });
       }
     }
     this.#replayedGraphNodes = [...lastCompleted].filter(([name]) => this.graph.nodes.get(name) instanceof GraphNode);
@@ -1316,6 +1380,12 @@ export class Engine {
   get lastCandidates(): readonly string[] {
     return this.#lastCandidates;
   }
+}
+
+/** The RouteDecision event's shape: the target (or END) for single-choice gates, a list only for multiTarget. */
+function decisionShape(gate: GateNode, decision: readonly Target[] | null): Target | readonly Target[] | null {
+  if (decision === null || gate.multiTarget) return decision;
+  return decision[0] ?? null;
 }
 
 function wrapFailure(n: AnyNode, error: unknown): unknown {

@@ -34,7 +34,7 @@ export interface RunOptions {
   readonly checkpoint?: Checkpoint;
   /** `@graph/select` patterns that filter `result.values`. */
   readonly select?: string | readonly string[];
-  /** Supersteps per run before `InfiniteLoopError`. Default 1000. */
+  /** How many times one node may run in one run (a loop's iterations) before `InfiniteLoopError`. Default 1000. */
   readonly maxIterations?: number;
   /** "raise" (default) rejects with `NodeExecutionError`; "continue" resolves with `status: "failed"`. */
   readonly errorHandling?: "raise" | "continue";
