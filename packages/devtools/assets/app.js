@@ -63,12 +63,15 @@ function apply(ev) {
     return;
   }
   if (ev.type === "RunStart" && ev.depth === 0) {
-    // A new run of the workflow (first run or a resume): node states start over; replayed steps follow.
+    // A new run of the workflow (first run or a resume): states start over, replayed steps follow. What the
+    // earlier run showed (inputs, outputs, timings) stays in the side panel.
+    const previous = state.runs.get(ev.root);
+    for (const n of previous?.nodes.values() ?? []) n.state = "idle";
     state.runs.set(ev.root, {
       root: ev.root,
       graph: ev.graph,
       status: "running",
-      nodes: new Map(),
+      nodes: previous?.nodes ?? new Map(),
       pause: undefined,
       startedAt: ev.timestamp,
     });
@@ -94,6 +97,12 @@ function apply(ev) {
     case "NodeEnd": {
       const n = nodeOf(run, ev.path);
       n.state = ev.replayed ? "replayed" : ev.status;
+      if (ev.replayed) {
+        // A replayed GraphNode does not run its subgraph again: its nodes count as replayed too. The timings
+        // shown stay those of the run that computed the value.
+        for (const [p, m] of run.nodes) if (p.startsWith(`${ev.path}/`)) m.state = "replayed";
+        return;
+      }
       Object.assign(n, { durationMs: ev.durationMs, outputs: ev.outputs, cached: ev.cached || n.cached });
       return;
     }
@@ -120,9 +129,13 @@ function apply(ev) {
     case "CacheHit":
       nodeOf(run, ev.path).cached = true;
       return;
-    case "RouteDecision":
-      nodeOf(run, ev.path).decision = ev.decision === null ? "none" : ev.decision.join(", ");
+    case "RouteDecision": {
+      const n = nodeOf(run, ev.path);
+      n.decision = ev.decision === null ? "none" : ev.decision.join(", ");
+      // Gates have no replayed NodeEnd: their restored decision is what shows they were replayed.
+      if (ev.replayed) n.state = "replayed";
       return;
+    }
     case "StopRequested":
       run.stopRequested = true;
       return;
@@ -264,10 +277,15 @@ function renderGraph() {
   );
 }
 
+/** Mermaid may wrap a label over several tspans: the first gets the whole text, the others are emptied. */
 function setLabel(textEl, text) {
-  const spans = textEl.querySelectorAll("tspan");
-  const target = spans.length > 0 ? spans[spans.length - 1] : textEl;
-  if (target.textContent !== text) target.textContent = text;
+  const spans = [...textEl.querySelectorAll("tspan")].filter((s) => s.children.length === 0);
+  if (spans.length === 0) {
+    if (textEl.textContent !== text) textEl.textContent = text;
+    return;
+  }
+  if (spans[0].textContent !== text) spans[0].textContent = text;
+  for (const s of spans.slice(1)) s.textContent = "";
 }
 
 async function draw(view, key) {
@@ -301,7 +319,7 @@ async function draw(view, key) {
     elements.set(node.path, el);
   }
   if (drawn.key === key) drawn.elements = elements;
-  render();
+  scheduleRender();
 }
 
 function renderPause() {
@@ -394,7 +412,7 @@ function renderDetails() {
     ...(n?.error === undefined ? [] : [h("h2", {}, "error"), h("pre", { class: "notice" }, n.error)]),
     ...values("inputs", n?.inputs),
     ...values("outputs", n?.outputs),
-    toggle,
+    ...(toggle === undefined ? [] : [toggle]),
   );
 }
 
@@ -467,7 +485,12 @@ async function loadStored() {
 }
 
 async function start() {
-  mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", flowchart: { htmlLabels: false } });
+  mermaid.initialize({
+    startOnLoad: false,
+    securityLevel: "strict",
+    theme: "neutral",
+    flowchart: { htmlLabels: false },
+  });
   $("refresh").addEventListener("click", loadStored);
   for (const v of await api("/api/graphs")) state.views.set(v.name, v);
   void loadStored();
@@ -488,7 +511,8 @@ async function start() {
   source.addEventListener("message", (e) => {
     const ev = JSON.parse(e.data);
     apply(ev);
-    if (ev.type === "RunEnd" && ev.path === "") void loadStored();
+    // The store records the run's end right after the event: reload the list a moment later.
+    if (ev.type === "RunEnd" && ev.path === "") for (const ms of [300, 1500]) setTimeout(loadStored, ms);
     scheduleRender();
   });
   render();

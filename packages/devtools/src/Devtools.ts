@@ -186,7 +186,11 @@ export class Devtools {
       pause:
         record.pause === undefined
           ? undefined
-          : { nodeName: record.pause.nodeName, responseKey: record.pause.responseKey, value: preview(record.pause.value, max) },
+          : {
+              nodeName: record.pause.nodeName,
+              responseKey: record.pause.responseKey,
+              value: preview(record.pause.value, max),
+            },
       error: record.error === undefined ? undefined : `${record.error.name}: ${record.error.message}`,
       values: previewRecord(state, max),
       steps: steps.map((s) => ({
@@ -300,7 +304,9 @@ export class Devtools {
       case "RouteDecision": {
         const at = this.#runPath(event.spanId, event.gate);
         if (at === undefined) return undefined;
-        const decision = event.decision === null ? null : event.decision.map(String);
+        const d = event.decision;
+        const one = (t: unknown) => (typeof t === "symbol" ? "END" : String(t));
+        const decision = d === null ? null : Array.isArray(d) ? d.map(one) : [one(d)];
         return { ...base, root: at.root, path: at.path, decision, replayed: event.replayed };
       }
       case "StopRequested":
@@ -331,7 +337,9 @@ export class Devtools {
 
   #requireRunner(what: string): Runner {
     if (this.#runner === undefined)
-      throw new DevtoolsError(`Devtools can't ${what}: no runner connected.\n  How to fix: call devtools.connect(runner).`);
+      throw new DevtoolsError(
+        `Devtools can't ${what}: no runner connected.\n  How to fix: call devtools.connect(runner).`,
+      );
     return this.#runner;
   }
 

@@ -107,7 +107,7 @@ export class OtelProcessor {
       case "RouteDecision": {
         // A replayed decision was made (and traced) by an earlier run.
         if (event.replayed) return;
-        const decision = event.decision === null ? "none" : event.decision.map(String).join(",");
+        const decision = decisionText(event.decision);
         this.#runs
           .get(event.spanId)
           ?.span.addEvent("route_decision", { "graph.gate": event.gate, "graph.decision": decision }, event.timestamp);
@@ -280,6 +280,13 @@ export class OtelProcessor {
     node.span.setAttribute("graph.status", "paused");
     node.span.end(event.timestamp);
   }
+}
+
+/** `"review"`, `"END"`, `"a,b"` (multi-target routes) or `"none"`. */
+function decisionText(decision: unknown): string {
+  if (decision === null || decision === undefined) return "none";
+  const one = (t: unknown) => (typeof t === "symbol" ? "END" : String(t));
+  return Array.isArray(decision) ? decision.map(one).join(",") : one(decision);
 }
 
 function messageOf(error: unknown): string {
