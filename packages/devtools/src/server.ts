@@ -7,6 +7,15 @@ import { isDevtoolsError } from "./DevtoolsError.js";
 import type { PageEvent } from "./EventLog.js";
 import { errorMessage } from "./preview.js";
 
+/**
+ * The running server: its port and how to stop it (closing open event streams too).
+ *
+ * @example
+ * ```ts
+ * const server = await startServer(devtools, 0);
+ * await server.close();
+ * ```
+ */
 export interface DevtoolsServer {
   readonly port: number;
   close(): Promise<void>;
