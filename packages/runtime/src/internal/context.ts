@@ -197,6 +197,11 @@ export interface RunConfig {
   readonly parentWorkflowId: string | undefined;
   /** Set when the run is a map item: never persisted as its own workflow when there is no store anyway. */
   readonly persist: boolean;
+  /**
+   * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
+   * values whose parent version changed since it last started; the versions are recorded in its input step.
+   */
+  readonly parentVersions?: Readonly<Record<string, number>>;
 }
 
 export function nextSpanId(shared: Shared): string {

@@ -757,10 +757,11 @@ export class Engine {
     });
   }
 
-  #childConfig(ex: Execution, n: GraphNode, workflowId: string, values: Record<string, unknown>): RunConfig {
+  #childConfig(ex: Execution, n: GraphNode, workflowId: string, passed: ChildValues): RunConfig {
     return {
       ...this.config,
-      values,
+      values: passed.values,
+      parentVersions: passed.versions,
       workflowId,
       runId: this.config.runId,
       control: this.config.control.child(),
@@ -774,16 +775,28 @@ export class Engine {
     };
   }
 
-  /** Values a child run receives: its inputs by inner name, plus answers for its interrupts. */
-  #childValues(ex: Execution, n: GraphNode): Record<string, unknown> {
+  /**
+   * Values a child run receives — its inputs by inner name, plus answers for its interrupts — with their versions
+   * here, so a restarted child takes only what changed since it last started.
+   */
+  #childValues(ex: Execution, n: GraphNode): ChildValues {
     const values: Record<string, unknown> = {};
-    for (const input of n.inputs) if (Object.hasOwn(ex.inputs, input)) values[n.innerInput(input)!] = ex.inputs[input];
+    const versions: Record<string, number> = {};
+    for (const input of n.inputs) {
+      if (!Object.hasOwn(ex.inputs, input)) continue;
+      const inner = n.innerInput(input)!;
+      values[inner] = ex.inputs[input];
+      versions[inner] = ex.versions[input] ?? 0;
+    }
     for (const inner of responseKeys(n.graph)) {
       const outer = n.outerOutput(inner);
       const slot = outer === undefined ? undefined : this.#values.get(outer);
-      if (slot !== undefined && slot.writer === INPUT_STEP) values[inner] = slot.value;
+      if (slot !== undefined && slot.writer === INPUT_STEP) {
+        values[inner] = slot.value;
+        versions[inner] = slot.version;
+      }
     }
-    return values;
+    return { values, versions };
   }
 
   #executeGraph(ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
@@ -840,7 +853,10 @@ export class Engine {
       const concurrency = this.config.shared.maxConcurrency ?? 256;
       const parentId = `${this.config.workflowId}/${n.name}`;
       const runItem = (item: Record<string, unknown>, i: number) => {
-        const config = this.#childConfig(ex, n, `${parentId}/${i}`, { ...base, ...item });
+        const config = this.#childConfig(ex, n, `${parentId}/${i}`, {
+          values: { ...base.values, ...item },
+          versions: base.versions,
+        });
         return new Engine(n.graph, config).run().pipe(
           Effect.ensuring(Effect.sync(() => this.config.control.release(config.control))),
           Effect.map((r) => {
@@ -1014,15 +1030,25 @@ export class Engine {
   #mergeInputs(): StepRecord | undefined {
     const changed: Record<string, unknown> = {};
     const answers = responseKeys(this.graph);
+    const parent = this.config.parentVersions;
+    const recorded = this.#parentVersionsSeen;
     let any = false;
+    let newVersions = false;
     for (const [k, v] of Object.entries(this.config.values)) {
+      // A child takes only what its parent changed since it last started: its own state wins over old news
+      // (a seed its loop rewrote since stays as it is). Without a stored history everything is new.
+      if (parent !== undefined && recorded !== undefined) {
+        if (recorded[k] === parent[k]) continue;
+        newVersions = true;
+      }
       const slot = this.#values.get(k);
       // An answer to an interrupt is always new, even when equal to the last one (every visit needs its own).
       if (slot !== undefined && !answers.has(k) && deepEqual(slot.value, v)) continue;
       changed[k] = v;
       any = true;
     }
-    if (!any) return undefined;
+    if (parent !== undefined && recorded === undefined) newVersions = true;
+    if (!any && !newVersions) return undefined;
     const index = this.#nextIndex++;
     this.#turnStart = this.#newTurn ? index : this.#turnStart;
     this.#superstep++; // the input step gets its own superstep so it never replaces an earlier one
@@ -1034,7 +1060,8 @@ export class Engine {
       nodeName: INPUT_STEP,
       index,
       status: "completed",
-      inputVersions: {},
+      // For a child run: the parent's versions of what it passed in (compared at the next start).
+      inputVersions: parent ?? {},
       values: changed,
       // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
       ...(this.#newTurn ? { decision: [TURN_MARK] } : {}),
@@ -1136,8 +1163,15 @@ export class Engine {
   #turnStart = 0;
   #inputStep: StepRecord | undefined;
 
+  /** Parent versions recorded by this child workflow's input steps (undefined: never started with a history). */
+  #parentVersionsSeen: Record<string, number> | undefined;
+
   #fold(steps: readonly StepRecord[], newTurn: boolean): void {
     const sorted = [...steps].sort((a, b) => a.index - b.index);
+    if (this.config.parentVersions !== undefined) {
+      for (const s of sorted)
+        if (s.nodeName === INPUT_STEP) this.#parentVersionsSeen = { ...this.#parentVersionsSeen, ...s.inputVersions };
+    }
     const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
     const lastCompleted = new Map<string, StepRecord>();
     let turnStart = 0;
@@ -1367,6 +1401,11 @@ export class Engine {
   get lastCandidates(): readonly string[] {
     return this.#lastCandidates;
   }
+}
+
+interface ChildValues {
+  readonly values: Record<string, unknown>;
+  readonly versions: Record<string, number>;
 }
 
 /** The RouteDecision event's shape: the target (or END) for single-choice gates, a list only for multiTarget. */
