@@ -202,6 +202,8 @@ export interface RunConfig {
    * values whose parent version changed since it last started; the versions are recorded in its input step.
    */
   readonly parentVersions?: Readonly<Record<string, number>>;
+  /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
+  readonly unknownValues?: "error" | "ignore";
 }
 
 export function nextSpanId(shared: Shared): string {

@@ -20,7 +20,14 @@ import {
   type Target,
 } from "@graph/core";
 import { Deferred, Effect, Either } from "effect";
-import { InfiniteLoopError, MissingInputError, NodeExecutionError, VersionMismatchError } from "../errors.js";
+import {
+  InfiniteLoopError,
+  type InvalidOptionError,
+  MissingInputError,
+  NodeExecutionError,
+  UnknownValueError,
+  VersionMismatchError,
+} from "../errors.js";
 import type { GraphEvent } from "../events.js";
 import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
@@ -68,6 +75,8 @@ interface Execution {
 export type RunError =
   | NodeExecutionError
   | MissingInputError
+  | UnknownValueError
+  | InvalidOptionError
   | InfiniteLoopError
   | VersionMismatchError
   | RoutingError
@@ -467,7 +476,16 @@ export class Engine {
       const ex = executions[i]!;
       if (active) this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
       const fast = this.#tryFast(ex);
-      if (fast !== undefined) {
+      if (fast instanceof Later) {
+        effects.push(
+          fast.outcome.pipe(
+            Effect.flatMap((o) => {
+              outcomes[i] = o;
+              return this.#afterNode(ex, o) ?? Effect.void;
+            }),
+          ),
+        );
+      } else if (fast !== undefined) {
         outcomes[i] = fast;
         const save = this.#afterNode(ex, fast);
         if (save !== undefined) effects.push(save);
@@ -503,8 +521,11 @@ export class Engine {
     return Effect.zipRight(all, Effect.sync(apply));
   }
 
-  /** Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. */
-  #tryFast(ex: Execution): Outcome | undefined {
+  /**
+   * Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. A function not
+   * declared `async` that still returns a Promise is awaited here ({@link Later}): it must never be called twice.
+   */
+  #tryFast(ex: Execution): Outcome | Later | undefined {
     const n = ex.node;
     if (n instanceof GateNode) {
       try {
@@ -528,7 +549,23 @@ export class Engine {
     } catch (error) {
       return { kind: "failed", error };
     }
-    if (isThenable(returned) || isIterator(returned)) return undefined; // rare: handled by the general path
+    if (isThenable(returned)) {
+      const promise = Promise.resolve(returned);
+      return new Later(
+        Effect.promise(() =>
+          promise.then(
+            (value): Outcome => {
+              try {
+                return { kind: "completed", outputs: n.collectOutputs(value) };
+              } catch (error) {
+                return { kind: "failed", error };
+              }
+            },
+            (error: unknown): Outcome => ({ kind: "failed", error }),
+          ),
+        ),
+      );
+    }
     try {
       return { kind: "completed", outputs: n.collectOutputs(returned) };
     } catch (error) {
@@ -877,7 +914,8 @@ export class Engine {
             outputs[outer] = column;
             innerValues[inner] = column;
           }
-          const failed = results.find((r) => r.status === "failed");
+          const failedAt = results.findIndex((r) => r.status === "failed");
+          const failed = failedAt < 0 ? undefined : results[failedAt];
           const stopped = results.some((r) => r.status === "stopped");
           const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
           const nested = new RunResult({
@@ -887,7 +925,8 @@ export class Engine {
             runId: this.config.runId,
             error: failed?.error,
           });
-          if (failed) return { kind: "failed", error: failed.error, nested, childWorkflowId: parentId };
+          if (failed)
+            return { kind: "failed", error: itemFailure(n, failedAt, failed.error), nested, childWorkflowId: parentId };
           if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
           return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
         }),
@@ -1071,39 +1110,94 @@ export class Engine {
     };
   }
 
-  #checkMissing(): Effect.Effect<void, MissingInputError> {
-    return Effect.suspend(() => {
+  #checkMissing(): Effect.Effect<void, MissingInputError | UnknownValueError> {
+    return Effect.suspend((): Effect.Effect<void, MissingInputError | UnknownValueError> => {
       const spec = this.graph.inputs;
       // An input only needed by nodes the caller skipped (by supplying their outputs) is not missing.
       const skipped = (name: string) => this.#skippedBySuppliedOutputs(this.graph.nodes.get(name)!);
       const missing = [...spec.required, ...spec.seeds].filter(
         (k) => !this.#values.has(k) && !(this.#analysis.consumers.get(k) ?? []).every(skipped),
       );
-      const known = new Set<string>([...spec.all, ...this.graph.outputs]);
+      const known = new Set<string>([...spec.all, ...this.graph.outputs, ...responseKeys(this.graph)]);
       const unknown = Object.keys(this.config.values).filter((k) => !known.has(k));
-      if (unknown.length > 0) {
-        this.#event("Warning", {
-          message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.graph.name ? `graph '${this.graph.name}'` : "this graph"}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
-          unknownInputs: unknown,
-        });
-      }
-      if (missing.length === 0) return Effect.void;
-      const provided = Object.keys(this.config.values);
-      const hints = missing
-        .map((m) => {
-          const close = closestName(m, unknown);
-          return close === undefined ? undefined : `  → Did you mean '${m}' instead of '${close}'?`;
-        })
-        .filter((h): h is string => h !== undefined);
-      const where = this.graph.name ? `graph '${this.graph.name}'` : "the graph";
-      const message =
-        `Missing required input(s) for ${where}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
-        `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
-        (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
-        `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
-        `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
-      return Effect.fail(new MissingInputError(message, missing, provided));
+      if (missing.length > 0) return Effect.fail(this.#missingError(missing, unknown));
+      if (unknown.length === 0 || this.config.isChild) return Effect.void;
+      const pending = this.#workflow?.status === "paused" ? this.#workflow.pause?.responseKey : undefined;
+      const answered = pending !== undefined && Object.hasOwn(this.config.values, pending);
+      if (pending !== undefined && !answered) return Effect.fail(this.#unansweredPause(pending, unknown));
+      if (this.config.unknownValues === "error") return Effect.fail(this.#unknownError(unknown, known));
+      this.#event("Warning", {
+        message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.#where()}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
+        unknownInputs: unknown,
+      });
+      return Effect.void;
     });
+  }
+
+  #where(): string {
+    return this.graph.name ? `graph '${this.graph.name}'` : "the graph";
+  }
+
+  /** A resume whose values do not answer the pending pause (usually a misspelled response key). */
+  #unansweredPause(pending: string, unknown: readonly string[]): UnknownValueError {
+    const close = closestName(pending, unknown);
+    const node = this.#workflow?.pause?.nodeName ?? "?";
+    return new UnknownValueError(
+      `Workflow '${this.config.workflowId}' is paused at '${node}', waiting for '${pending}', but the run got ${unknown.map((k) => `'${k}'`).join(", ")}, which ${this.#where()} does not know.\n` +
+        (close === undefined ? "" : `  → Did you mean '${pending}' instead of '${close}'?\n`) +
+        `  How to fix: answer with the pending response key: runner.run(graph, { workflowId: '${this.config.workflowId}', values: { ${pending}: … } }).`,
+      unknown,
+    );
+  }
+
+  #unknownError(unknown: readonly string[], known: ReadonlySet<string>): UnknownValueError {
+    const hints = unknown.map((k) => {
+      const close = closestName(k, known);
+      return close === undefined ? undefined : `  → Did you mean '${close}' instead of '${k}'?`;
+    });
+    const inputs = [...this.graph.inputs.all];
+    return new UnknownValueError(
+      `Unknown value(s) for ${this.#where()}: ${unknown.map((k) => `'${k}'`).join(", ")} — no node reads or produces ${unknown.length === 1 ? "it" : "them"}.\n` +
+        `${hints.filter((h): h is string => h !== undefined).join("\n")}${hints.some((h) => h !== undefined) ? "\n" : ""}` +
+        `  → Inputs: ${inputs.length === 0 ? "(none)" : inputs.map((k) => `'${k}'`).join(", ")}\n` +
+        `  How to fix: correct the name, or pass unknownValues: "ignore" to the run to drop values the graph does not use.`,
+      unknown,
+    );
+  }
+
+  #missingError(missing: readonly string[], unknown: readonly string[]): MissingInputError {
+    const provided = Object.keys(this.config.values);
+    const a = this.#analysis;
+    const hints: string[] = [];
+    for (const m of missing) {
+      const close = closestName(m, unknown);
+      if (close !== undefined) {
+        hints.push(`  → Did you mean '${m}' instead of '${close}'?`);
+        continue;
+      }
+      // A misspelled parameter name looks like a missing input: point at the output it was probably meant to read.
+      const output = closestName(m, a.producers.keys());
+      if (output !== undefined) {
+        const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
+        hints.push(
+          `  → '${m}' (read by ${readers}) is not produced by any node: did you mean '${output}', produced by '${a.producers.get(output)![0]}'? If so, fix the parameter name.`,
+        );
+      }
+    }
+    const answers = provided.filter((p) => responseKeys(this.graph).has(p));
+    if (this.config.shared.store === undefined && answers.length > 0 && !this.config.isChild) {
+      hints.push(
+        `  → This looks like answering a pause (${answers.map((k) => `'${k}'`).join(", ")}), but this runner has no checkpointer, so the paused run kept nothing. ` +
+          `Resuming needs the original values again together with the answer, or a Runner with a checkpointer (new Runner({ checkpointer })).`,
+      );
+    }
+    const message =
+      `Missing required input(s) for ${this.#where()}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
+      `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
+      (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
+      `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
+      `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
+    return new MissingInputError(message, missing, provided);
   }
 
   /** Loads the workflow (if it exists): checks the graph version, folds steps into state, restores gates. */
@@ -1403,6 +1497,14 @@ export class Engine {
   }
 }
 
+/** The outcome of a sync-declared node that returned a Promise: already called, awaited with the superstep. */
+class Later {
+  readonly outcome: Effect.Effect<Outcome>;
+  constructor(outcome: Effect.Effect<Outcome>) {
+    this.outcome = outcome;
+  }
+}
+
 interface ChildValues {
   readonly values: Record<string, unknown>;
   readonly versions: Record<string, number>;
@@ -1414,8 +1516,19 @@ function decisionShape(gate: GateNode, decision: readonly Target[] | null): Targ
   return decision[0] ?? null;
 }
 
+/** A mapped item's failure names the item: `sq[7]/square`, not only the inner node. */
+function itemFailure(n: GraphNode, index: number, error: unknown): unknown {
+  if (isTaggedError(error, "NodeExecutionError")) {
+    const inner = error as NodeExecutionError;
+    return new NodeExecutionError(`${n.name}[${index}]/${inner.nodeName}`, inner.cause);
+  }
+  return error;
+}
+
 function wrapFailure(n: AnyNode, error: unknown): unknown {
   if (isTaggedError(error, "RoutingError")) return error;
+  if (isTaggedError(error, "NodeExecutionError") && (error as NodeExecutionError).nodeName.startsWith(`${n.name}[`))
+    return error;
   if (n instanceof GraphNode && isTaggedError(error, "NodeExecutionError")) {
     const inner = error as NodeExecutionError;
     return new NodeExecutionError(`${n.name}/${inner.nodeName}`, inner.cause);
