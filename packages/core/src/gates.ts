@@ -286,6 +286,14 @@ function checkTargets(name: string, targets: readonly Target[]): void {
  * ```
  */
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
+  if (typeof options !== "object" || options === null)
+    throw new GraphConfigError(
+      `route() expects an options object ({ targets: [...] }) as its first argument, got ${options === null ? "null" : typeof options}.`,
+    );
+  if (!Array.isArray(options.targets))
+    throw new GraphConfigError(
+      `route() needs targets: an array of node names and/or END, got ${options.targets === null ? "null" : typeof options.targets}.\n  How to fix: route({ targets: ["next", END] }, fn).`,
+    );
   const base = gateSpec("route", options.name, options.inputs, fn);
   const targets = [...options.targets];
   if (targets.length === 0)

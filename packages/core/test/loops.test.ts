@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { END, Graph, node, route } from "../src/index.js";
-import { errorOf } from "./helpers.js";
+import { END, Graph, type NodeFunction, node, route } from "../src/index.js";
+import { errorOf, fromSource } from "./helpers.js";
 
 const worker = (name: string) =>
   node({ name, output: "messages" }, ({ messages }: { messages: string[] }) => [...messages, name]);
@@ -144,5 +144,25 @@ describe("names and targets", () => {
     expect(error.message).toContain("Gate 'pick' returned END, but END is not one of its targets ('a', 'b')");
     const declared = route({ name: "pick2", targets: ["a", END] }, () => END);
     expect(declared.decide({}, {})).toEqual([END]);
+  });
+});
+
+describe("downleveled async functions", () => {
+  it("a TypeScript __awaiter helper (target < ES2017) is named as the cause, with the fix", () => {
+    const compiled = fromSource<NodeFunction>(`function embed(_a) {
+      return __awaiter(this, void 0, void 0, function* () { var query = _a.query; return [query.length]; });
+    }`);
+    const error = errorOf(() => node({ output: "embedding" }, compiled));
+    expect(error._tag).toBe("GraphConfigError");
+    expect(error.message).toContain("it was compiled from an async function into a '__awaiter' helper call");
+    expect(error.message).toContain("'_a'");
+    expect(error.message).toContain('"target": "ES2017" or later');
+  });
+
+  it("Babel's _asyncToGenerator is recognised too", () => {
+    const compiled = fromSource<NodeFunction>(
+      `function embed(_x) { return _asyncToGenerator(function* (_ref) { return 1; }).apply(this, arguments); }`,
+    );
+    expect(errorOf(() => node({ output: "embedding" }, compiled)).message).toContain("'_asyncToGenerator' helper call");
   });
 });

@@ -113,6 +113,64 @@ export class VersionMismatchError extends GraphError<"VersionMismatchError"> {
 }
 
 /**
+ * A Runner entry was called with an option it can't use (a `signal` that is not an AbortSignal, a `select` that is
+ * not a pattern, `new Runner(null)`, an object that is not a Checkpointer…). Thrown before anything runs.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { signal: "stop" as never }); } catch (e) { if (isInvalidOptionError(e)) console.log(e.option); }
+ * ```
+ */
+export class InvalidOptionError extends GraphError<"InvalidOptionError"> {
+  readonly _tag = "InvalidOptionError" as const;
+  override readonly name = "InvalidOptionError";
+  /** The option's name. */
+  readonly option: string;
+  constructor(message: string, option: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/**
+ * A run was given values the graph does not know (no node reads them, none produces them): usually a misspelled
+ * name, or a misspelled answer to a pause. `unknown` lists them; the message says what each one is probably meant
+ * to be. Pass `unknownValues: "ignore"` to the run to drop unknown values instead.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { values: { topk: 3 } }); } catch (e) { if (isUnknownValueError(e)) console.log(e.unknown); }
+ * ```
+ */
+export class UnknownValueError extends GraphError<"UnknownValueError"> {
+  readonly _tag = "UnknownValueError" as const;
+  override readonly name = "UnknownValueError";
+  readonly unknown: readonly string[];
+  constructor(message: string, unknown: readonly string[]) {
+    super(message);
+    this.unknown = unknown;
+  }
+}
+
+/**
+ * True for an {@link InvalidOptionError}.
+ *
+ * @example
+ * ```ts
+ * if (isInvalidOptionError(e)) console.log(e.option);
+ * ```
+ */
+export const isInvalidOptionError = (e: unknown): e is InvalidOptionError => isTaggedError(e, "InvalidOptionError");
+/**
+ * True for an {@link UnknownValueError}.
+ *
+ * @example
+ * ```ts
+ * if (isUnknownValueError(e)) console.log(e.unknown);
+ * ```
+ */
+export const isUnknownValueError = (e: unknown): e is UnknownValueError => isTaggedError(e, "UnknownValueError");
+/**
  * True for a {@link MissingInputError}.
  *
  * @example
