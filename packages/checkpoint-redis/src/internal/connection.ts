@@ -109,7 +109,7 @@ export function describeRedisError(error: unknown, at: ServerAddress, lastError:
 
 /** Reads `maxmemory-policy` from `INFO memory` (allowed on managed Redis where `CONFIG` is disabled). */
 export async function evictionPolicies(client: Redis | Cluster): Promise<string[]> {
-  const nodes: Redis[] = client instanceof Cluster ? client.nodes("master") : [client];
+  const nodes = await scanNodes(client);
   const policies: string[] = [];
   for (const node of nodes) {
     const info = await node.info("memory");
@@ -120,6 +120,9 @@ export async function evictionPolicies(client: Redis | Cluster): Promise<string[
 }
 
 /** The master nodes to `SCAN` (one for a standalone server). */
-export function scanNodes(client: Redis | Cluster): Redis[] {
-  return client instanceof Cluster ? client.nodes("master") : [client];
+export async function scanNodes(client: Redis | Cluster): Promise<Redis[]> {
+  if (!(client instanceof Cluster)) return [client];
+  // The node list is only final once the cluster client has loaded the slot map: any command waits for that.
+  if (client.status !== "ready") await client.ping();
+  return client.nodes("master");
 }

@@ -173,7 +173,7 @@ export async function pruneExpired(context: IndexContext, ttlMs: number): Promis
 /** Bytes of every key of this store (`MEMORY USAGE … SAMPLES 0`, found with `SCAN`). */
 export async function storageBytes(context: IndexContext): Promise<number> {
   let total = 0;
-  for (const node of scanNodes(context.client)) {
+  for (const node of await scanNodes(context.client)) {
     let cursor = "0";
     do {
       const [next, keys] = await node.scan(cursor, "MATCH", context.keys.pattern, "COUNT", 1000);
@@ -188,7 +188,7 @@ export async function storageBytes(context: IndexContext): Promise<number> {
 /** Deletes every key of this store (tests, and tearing down a prefix). */
 export async function clearAll(context: IndexContext): Promise<number> {
   let count = 0;
-  for (const node of scanNodes(context.client)) {
+  for (const node of await scanNodes(context.client)) {
     let cursor = "0";
     do {
       const [next, keys] = await node.scan(cursor, "MATCH", context.keys.pattern, "COUNT", 1000);
