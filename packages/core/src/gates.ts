@@ -4,7 +4,16 @@ import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { detectMode } from "./internal/params.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
+import type { NodeContext } from "./NodeContext.js";
 import { type NodeFunction, resolveInputs, resolveName } from "./node.js";
+import type { InputsFrom, NodeFn, ParamFor, ParamOf } from "./types/infer.js";
+import type { NodeTypes } from "./types/ports.js";
+import type { Empty, RenameKeys, RenamesFor } from "./types/util.js";
+
+/** The node names among a gate's targets (END excluded). */
+type TargetNames<T> = Exclude<T, End> & string;
+/** A gate function: synchronous, typed like a node function's inputs. */
+type GateFunction<Inputs> = NodeFn<ParamFor<Inputs>, NodeContext>;
 
 /**
  * A gate target: a node name or {@link END}.
@@ -40,7 +49,13 @@ const targetLabel = (t: Target): string => (t === END ? "END" : `'${t}'`);
  * gate.targets; // ["a", END]
  * ```
  */
-export abstract class GateNode extends BaseNode<GateSpec> {
+export abstract class GateNode<
+  Name extends string = any,
+  In = any,
+  Targets extends string = any,
+> extends BaseNode<GateSpec> {
+  /** Phantom (type-level only): the gate's inputs and the node names it may route to. */
+  declare readonly "~types": NodeTypes<Name, In, Empty, Targets>;
   #hash: string | undefined;
 
   /** Declared targets (node names and possibly END). */
@@ -128,7 +143,11 @@ export abstract class GateNode extends BaseNode<GateSpec> {
  * const r: RouteNode = route({ targets: ["retrieve", END] }, ({ done }: { done: boolean }) => (done ? END : "retrieve"));
  * ```
  */
-export class RouteNode extends GateNode {
+export class RouteNode<Name extends string = any, In = any, Targets extends string = any> extends GateNode<
+  Name,
+  In,
+  Targets
+> {
   readonly nodeType = "route" as const;
   /** @internal Use {@link route}. */
   constructor(spec: GateSpec) {
@@ -136,6 +155,20 @@ export class RouteNode extends GateNode {
   }
   protected rebuild(spec: GateSpec): this {
     return new RouteNode(spec) as this;
+  }
+  /** A copy of this gate with another name. */
+  override withName<const N extends string>(name: N): NoInfer<RouteNode<N, In, Targets>> {
+    return super.withName(name) as RouteNode<N, In, Targets>;
+  }
+  /** A copy with inputs renamed (`{ old: "new" }`). */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<RouteNode<Name, RenameKeys<In, M>, Targets>> {
+    return super.withInputs(renames) as RouteNode<Name, RenameKeys<In, M>, Targets>;
+  }
+  /** Gates have no outputs; kept for symmetry with other nodes. */
+  override withOutputs(renames: Readonly<Record<string, never>>): RouteNode<Name, In, Targets> {
+    return super.withOutputs(renames) as RouteNode<Name, In, Targets>;
   }
   protected normalize(raw: unknown): readonly Target[] | null {
     if (raw === undefined || raw === null) return this.spec.fallback === undefined ? null : [this.spec.fallback];
@@ -169,7 +202,11 @@ export class RouteNode extends GateNode {
  * const b: IfElseNode = ifElse({ whenTrue: "fast", whenFalse: "slow" }, ({ hit }: { hit: boolean }) => hit);
  * ```
  */
-export class IfElseNode extends GateNode {
+export class IfElseNode<Name extends string = any, In = any, Targets extends string = any> extends GateNode<
+  Name,
+  In,
+  Targets
+> {
   readonly nodeType = "branch" as const;
   /** @internal Use {@link ifElse}. */
   constructor(spec: GateSpec) {
@@ -177,6 +214,20 @@ export class IfElseNode extends GateNode {
   }
   protected rebuild(spec: GateSpec): this {
     return new IfElseNode(spec) as this;
+  }
+  /** A copy of this gate with another name. */
+  override withName<const N extends string>(name: N): NoInfer<IfElseNode<N, In, Targets>> {
+    return super.withName(name) as IfElseNode<N, In, Targets>;
+  }
+  /** A copy with inputs renamed (`{ old: "new" }`). */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<IfElseNode<Name, RenameKeys<In, M>, Targets>> {
+    return super.withInputs(renames) as IfElseNode<Name, RenameKeys<In, M>, Targets>;
+  }
+  /** Gates have no outputs; kept for symmetry with other nodes. */
+  override withOutputs(renames: Readonly<Record<string, never>>): IfElseNode<Name, In, Targets> {
+    return super.withOutputs(renames) as IfElseNode<Name, In, Targets>;
   }
   get whenTrue(): Target {
     return this.spec.whenTrue!;
@@ -278,6 +329,15 @@ function checkTargets(name: string, targets: readonly Target[]): void {
  * });
  * ```
  */
+export function route<
+  const Name extends string = string,
+  const T extends readonly Target[] = readonly Target[],
+  const Inputs extends readonly string[] = never,
+  F extends GateFunction<Inputs> = GateFunction<Inputs>,
+>(
+  options: RouteOptions & { readonly name?: Name; readonly targets: T; readonly inputs?: Inputs },
+  fn: F,
+): NoInfer<RouteNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, TargetNames<T[number]>>>;
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
   const base = gateSpec("route", options.name, options.inputs, fn);
   const targets = [...options.targets];
@@ -311,6 +371,21 @@ export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
  * });
  * ```
  */
+export function ifElse<
+  const Name extends string = string,
+  const WhenTrue extends Target = Target,
+  const WhenFalse extends Target = Target,
+  const Inputs extends readonly string[] = never,
+  F extends GateFunction<Inputs> = GateFunction<Inputs>,
+>(
+  options: IfElseOptions & {
+    readonly name?: Name;
+    readonly whenTrue: WhenTrue;
+    readonly whenFalse: WhenFalse;
+    readonly inputs?: Inputs;
+  },
+  fn: F,
+): NoInfer<IfElseNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, TargetNames<WhenTrue | WhenFalse>>>;
 export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
   const base = gateSpec("ifElse", options.name, options.inputs, fn);
   const targets: Target[] = [options.whenTrue, options.whenFalse];

@@ -62,6 +62,7 @@ describe("RunResult and options", () => {
   });
 
   it("MissingInputError lists missing and provided names with the bind hint", async () => {
+    // @ts-expect-error: missing input 'q' and unknown 'other' (static errors too)
     const error = await new Runner().run(g, { values: { other: 1 } }).catch((e) => e);
     expect(isMissingInputError(error)).toBe(true);
     expect(error.missing).toEqual(["q"]);
@@ -71,6 +72,7 @@ describe("RunResult and options", () => {
 
   it("unknown inputs produce a Warning event and the run continues", async () => {
     const { events, runner } = collecting();
+    // @ts-expect-error: unknown input 'extra' (a static error too)
     const r = await runner.run(g, { values: { q: "a", extra: 1 } });
     expect(r.status).toBe("completed");
     const warning = events.find((e) => e.type === "Warning") as { unknownInputs?: readonly string[] } | undefined;
