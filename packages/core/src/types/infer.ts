@@ -11,14 +11,14 @@ export type SchemaRecord = Readonly<Record<string, z.ZodType>>;
 export type ParamFor<Inputs> = [Inputs] extends [never]
   ? Record<string, any>
   : Inputs extends SchemaRecord
-    ? { [K in keyof Inputs]: z.output<Inputs[K]> }
+    ? { -readonly [K in keyof Inputs]: z.output<Inputs[K]> }
     : Inputs extends readonly string[]
       ? { [K in Inputs[number]]: any }
       : Record<string, any>;
 
 type SchemaInputs<S extends SchemaRecord> = Simplify<
-  { [K in keyof S as undefined extends z.input<S[K]> ? never : K]: z.input<S[K]> } & {
-    [K in keyof S as undefined extends z.input<S[K]> ? K : never]?: z.input<S[K]>;
+  { -readonly [K in keyof S as undefined extends z.input<S[K]> ? never : K]: z.input<S[K]> } & {
+    -readonly [K in keyof S as undefined extends z.input<S[K]> ? K : never]?: z.input<S[K]>;
   }
 >;
 
@@ -53,7 +53,9 @@ export type Produced<R> =
       ? // biome-ignore lint/suspicious/noConfusingVoidType: a generator declared to return nothing returns `void`.
         [T] extends [undefined] | [void]
         ? Chunks<Y>
-        : Exclude<T, undefined> | Chunks<Y>
+        : undefined extends T
+          ? Exclude<T, undefined> | Chunks<Y>
+          : T
       : Awaited<R>;
 /** A generator that returns nothing yields its output: joined when every chunk is a string, else an array. */
 type Chunks<Y> = [Y] extends [string] ? string : Y[];
