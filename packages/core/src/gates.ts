@@ -8,10 +8,17 @@ import type { NodeContext } from "./NodeContext.js";
 import { type NodeFunction, resolveInputs, resolveName } from "./node.js";
 import type { InputsFrom, NodeFn, ParamFor, ParamOf } from "./types/infer.js";
 import type { NodeTypes } from "./types/ports.js";
-import type { Empty, RenameKeys, RenamesFor } from "./types/util.js";
+import type { Empty, RenameKeys, RenamesFor, UnionToIntersection } from "./types/util.js";
 
-/** The node names among a gate's targets (END excluded). */
+/**
+ * The node names a gate surely targets (END excluded), for the graph's check. A target typed as a union
+ * (`cond ? "a" : "b"`) is left out: which one applies depends on run-time data.
+ */
 type TargetNames<T> = Exclude<T, End> & string;
+type SureTargets<T extends readonly unknown[]> = TargetNames<
+  { [I in keyof T]: IsUnion<T[I]> extends true ? never : T[I] }[number]
+>;
+type IsUnion<T> = [T] extends [UnionToIntersection<T>] ? false : true;
 /** A gate function: synchronous, typed like a node function's inputs. */
 type GateFunction<Inputs> = NodeFn<ParamFor<Inputs>, NodeContext>;
 
@@ -118,8 +125,15 @@ export abstract class GateNode<
   }
 
   protected checkTarget(value: unknown): Target {
-    if (value === END) return END;
+    if (value === END && this.spec.targets.includes(END)) return END;
     if (typeof value === "string" && this.spec.targets.includes(value)) return value;
+    if (value === END) {
+      throw new RoutingError(
+        `Gate '${this.name}' returned END, but END is not one of its targets (${this.spec.targets.map(targetLabel).join(", ")}).\n  How to fix: add END to the gate's targets if the workflow may end here, or return one of the declared targets.`,
+        this.name,
+        value,
+      );
+    }
     const names = this.spec.targets.filter((t): t is string => t !== END);
     const hint =
       value === "END"
@@ -337,8 +351,16 @@ export function route<
 >(
   options: RouteOptions & { readonly name?: Name; readonly targets: T; readonly inputs?: Inputs },
   fn: F,
-): NoInfer<RouteNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, TargetNames<T[number]>>>;
+): NoInfer<RouteNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<T>>>;
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
+  if (typeof options !== "object" || options === null)
+    throw new GraphConfigError(
+      `route() expects an options object ({ targets: [...] }) as its first argument, got ${options === null ? "null" : typeof options}.`,
+    );
+  if (!Array.isArray(options.targets))
+    throw new GraphConfigError(
+      `route() needs targets: an array of node names and/or END, got ${options.targets === null ? "null" : typeof options.targets}.\n  How to fix: route({ targets: ["next", END] }, fn).`,
+    );
   const base = gateSpec("route", options.name, options.inputs, fn);
   const targets = [...options.targets];
   if (targets.length === 0)
@@ -385,7 +407,7 @@ export function ifElse<
     readonly inputs?: Inputs;
   },
   fn: F,
-): NoInfer<IfElseNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, TargetNames<WhenTrue | WhenFalse>>>;
+): NoInfer<IfElseNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<[WhenTrue, WhenFalse]>>>;
 export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
   const base = gateSpec("ifElse", options.name, options.inputs, fn);
   const targets: Target[] = [options.whenTrue, options.whenFalse];
