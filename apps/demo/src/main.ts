@@ -51,6 +51,7 @@ Usage: npm run demo -- [options]
   --resume <id>           continue a workflow after Ctrl-C, a crash, or a pause
   --list                  list stored workflows and their status
   --graph                 print the workflow as a Mermaid diagram
+  --ui [--port <n>]       run a ticket with a live view in the browser and answer the approval there
   --db <file|postgres://…|redis://…> SQLite file (default apps/demo/data/demo.db), a PostgreSQL connection string
                           or a Redis URL
   --schema <name>         PostgreSQL schema / Redis key prefix (default ${DEFAULT_SCHEMA})
@@ -631,6 +632,7 @@ function exitCode(status: RunStatus): number {
 // ───────────────────────────────────────────── entry ─────────────────────────────────────────────
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--ui")) return (await import("./liveView.js")).runLiveView(argv);
   let cli: Cli;
   try {
     cli = parseCli(argv);
