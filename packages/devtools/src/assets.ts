@@ -15,6 +15,7 @@ const TYPES: Record<string, string> = {
 const FILES: Record<string, () => string> = {
   "/": () => path.join(ASSET_DIR, "index.html"),
   "/app.js": () => path.join(ASSET_DIR, "app.js"),
+  "/model.js": () => path.join(ASSET_DIR, "model.js"),
   "/app.css": () => path.join(ASSET_DIR, "app.css"),
   // The self-contained browser build of Mermaid, from the `mermaid` dependency.
   "/mermaid.min.js": () =>

@@ -96,6 +96,29 @@ describe("demo --ui in a real browser (Debian's Chromium via playwright-core)", 
     await page.screenshot({ path: path.join(REPORTS, "live-view.png") });
 
     expect(demo.output()).toContain("workflow ui-e2e: completed");
+
+    // Nested graphs collapse to one node (and expand again).
+    await page.click('[data-node="research"]');
+    await page.click('[data-action="collapse"]');
+    await page.waitForSelector('g.node[data-node="research"]');
+    expect(await page.$('[data-node="research/read"]')).toBeNull();
+    await page.click('[data-action="collapse"]');
+    await page.waitForSelector('g.cluster[data-node="research"]');
+    await page.waitForSelector('[data-node="research/read"]');
+
+    // The stored workflow: its step history and final values; fork it from the draft's step.
+    await page.click('[data-workflow="ui-e2e"]');
+    await page.waitForSelector("#history tr[data-step]");
+    const history = await page.textContent("#history");
+    expect(history).toContain("History of ui-e2e (completed)");
+    expect(history).toContain("finalize");
+    expect(history).toContain('"outcome":"sent"');
+    const draftStep = page.locator("#history tr[data-step]", { hasText: "draft" }).first();
+    await draftStep.locator("[data-fork]").click();
+    // The fork re-runs from the checkpoint after the draft: it reaches the (high-risk) approval again.
+    await page.waitForSelector('[data-run^="ui-e2e-fork-"][data-status="paused"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-node="approval"][data-state="paused"]');
+    expect(await page.getAttribute('[data-node="draft"]', "data-state")).toBe("replayed");
     expect(errors).toEqual([]);
     expect(offsite).toEqual([]); // everything the page loads is served by the package itself
     await page.close();
