@@ -46,7 +46,7 @@ export function makeStyle(stream: NodeJS.WriteStream, override?: boolean): Style
 
 /** Removes ANSI escape sequences (for transcripts and tests). */
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences start with the ESC control character.
   return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
 }
 
@@ -168,11 +168,14 @@ export class ProgressView implements EventProcessor {
     }
     switch (event.type) {
       case "NodeStart":
-        return this.#nodeStart(event.nodeName);
+        this.#nodeStart(event.nodeName);
+        return;
       case "NodeEnd":
-        return this.#nodeEnd(event);
+        this.#nodeEnd(event);
+        return;
       case "StreamingChunk":
-        return this.#chunk(event.nodeName, String(event.chunk));
+        this.#chunk(event.nodeName, String(event.chunk));
+        return;
       case "RouteDecision": {
         const choice =
           event.decision === null
@@ -182,25 +185,31 @@ export class ProgressView implements EventProcessor {
           this.#restored.push(`${event.gate}→${choice}`);
           return;
         }
-        return this.#line(`${this.#style.magenta("◆")} ${event.gate.padEnd(NAME_WIDTH)} → ${this.#style.bold(choice)}`);
+        this.#line(`${this.#style.magenta("◆")} ${event.gate.padEnd(NAME_WIDTH)} → ${this.#style.bold(choice)}`);
+        return;
       }
       case "MapProgress":
-        return this.#progress(event.nodeName, event.completed, event.total);
+        this.#progress(event.nodeName, event.completed, event.total);
+        return;
       case "Paused": {
         const review = event.value as ReviewRequest | undefined;
         const why = review?.risk === "high" ? "a high-risk reply needs a human's approval" : "waiting for an answer";
-        return this.#line(
+        this.#line(
           `${this.#style.yellow("⏸")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.yellow(`paused: ${why}`)}`,
         );
+        return;
       }
       case "NodeError":
-        return this.#line(
+        this.#line(
           `${this.#style.red("✖")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.red(errorMessage(event.error))}${event.willRetry ? " (retrying)" : ""}`,
         );
+        return;
       case "StopRequested":
-        return this.#line(this.#style.yellow("⏹ stop requested: running nodes are cut off; finished steps stay saved"));
+        this.#line(this.#style.yellow("⏹ stop requested: running nodes are cut off; finished steps stay saved"));
+        return;
       case "Warning":
-        return this.#line(this.#style.yellow(`⚠ ${event.message}`));
+        this.#line(this.#style.yellow(`⚠ ${event.message}`));
+        return;
       default:
         return;
     }

@@ -73,7 +73,7 @@ function parseArgs(argv: readonly string[]): Args {
       case "--help":
       case "-h":
         console.log(usage());
-        process.exit(0);
+        return process.exit(0);
       default:
         throw new Error(`unknown argument '${arg}'\n${usage()}`);
     }
