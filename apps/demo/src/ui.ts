@@ -180,7 +180,10 @@ export class ProgressView implements EventProcessor {
         const choice =
           event.decision === null
             ? "no decision"
-            : event.decision.map((t) => (typeof t === "string" ? t : "END")).join(", ");
+            : [event.decision]
+                .flat()
+                .map((t) => (typeof t === "string" ? t : "END"))
+                .join(", ");
         if (event.replayed) {
           this.#restored.push(`${event.gate}→${choice}`);
           return;

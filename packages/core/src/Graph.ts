@@ -188,6 +188,16 @@ export class Graph {
     }
     this.nodes = byName;
 
+    if (
+      options.entrypoint !== undefined &&
+      typeof options.entrypoint !== "string" &&
+      !(Array.isArray(options.entrypoint) && options.entrypoint.every((e) => typeof e === "string"))
+    )
+      throw new GraphConfigError(
+        `Graph option 'entrypoint' must be a node name or an array of node names in ${where}.`,
+      );
+    if (options.edges !== undefined && !Array.isArray(options.edges))
+      throw new GraphConfigError(`Graph option 'edges' must be an array of [from, to] pairs in ${where}.`);
     const entry =
       options.entrypoint === undefined
         ? []

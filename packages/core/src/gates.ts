@@ -103,8 +103,15 @@ export abstract class GateNode extends BaseNode<GateSpec> {
   }
 
   protected checkTarget(value: unknown): Target {
-    if (value === END) return END;
+    if (value === END && this.spec.targets.includes(END)) return END;
     if (typeof value === "string" && this.spec.targets.includes(value)) return value;
+    if (value === END) {
+      throw new RoutingError(
+        `Gate '${this.name}' returned END, but END is not one of its targets (${this.spec.targets.map(targetLabel).join(", ")}).\n  How to fix: add END to the gate's targets if the workflow may end here, or return one of the declared targets.`,
+        this.name,
+        value,
+      );
+    }
     const names = this.spec.targets.filter((t): t is string => t !== END);
     const hint =
       value === "END"
@@ -279,6 +286,14 @@ function checkTargets(name: string, targets: readonly Target[]): void {
  * ```
  */
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
+  if (typeof options !== "object" || options === null)
+    throw new GraphConfigError(
+      `route() expects an options object ({ targets: [...] }) as its first argument, got ${options === null ? "null" : typeof options}.`,
+    );
+  if (!Array.isArray(options.targets))
+    throw new GraphConfigError(
+      `route() needs targets: an array of node names and/or END, got ${options.targets === null ? "null" : typeof options.targets}.\n  How to fix: route({ targets: ["next", END] }, fn).`,
+    );
   const base = gateSpec("route", options.name, options.inputs, fn);
   const targets = [...options.targets];
   if (targets.length === 0)

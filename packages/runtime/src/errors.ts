@@ -23,7 +23,8 @@ export class MissingInputError extends GraphError<"MissingInputError"> {
 }
 
 /**
- * A run exceeded `maxIterations` supersteps. Names the nodes that were still running.
+ * A node was about to run more than `maxIterations` times in one run: a loop that never settled. `nodeName` is
+ * that node, `nodes` the nodes of its loop (the ones still cycling).
  *
  * @example
  * ```ts
@@ -33,14 +34,15 @@ export class MissingInputError extends GraphError<"MissingInputError"> {
 export class InfiniteLoopError extends GraphError<"InfiniteLoopError"> {
   readonly _tag = "InfiniteLoopError" as const;
   override readonly name = "InfiniteLoopError";
+  readonly nodeName: string;
   readonly nodes: readonly string[];
   readonly maxIterations: number;
-  constructor(nodes: readonly string[], maxIterations: number, workflowId: string) {
+  constructor(nodeName: string, nodes: readonly string[], maxIterations: number) {
     super(
-      `Workflow '${workflowId}' ran more than ${maxIterations} supersteps; still running: ${nodes.map((n) => `'${n}'`).join(", ")}.\n` +
-        `  → A gate keeps routing back, or values keep changing in a loop.\n` +
-        `  How to fix: make the loop's gate return END eventually, or raise maxIterations if the loop is meant to be long.`,
+      `Node '${nodeName}' would run more than ${maxIterations} times in one run (maxIterations: ${maxIterations}): the loop never settled. ` +
+        `Still cycling: ${nodes.join(", ")}. Make a gate of the loop return END (or route out of it), or raise maxIterations.`,
     );
+    this.nodeName = nodeName;
     this.nodes = nodes;
     this.maxIterations = maxIterations;
   }
@@ -110,6 +112,64 @@ export class VersionMismatchError extends GraphError<"VersionMismatchError"> {
   }
 }
 
+/**
+ * A Runner entry was called with an option it can't use (a `signal` that is not an AbortSignal, a `select` that is
+ * not a pattern, `new Runner(null)`, an object that is not a Checkpointer…). Thrown before anything runs.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { signal: "stop" as never }); } catch (e) { if (isInvalidOptionError(e)) console.log(e.option); }
+ * ```
+ */
+export class InvalidOptionError extends GraphError<"InvalidOptionError"> {
+  readonly _tag = "InvalidOptionError" as const;
+  override readonly name = "InvalidOptionError";
+  /** The option's name. */
+  readonly option: string;
+  constructor(message: string, option: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/**
+ * A run was given values the graph does not know (no node reads them, none produces them): usually a misspelled
+ * name, or a misspelled answer to a pause. `unknown` lists them; the message says what each one is probably meant
+ * to be. Pass `unknownValues: "ignore"` to the run to drop unknown values instead.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { values: { topk: 3 } }); } catch (e) { if (isUnknownValueError(e)) console.log(e.unknown); }
+ * ```
+ */
+export class UnknownValueError extends GraphError<"UnknownValueError"> {
+  readonly _tag = "UnknownValueError" as const;
+  override readonly name = "UnknownValueError";
+  readonly unknown: readonly string[];
+  constructor(message: string, unknown: readonly string[]) {
+    super(message);
+    this.unknown = unknown;
+  }
+}
+
+/**
+ * True for an {@link InvalidOptionError}.
+ *
+ * @example
+ * ```ts
+ * if (isInvalidOptionError(e)) console.log(e.option);
+ * ```
+ */
+export const isInvalidOptionError = (e: unknown): e is InvalidOptionError => isTaggedError(e, "InvalidOptionError");
+/**
+ * True for an {@link UnknownValueError}.
+ *
+ * @example
+ * ```ts
+ * if (isUnknownValueError(e)) console.log(e.unknown);
+ * ```
+ */
+export const isUnknownValueError = (e: unknown): e is UnknownValueError => isTaggedError(e, "UnknownValueError");
 /**
  * True for a {@link MissingInputError}.
  *

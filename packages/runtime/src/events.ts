@@ -69,7 +69,8 @@ export type GraphEvent =
   | (EventBase & {
       readonly type: "RouteDecision";
       readonly gate: string;
-      readonly decision: readonly Target[] | null;
+      /** The chosen target (or END) for `route`/`ifElse`; a list only for `multiTarget` routes; null: no decision. */
+      readonly decision: Target | readonly Target[] | null;
       readonly replayed: boolean;
     })
   | (EventBase & {

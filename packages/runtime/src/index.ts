@@ -14,13 +14,17 @@ export { MemoryCache, type NodeCache } from "./cache.js";
 export {
   IncompatibleRunnerError,
   InfiniteLoopError,
+  InvalidOptionError,
   isIncompatibleRunnerError,
   isInfiniteLoopError,
+  isInvalidOptionError,
   isMissingInputError,
   isNodeExecutionError,
+  isUnknownValueError,
   isVersionMismatchError,
   MissingInputError,
   NodeExecutionError,
+  UnknownValueError,
   VersionMismatchError,
 } from "./errors.js";
 export type { EventBase, EventProcessor, GraphEvent, GraphEventType } from "./events.js";

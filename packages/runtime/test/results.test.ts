@@ -69,9 +69,11 @@ describe("RunResult and options", () => {
     expect(error.message).toContain("graph.bind(");
   });
 
-  it("unknown inputs produce a Warning event and the run continues", async () => {
+  // Changed in v2: an unknown value is an error by default (UnknownValueError); unknownValues: "ignore" keeps the
+  // old behaviour, a Warning event.
+  it("unknown inputs produce a Warning event and the run continues (unknownValues: 'ignore')", async () => {
     const { events, runner } = collecting();
-    const r = await runner.run(g, { values: { q: "a", extra: 1 } });
+    const r = await runner.run(g, { values: { q: "a", extra: 1 }, unknownValues: "ignore" });
     expect(r.status).toBe("completed");
     const warning = events.find((e) => e.type === "Warning") as { unknownInputs?: readonly string[] } | undefined;
     expect(warning?.unknownInputs).toEqual(["extra"]);

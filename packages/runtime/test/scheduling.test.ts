@@ -202,7 +202,9 @@ describe("cycles", () => {
     expect(isInfiniteLoopError(error)).toBe(true);
     expect(error.nodes).toEqual(["increment", "forever"]);
     expect(error.maxIterations).toBe(25);
-    expect(error.message).toContain("ran more than 25 supersteps");
+    // maxIterations bounds how often one node runs (v2), not supersteps: 'increment' is the one that would run a 26th time.
+    expect(error.nodeName).toBe("increment");
+    expect(error.message).toContain("Node 'increment' would run more than 25 times in one run (maxIterations: 25)");
   });
 
   it("seed 001's chat with bind({ messages: [] }) runs each node once per turn", async () => {

@@ -22,17 +22,22 @@ export interface BaseSpec {
 
 export type NodeType = "function" | "route" | "branch" | "interrupt" | "graph";
 
+const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype).concat(["prototype"]));
+
 /** Why a name is unusable, or undefined when it is fine. */
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return "it is empty";
   if (name.includes("/")) return "it contains '/', which separates levels in result paths ('rag/docs')";
   if (name.includes(".")) return "it contains '.', which is reserved";
   if (name === "END") return "'END' is reserved for the END routing sentinel";
+  // Values live in plain objects (run values, result.values, stored steps): these keys would hit the prototype.
+  if (RESERVED_KEYS.has(name)) return `'${name}' is a reserved JavaScript object key (it would reach Object.prototype)`;
   return undefined;
 }
 
 function suggestName(name: string): string {
   if (name === "END") return "end_step";
+  if (RESERVED_KEYS.has(name)) return `${name.replace(/_/g, "")}_value`;
   return name.replace(/[/.]/g, "_") || "my_name";
 }
 

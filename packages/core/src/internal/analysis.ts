@@ -1,4 +1,5 @@
 import { DirectedGraph } from "graphology";
+import { computeLoops, type LoopInfo } from "./loops.js";
 
 /** Minimal view of a node the analysis needs. */
 export interface AnalysisNode {
@@ -53,7 +54,12 @@ export class Analysis {
   /** Topological position of each component in the condensation. */
   readonly componentIndex: ReadonlyMap<number, number>;
 
+  /** Seeds, gated loops and branch regions (see loops.ts). */
+  readonly loops: LoopInfo;
+
   readonly #succ = new Map<string, string[]>(); // acyclic successors
+  readonly #isGate = new Set<string>();
+  readonly #gatedReach = new Map<string, Set<string>>();
   readonly #compSucc = new Map<number, Set<number>>();
   readonly #descendants = new Map<string, Set<string>>();
   readonly #compDescendants = new Map<number, Set<number>>();
@@ -132,8 +138,17 @@ export class Analysis {
         const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
         const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
         if (comp.length === 1 && !selfLoop) continue;
+        const compSet = new Set(comp);
+        const configured = comp.filter((n) => entrypoints.has(n));
+        // A cycle left inside a loop once its feedback edges are gone is entered where the rest of the loop enters
+        // it: the first such node in node-list order (unless an entrypoint lies in it).
+        const enteredFromLoop =
+          top === undefined && configured.length === 0
+            ? comp.filter((n) => sub.inNeighbors(n).some((m) => !compSet.has(m)))
+            : [];
+        // pickEntry still drops nodes a closed gate holds back (none left: the sub-cycle deadlocks).
         const chosen = pickEntry(
-          comp.filter((n) => entrypoints.has(n)).length > 0 ? comp.filter((n) => entrypoints.has(n)) : comp,
+          enteredFromLoop.length > 0 ? enteredFromLoop : configured.length > 0 ? configured : comp,
           comp,
         );
         if (top !== undefined && !entries.has(top)) entries.set(top, [...chosen]);
@@ -175,18 +190,40 @@ export class Analysis {
       (n) => this.#succ.get(n)!,
       (n) => this.position.get(n)!,
     );
+    for (const n of nodes) if (n.isGate) this.#isGate.add(n.name);
+    this.loops = computeLoops(nodes, this);
     void byName;
   }
 
-  /** Is `edge` (from → to) a feedback edge? */
-  isFeedback(from: string, to: string): boolean {
-    return this.feedback.has(key(from, to));
+  /** The entry node(s) of the loop `node` belongs to (empty outside loops). */
+  loopEntries(node: string): readonly string[] {
+    const c = this.componentOf.get(node)!;
+    return this.cyclic.has(c) ? (this.entries.get(c) ?? []) : [];
   }
 
-  /** Is `b` reachable from `a` once feedback edges are removed? (Used by the downstream-producer exemption.) */
-  reachesAcyclic(a: string, b: string): boolean {
-    if (a === b) return false;
-    if (this.acyclicIndex.get(a)! > this.acyclicIndex.get(b)!) return false;
+  /** Is `value` a seed of the loop `node` is in, read by `node` although it is not that loop's entry? */
+  isSeedForNonEntry(value: string, node: string): boolean {
+    const c = this.componentOf.get(node)!;
+    return (this.loops.seeds.get(c)?.has(value) ?? false) && !(this.entries.get(c) ?? []).includes(node);
+  }
+
+  /**
+   * Does a gate lie on some path from `a` to `b` once feedback edges are removed (`a` itself counts)? Then a value
+   * `b` writes back to `a` came around a gate's loop, and `a` is stale at once instead of at the next run.
+   */
+  gateBetween(a: string, b: string): boolean {
+    let set = this.#gatedReach.get(a);
+    if (set === undefined) {
+      set = new Set();
+      const gates = this.#isGate.has(a) ? [a] : [];
+      if (gates.length === 0) for (const d of this.#descendantsOf(a)) if (this.#isGate.has(d)) gates.push(d);
+      for (const g of gates) for (const d of this.#descendantsOf(g)) set.add(d);
+      this.#gatedReach.set(a, set);
+    }
+    return set.has(b);
+  }
+
+  #descendantsOf(a: string): Set<string> {
     let set = this.#descendants.get(a);
     if (set === undefined) {
       set = new Set();
@@ -199,7 +236,19 @@ export class Analysis {
       }
       this.#descendants.set(a, set);
     }
-    return set.has(b);
+    return set;
+  }
+
+  /** Is `edge` (from → to) a feedback edge? */
+  isFeedback(from: string, to: string): boolean {
+    return this.feedback.has(key(from, to));
+  }
+
+  /** Is `b` reachable from `a` once feedback edges are removed? (Used by the downstream-producer exemption.) */
+  reachesAcyclic(a: string, b: string): boolean {
+    if (a === b) return false;
+    if (this.acyclicIndex.get(a)! > this.acyclicIndex.get(b)!) return false;
+    return this.#descendantsOf(a).has(b);
   }
 
   /**

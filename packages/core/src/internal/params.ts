@@ -199,6 +199,9 @@ function firstParamSource(src: string): { text: string } | { error: string } | u
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
+/** Helpers that TypeScript (target < ES2017) and Babel emit for downleveled async functions. */
+const DOWNLEVEL_HELPERS = ["__awaiter", "__generator", "_asyncToGenerator", "asyncToGenerator", "regeneratorRuntime"];
+
 function unquote(key: string): string | undefined {
   if (IDENT.test(key)) return key;
   const m = /^(["'])(.*)\1$/.exec(key);
@@ -222,6 +225,16 @@ export function parseDestructuredParams(fn: (...args: never[]) => unknown): Pars
   if (eq >= 0) text = text.slice(0, eq).trim();
   if (text.startsWith("...")) return { ok: false, reason: "its first parameter is a rest parameter" };
   if (!text.startsWith("{")) {
+    const helper = DOWNLEVEL_HELPERS.find((h) => source.includes(h));
+    if (helper !== undefined) {
+      return {
+        ok: false,
+        reason:
+          `it was compiled from an async function into a '${helper}' helper call, which turns the destructured parameter into '${text}' ` +
+          `(a TypeScript "target" below ES2017, or Babel's async-to-generator transform). ` +
+          `Fix: compile with "target": "ES2017" or later (Node 20 runs ES2022 natively), or keep Babel from transforming async functions`,
+      };
+    }
     return { ok: false, reason: `its first parameter '${text}' is not destructured ({ a, b })` };
   }
   const close = matchBracket(text, 0);

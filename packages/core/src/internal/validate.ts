@@ -45,30 +45,59 @@ function branchOf(graph: Graph, gate: string, start: string): Set<string> {
   return out;
 }
 
-function exclusive(graph: Graph, nodes: readonly AnyNode[], a: string, b: string): boolean {
+/**
+ * The exclusive part of each target's branch of a single-choice gate. A target in the gate's own loop owns its
+ * region (what it causes to run before the loop's entry runs again); the loop's entry owns nothing (it runs before
+ * the gate first decides). Other targets own what they reach that no other target reaches.
+ */
+function ownedBranches(graph: Graph, g: GateNode): Map<string, Set<string>> {
+  const targets = g.targets.filter((t): t is string => t !== END);
+  const regions = graph.analysis.loops.regions.get(g.name);
+  const branches = targets.map((t) =>
+    graph.analysis.sameCycle(g.name, t) ? new Set(regions?.get(t) ?? []) : branchOf(graph, g.name, t),
+  );
+  // A target itself only runs when the gate picks it, so it always belongs to its own branch, even when data
+  // from another branch also reaches it (e.g. a loop's `write` feeding both `accept` and `reject`).
+  const owned = new Map<string, Set<string>>();
+  branches.forEach((b, i) => {
+    const own = new Set(
+      [...b].filter(
+        (n) => n === targets[i] || (!targets.includes(n) && branches.every((other, j) => j === i || !other.has(n))),
+      ),
+    );
+    owned.set(targets[i]!, own);
+  });
+  return owned;
+}
+
+interface ExclusivePair {
+  readonly gate: GateNode;
+  readonly targets: readonly [string, string];
+}
+
+/** Gate whose exclusive branches hold `a` and `b` (in different branches), or undefined. */
+function exclusiveGate(graph: Graph, nodes: readonly AnyNode[], a: string, b: string): ExclusivePair | undefined {
   for (const g of nodes) {
     if (!(g instanceof GateNode) || g.multiTarget) continue;
-    const targets = g.targets.filter((t): t is string => t !== END);
-    const branches = targets.map((t) => branchOf(graph, g.name, t));
-    // Only the part of each branch no other target reaches is exclusive to it.
-    // A target itself only runs when the gate picks it, so it always belongs to its own branch, even when data
-    // from another branch also reaches it (e.g. a loop's `write` feeding both `accept` and `reject`).
-    // A target in the gate's own loop runs before the gate first decides (do-while), so its branch is not exclusive.
-    const owned = branches.map((b, i) =>
-      graph.analysis.sameCycle(g.name, targets[i]!)
-        ? new Set<string>()
-        : new Set(
-            [...b].filter(
-              (n) =>
-                n === targets[i] || (!targets.includes(n) && branches.every((other, j) => j === i || !other.has(n))),
-            ),
-          ),
-    );
-    const ia = owned.findIndex((s) => s.has(a));
-    const ib = owned.findIndex((s) => s.has(b));
-    if (ia >= 0 && ib >= 0 && ia !== ib) return true;
+    const owned = [...ownedBranches(graph, g)];
+    const ia = owned.findIndex(([, s]) => s.has(a));
+    const ib = owned.findIndex(([, s]) => s.has(b));
+    if (ia >= 0 && ib >= 0 && ia !== ib) return { gate: g, targets: [owned[ia]![0], owned[ib]![0]] };
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * Both targets may run before the gate first decides: they are in its loop, it is `defaultOpen` and the loop has no
+ * entrypoint, so "only the chosen branch runs" does not hold on the first pass.
+ */
+function opensBeforeDeciding(graph: Graph, pair: ExclusivePair): boolean {
+  const { analysis } = graph;
+  const { gate } = pair;
+  const c = analysis.componentOf.get(gate.name)!;
+  if (!analysis.cyclic.has(c) || !gate.defaultOpen) return false;
+  if (!pair.targets.every((t) => analysis.componentOf.get(t) === c)) return false;
+  return !graph.entrypoint.some((e) => analysis.componentOf.get(e) === c);
 }
 
 function checkProducers(graph: Graph, nodes: readonly AnyNode[], where: string): void {
@@ -77,7 +106,17 @@ function checkProducers(graph: Graph, nodes: readonly AnyNode[], where: string):
       for (let j = i + 1; j < producers.length; j++) {
         const a = producers[i]!;
         const b = producers[j]!;
-        if (exclusive(graph, nodes, a, b)) continue;
+        const pair = exclusiveGate(graph, nodes, a, b);
+        if (pair !== undefined && opensBeforeDeciding(graph, pair)) {
+          const gate = pair.gate;
+          throw new GraphConfigError(
+            `Multiple nodes produce '${value}' in ${where}: '${a}' and '${b}' are in exclusive branches of gate '${gate.name}', but that gate is in a loop with no entrypoint, so both may run before it first decides (defaultOpen: true).\n` +
+              `  → Exclusive producers are only safe when nothing in the loop runs a branch before the gate has chosen it.\n` +
+              `  How to fix: set entrypoint to the node that starts the loop (e.g. the node that feeds '${gate.name}'), or defaultOpen: false on '${gate.name}'.`,
+            { where: b },
+          );
+        }
+        if (pair !== undefined) continue;
         throw new GraphConfigError(
           `Multiple nodes produce '${value}' in ${where}: '${a}' and '${b}'.\n` +
             `  → Two producers of one value are only allowed in mutually exclusive branches of one gate (ifElse, or route without multiTarget).\n` +

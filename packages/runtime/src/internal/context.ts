@@ -197,6 +197,13 @@ export interface RunConfig {
   readonly parentWorkflowId: string | undefined;
   /** Set when the run is a map item: never persisted as its own workflow when there is no store anyway. */
   readonly persist: boolean;
+  /**
+   * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
+   * values whose parent version changed since it last started; the versions are recorded in its input step.
+   */
+  readonly parentVersions?: Readonly<Record<string, number>>;
+  /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
+  readonly unknownValues?: "error" | "ignore";
 }
 
 export function nextSpanId(shared: Shared): string {

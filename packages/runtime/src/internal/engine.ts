@@ -20,11 +20,19 @@ import {
   type Target,
 } from "@graph/core";
 import { Deferred, Effect, Either } from "effect";
-import { InfiniteLoopError, MissingInputError, NodeExecutionError, VersionMismatchError } from "../errors.js";
+import {
+  InfiniteLoopError,
+  type InvalidOptionError,
+  MissingInputError,
+  NodeExecutionError,
+  UnknownValueError,
+  VersionMismatchError,
+} from "../errors.js";
 import type { GraphEvent } from "../events.js";
 import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
 import { deepEqual, stableKey } from "./equal.js";
+import { ClosedRegions } from "./regions.js";
 
 /** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
 interface Slot {
@@ -46,7 +54,14 @@ type Outcome =
     }
   | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
   | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
-  | { kind: "failed"; error: unknown; nested?: RunResult; childWorkflowId?: string };
+  | {
+      kind: "failed";
+      error: unknown;
+      nested?: RunResult;
+      childWorkflowId?: string;
+      /** NodeError was already emitted for this failure (by the retry loop). */
+      reported?: boolean;
+    };
 
 interface Execution {
   node: AnyNode;
@@ -60,6 +75,8 @@ interface Execution {
 export type RunError =
   | NodeExecutionError
   | MissingInputError
+  | UnknownValueError
+  | InvalidOptionError
   | InfiniteLoopError
   | VersionMismatchError
   | RoutingError
@@ -142,11 +159,13 @@ export class Engine {
   #dirty = new Set<string>();
   #spareSet = new Set<string>();
   readonly #permitMemo = new Map<string, boolean>();
+  readonly #regions: ClosedRegions;
+  /** How often each node started in this run (maxIterations bounds it). */
+  readonly #runs = new Map<string, number>();
   #waiting = new Set<string>();
 
   #nextIndex = 1;
   #superstep = 0;
-  #runSupersteps = 0;
   #pause: PauseInfo | undefined;
   #failure: unknown;
   #stopped = false;
@@ -162,6 +181,7 @@ export class Engine {
     this.#analysis = graph.analysis;
     this.#nodes = [...graph.nodes.values()];
     this.#bound = graph.inputs.bound;
+    this.#regions = new ClosedRegions(graph.analysis);
   }
 
   // ───────────────────────────────────────────── events ─────────────────────────────────────────────
@@ -225,12 +245,8 @@ export class Engine {
         }
         const ready = this.#computeReady();
         if (ready.length === 0) return Effect.void;
-        if (this.#runSupersteps >= this.config.maxIterations) {
-          return Effect.fail(
-            new InfiniteLoopError(this.#cycling(ready), this.config.maxIterations, this.config.workflowId),
-          );
-        }
-        this.#runSupersteps++;
+        const runaway = this.#countRuns(ready);
+        if (runaway !== undefined) return Effect.fail(runaway);
         this.#superstep++;
         if (this.config.emitter.active)
           this.#event("SuperstepStart", { superstep: this.#superstep, nodes: ready.map((n) => n.name) });
@@ -246,12 +262,23 @@ export class Engine {
     });
   }
 
-  /** The nodes of the loops that are still going (the cycles the ready nodes belong to), in node order. */
-  #cycling(ready: readonly AnyNode[]): string[] {
-    const a = this.#analysis;
-    const comps = new Set(ready.map((n) => a.componentOf.get(n.name)!).filter((c) => a.cyclic.has(c)));
-    const names = comps.size === 0 ? ready.map((n) => n.name) : [...comps].flatMap((c) => a.components[c]!);
-    return names.sort((x, y) => a.position.get(x)! - a.position.get(y)!);
+  /**
+   * Counts one more run of each ready node; maxIterations bounds how often one node runs in one run (a loop's
+   * iterations), never the number of supersteps, so a DAG of any depth never reaches it.
+   */
+  #countRuns(ready: readonly AnyNode[]): InfiniteLoopError | undefined {
+    const max = this.config.maxIterations;
+    for (const n of ready) {
+      const count = (this.#runs.get(n.name) ?? 0) + 1;
+      if (count > max) {
+        const a = this.#analysis;
+        const c = a.componentOf.get(n.name)!;
+        const loop = a.cyclic.has(c) ? [...a.components[c]!] : [n.name];
+        return new InfiniteLoopError(n.name, loop, max);
+      }
+    }
+    for (const n of ready) this.#runs.set(n.name, (this.#runs.get(n.name) ?? 0) + 1);
+    return undefined;
   }
 
   // ───────────────────────────────────────────── readiness ─────────────────────────────────────────────
@@ -324,13 +351,34 @@ export class Engine {
   }
 
   #isCandidate(name: string, memo: Map<string, boolean>): boolean {
-    if (this.#settled.has(name)) return false;
+    if (this.#settled.has(name) || this.#regions.isClosed(name)) return false;
     const n = this.graph.nodes.get(name)!;
     if (!this.#permitted(name, memo)) return false;
     for (const input of n.inputs) if (!this.#available(n, input)) return false;
     for (const g of this.#analysis.controllers.get(name)!) if (this.#pending.get(g)?.has(name)) return true;
-    if (!this.#everRan.has(name)) return !this.#skippedBySuppliedOutputs(n);
+    if (!this.#everRan.has(name)) {
+      if (this.#relaysFeedback(n)) return this.#isStale(n) && this.#fedBackByLoop(n);
+      return !this.#skippedBySuppliedOutputs(n);
+    }
     return this.#isStale(n);
+  }
+
+  /**
+   * A node of a gated loop (not its entry) that reads only the loop's seeds relays what the loop feeds back to its
+   * entry (Self-RAG's `retrieveAgain(question) → retrieve`). It does not run on the caller's values — that would
+   * start one extra iteration once the loop settled — but once the loop has written one of them.
+   */
+  #relaysFeedback(n: AnyNode): boolean {
+    const a = this.#analysis;
+    if (n.inputs.length === 0 || !a.loops.gated.has(a.componentOf.get(n.name)!)) return false;
+    return n.inputs.every((i) => a.isSeedForNonEntry(i, n.name));
+  }
+
+  #fedBackByLoop(n: AnyNode): boolean {
+    return n.inputs.some((i) => {
+      const w = this.#values.get(i)?.writer;
+      return w !== undefined && w !== INPUT_STEP && w !== n.name;
+    });
   }
 
   /**
@@ -355,13 +403,24 @@ export class Engine {
       if (slot.version === (consumed?.[input] ?? 0)) continue;
       const writer = slot.writer;
       if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
-      if (!gated) {
-        if (writer === n.name) continue; // own output never re-triggers
-        if (writer !== INPUT_STEP && this.#analysis.reachesAcyclic(n.name, writer)) continue; // produced downstream: next turn
-      }
+      if (!gated && this.#exempt(n.name, input, writer)) continue;
       return true;
     }
     return false;
+  }
+
+  /**
+   * The staleness exemptions of a node no gate controls. Its own output never re-triggers it. A value written
+   * downstream of it waits for the next run when no gate lies on a path to the writer (a feedback loop); when one
+   * does, the value came around the gate's loop and re-triggers it now — unless it is a seed of the loop and this
+   * node is not the loop's entry (it reads the seed in the next iteration, after the entry ran).
+   */
+  #exempt(name: string, input: string, writer: string): boolean {
+    if (writer === name) return true;
+    if (writer === INPUT_STEP) return false;
+    const a = this.#analysis;
+    if (!a.reachesAcyclic(name, writer)) return false;
+    return !a.gateBetween(name, writer) || a.isSeedForNonEntry(input, name);
   }
 
   // ───────────────────────────────────────────── supersteps ─────────────────────────────────────────────
@@ -417,7 +476,16 @@ export class Engine {
       const ex = executions[i]!;
       if (active) this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
       const fast = this.#tryFast(ex);
-      if (fast !== undefined) {
+      if (fast instanceof Later) {
+        effects.push(
+          fast.outcome.pipe(
+            Effect.flatMap((o) => {
+              outcomes[i] = o;
+              return this.#afterNode(ex, o) ?? Effect.void;
+            }),
+          ),
+        );
+      } else if (fast !== undefined) {
         outcomes[i] = fast;
         const save = this.#afterNode(ex, fast);
         if (save !== undefined) effects.push(save);
@@ -453,8 +521,11 @@ export class Engine {
     return Effect.zipRight(all, Effect.sync(apply));
   }
 
-  /** Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. */
-  #tryFast(ex: Execution): Outcome | undefined {
+  /**
+   * Sync function nodes and gates run inline, with no Effect per node: the scheduler's hot path. A function not
+   * declared `async` that still returns a Promise is awaited here ({@link Later}): it must never be called twice.
+   */
+  #tryFast(ex: Execution): Outcome | Later | undefined {
     const n = ex.node;
     if (n instanceof GateNode) {
       try {
@@ -478,7 +549,23 @@ export class Engine {
     } catch (error) {
       return { kind: "failed", error };
     }
-    if (isThenable(returned) || isIterator(returned)) return undefined; // rare: handled by the general path
+    if (isThenable(returned)) {
+      const promise = Promise.resolve(returned);
+      return new Later(
+        Effect.promise(() =>
+          promise.then(
+            (value): Outcome => {
+              try {
+                return { kind: "completed", outputs: n.collectOutputs(value) };
+              } catch (error) {
+                return { kind: "failed", error };
+              }
+            },
+            (error: unknown): Outcome => ({ kind: "failed", error }),
+          ),
+        ),
+      );
+    }
     try {
       return { kind: "completed", outputs: n.collectOutputs(returned) };
     } catch (error) {
@@ -563,7 +650,7 @@ export class Engine {
               !this.config.control.stopRequested &&
               (retry.retryOn?.(error) ?? true);
             this.#event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
-            if (!willRetry) return Effect.succeed({ kind: "failed", error });
+            if (!willRetry) return Effect.succeed({ kind: "failed", error, reported: true });
             return Effect.sleep(retryDelay(retry!, attempt)).pipe(Effect.zipRight(attemptOnce(attempt + 1)));
           }),
         );
@@ -707,10 +794,11 @@ export class Engine {
     });
   }
 
-  #childConfig(ex: Execution, n: GraphNode, workflowId: string, values: Record<string, unknown>): RunConfig {
+  #childConfig(ex: Execution, n: GraphNode, workflowId: string, passed: ChildValues): RunConfig {
     return {
       ...this.config,
-      values,
+      values: passed.values,
+      parentVersions: passed.versions,
       workflowId,
       runId: this.config.runId,
       control: this.config.control.child(),
@@ -724,16 +812,28 @@ export class Engine {
     };
   }
 
-  /** Values a child run receives: its inputs by inner name, plus answers for its interrupts. */
-  #childValues(ex: Execution, n: GraphNode): Record<string, unknown> {
+  /**
+   * Values a child run receives — its inputs by inner name, plus answers for its interrupts — with their versions
+   * here, so a restarted child takes only what changed since it last started.
+   */
+  #childValues(ex: Execution, n: GraphNode): ChildValues {
     const values: Record<string, unknown> = {};
-    for (const input of n.inputs) if (Object.hasOwn(ex.inputs, input)) values[n.innerInput(input)!] = ex.inputs[input];
+    const versions: Record<string, number> = {};
+    for (const input of n.inputs) {
+      if (!Object.hasOwn(ex.inputs, input)) continue;
+      const inner = n.innerInput(input)!;
+      values[inner] = ex.inputs[input];
+      versions[inner] = ex.versions[input] ?? 0;
+    }
     for (const inner of responseKeys(n.graph)) {
       const outer = n.outerOutput(inner);
       const slot = outer === undefined ? undefined : this.#values.get(outer);
-      if (slot !== undefined && slot.writer === INPUT_STEP) values[inner] = slot.value;
+      if (slot !== undefined && slot.writer === INPUT_STEP) {
+        values[inner] = slot.value;
+        versions[inner] = slot.version;
+      }
     }
-    return values;
+    return { values, versions };
   }
 
   #executeGraph(ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
@@ -790,7 +890,10 @@ export class Engine {
       const concurrency = this.config.shared.maxConcurrency ?? 256;
       const parentId = `${this.config.workflowId}/${n.name}`;
       const runItem = (item: Record<string, unknown>, i: number) => {
-        const config = this.#childConfig(ex, n, `${parentId}/${i}`, { ...base, ...item });
+        const config = this.#childConfig(ex, n, `${parentId}/${i}`, {
+          values: { ...base.values, ...item },
+          versions: base.versions,
+        });
         return new Engine(n.graph, config).run().pipe(
           Effect.ensuring(Effect.sync(() => this.config.control.release(config.control))),
           Effect.map((r) => {
@@ -811,7 +914,8 @@ export class Engine {
             outputs[outer] = column;
             innerValues[inner] = column;
           }
-          const failed = results.find((r) => r.status === "failed");
+          const failedAt = results.findIndex((r) => r.status === "failed");
+          const failed = failedAt < 0 ? undefined : results[failedAt];
           const stopped = results.some((r) => r.status === "stopped");
           const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
           const nested = new RunResult({
@@ -821,7 +925,8 @@ export class Engine {
             runId: this.config.runId,
             error: failed?.error,
           });
-          if (failed) return { kind: "failed", error: failed.error, nested, childWorkflowId: parentId };
+          if (failed)
+            return { kind: "failed", error: itemFailure(n, failedAt, failed.error), nested, childWorkflowId: parentId };
           if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
           return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
         }),
@@ -883,6 +988,8 @@ export class Engine {
         for (const g of this.#analysis.controllers.get(n.name)!) this.#pending.get(g)?.delete(n.name);
         for (const k in o.outputs) this.#write(k, o.outputs[k], index, n.name);
         if (n instanceof GateNode) this.#decide(n, o.decision ?? null, false);
+        this.#regions.completed(n.name, o.decision, n instanceof GateNode);
+        for (const r of this.#regions.drainReopened()) this.#dirty.add(r);
         if (this.config.emitter.active) {
           this.#event(
             "NodeEnd",
@@ -925,7 +1032,8 @@ export class Engine {
         this.#settled.add(n.name);
         const error = o.error;
         this.#failure ??= wrapFailure(n, error);
-        this.#event("NodeError", { nodeName: n.name, error, attempt: 0, willRetry: false }, ex.spanId);
+        if (o.reported !== true)
+          this.#event("NodeError", { nodeName: n.name, error, attempt: 1, willRetry: false }, ex.spanId);
         return;
       }
     }
@@ -951,7 +1059,8 @@ export class Engine {
       }
     };
     mark(gate, new Set());
-    if (this.config.emitter.active) this.#event("RouteDecision", { gate: gate.name, decision, replayed });
+    if (this.config.emitter.active)
+      this.#event("RouteDecision", { gate: gate.name, decision: decisionShape(gate, decision), replayed });
   }
 
   // ───────────────────────────────────────────── inputs, restore, finish ─────────────────────────────────────────────
@@ -960,15 +1069,25 @@ export class Engine {
   #mergeInputs(): StepRecord | undefined {
     const changed: Record<string, unknown> = {};
     const answers = responseKeys(this.graph);
+    const parent = this.config.parentVersions;
+    const recorded = this.#parentVersionsSeen;
     let any = false;
+    let newVersions = false;
     for (const [k, v] of Object.entries(this.config.values)) {
+      // A child takes only what its parent changed since it last started: its own state wins over old news
+      // (a seed its loop rewrote since stays as it is). Without a stored history everything is new.
+      if (parent !== undefined && recorded !== undefined) {
+        if (recorded[k] === parent[k]) continue;
+        newVersions = true;
+      }
       const slot = this.#values.get(k);
       // An answer to an interrupt is always new, even when equal to the last one (every visit needs its own).
       if (slot !== undefined && !answers.has(k) && deepEqual(slot.value, v)) continue;
       changed[k] = v;
       any = true;
     }
-    if (!any) return undefined;
+    if (parent !== undefined && recorded === undefined) newVersions = true;
+    if (!any && !newVersions) return undefined;
     const index = this.#nextIndex++;
     this.#turnStart = this.#newTurn ? index : this.#turnStart;
     this.#superstep++; // the input step gets its own superstep so it never replaces an earlier one
@@ -980,7 +1099,8 @@ export class Engine {
       nodeName: INPUT_STEP,
       index,
       status: "completed",
-      inputVersions: {},
+      // For a child run: the parent's versions of what it passed in (compared at the next start).
+      inputVersions: parent ?? {},
       values: changed,
       // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
       ...(this.#newTurn ? { decision: [TURN_MARK] } : {}),
@@ -990,39 +1110,94 @@ export class Engine {
     };
   }
 
-  #checkMissing(): Effect.Effect<void, MissingInputError> {
-    return Effect.suspend(() => {
+  #checkMissing(): Effect.Effect<void, MissingInputError | UnknownValueError> {
+    return Effect.suspend((): Effect.Effect<void, MissingInputError | UnknownValueError> => {
       const spec = this.graph.inputs;
       // An input only needed by nodes the caller skipped (by supplying their outputs) is not missing.
       const skipped = (name: string) => this.#skippedBySuppliedOutputs(this.graph.nodes.get(name)!);
       const missing = [...spec.required, ...spec.seeds].filter(
         (k) => !this.#values.has(k) && !(this.#analysis.consumers.get(k) ?? []).every(skipped),
       );
-      const known = new Set<string>([...spec.all, ...this.graph.outputs]);
+      const known = new Set<string>([...spec.all, ...this.graph.outputs, ...responseKeys(this.graph)]);
       const unknown = Object.keys(this.config.values).filter((k) => !known.has(k));
-      if (unknown.length > 0) {
-        this.#event("Warning", {
-          message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.graph.name ? `graph '${this.graph.name}'` : "this graph"}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
-          unknownInputs: unknown,
-        });
-      }
-      if (missing.length === 0) return Effect.void;
-      const provided = Object.keys(this.config.values);
-      const hints = missing
-        .map((m) => {
-          const close = closestName(m, unknown);
-          return close === undefined ? undefined : `  → Did you mean '${m}' instead of '${close}'?`;
-        })
-        .filter((h): h is string => h !== undefined);
-      const where = this.graph.name ? `graph '${this.graph.name}'` : "the graph";
-      const message =
-        `Missing required input(s) for ${where}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
-        `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
-        (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
-        `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
-        `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
-      return Effect.fail(new MissingInputError(message, missing, provided));
+      if (missing.length > 0) return Effect.fail(this.#missingError(missing, unknown));
+      if (unknown.length === 0 || this.config.isChild) return Effect.void;
+      const pending = this.#workflow?.status === "paused" ? this.#workflow.pause?.responseKey : undefined;
+      const answered = pending !== undefined && Object.hasOwn(this.config.values, pending);
+      if (pending !== undefined && !answered) return Effect.fail(this.#unansweredPause(pending, unknown));
+      if (this.config.unknownValues === "error") return Effect.fail(this.#unknownError(unknown, known));
+      this.#event("Warning", {
+        message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.#where()}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
+        unknownInputs: unknown,
+      });
+      return Effect.void;
     });
+  }
+
+  #where(): string {
+    return this.graph.name ? `graph '${this.graph.name}'` : "the graph";
+  }
+
+  /** A resume whose values do not answer the pending pause (usually a misspelled response key). */
+  #unansweredPause(pending: string, unknown: readonly string[]): UnknownValueError {
+    const close = closestName(pending, unknown);
+    const node = this.#workflow?.pause?.nodeName ?? "?";
+    return new UnknownValueError(
+      `Workflow '${this.config.workflowId}' is paused at '${node}', waiting for '${pending}', but the run got ${unknown.map((k) => `'${k}'`).join(", ")}, which ${this.#where()} does not know.\n` +
+        (close === undefined ? "" : `  → Did you mean '${pending}' instead of '${close}'?\n`) +
+        `  How to fix: answer with the pending response key: runner.run(graph, { workflowId: '${this.config.workflowId}', values: { ${pending}: … } }).`,
+      unknown,
+    );
+  }
+
+  #unknownError(unknown: readonly string[], known: ReadonlySet<string>): UnknownValueError {
+    const hints = unknown.map((k) => {
+      const close = closestName(k, known);
+      return close === undefined ? undefined : `  → Did you mean '${close}' instead of '${k}'?`;
+    });
+    const inputs = [...this.graph.inputs.all];
+    return new UnknownValueError(
+      `Unknown value(s) for ${this.#where()}: ${unknown.map((k) => `'${k}'`).join(", ")} — no node reads or produces ${unknown.length === 1 ? "it" : "them"}.\n` +
+        `${hints.filter((h): h is string => h !== undefined).join("\n")}${hints.some((h) => h !== undefined) ? "\n" : ""}` +
+        `  → Inputs: ${inputs.length === 0 ? "(none)" : inputs.map((k) => `'${k}'`).join(", ")}\n` +
+        `  How to fix: correct the name, or pass unknownValues: "ignore" to the run to drop values the graph does not use.`,
+      unknown,
+    );
+  }
+
+  #missingError(missing: readonly string[], unknown: readonly string[]): MissingInputError {
+    const provided = Object.keys(this.config.values);
+    const a = this.#analysis;
+    const hints: string[] = [];
+    for (const m of missing) {
+      const close = closestName(m, unknown);
+      if (close !== undefined) {
+        hints.push(`  → Did you mean '${m}' instead of '${close}'?`);
+        continue;
+      }
+      // A misspelled parameter name looks like a missing input: point at the output it was probably meant to read.
+      const output = closestName(m, a.producers.keys());
+      if (output !== undefined) {
+        const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
+        hints.push(
+          `  → '${m}' (read by ${readers}) is not produced by any node: did you mean '${output}', produced by '${a.producers.get(output)![0]}'? If so, fix the parameter name.`,
+        );
+      }
+    }
+    const answers = provided.filter((p) => responseKeys(this.graph).has(p));
+    if (this.config.shared.store === undefined && answers.length > 0 && !this.config.isChild) {
+      hints.push(
+        `  → This looks like answering a pause (${answers.map((k) => `'${k}'`).join(", ")}), but this runner has no checkpointer, so the paused run kept nothing. ` +
+          `Resuming needs the original values again together with the answer, or a Runner with a checkpointer (new Runner({ checkpointer })).`,
+      );
+    }
+    const message =
+      `Missing required input(s) for ${this.#where()}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
+      `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
+      (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
+      `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
+      `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
+    return new MissingInputError(message, missing, provided);
   }
 
   /** Loads the workflow (if it exists): checks the graph version, folds steps into state, restores gates. */
@@ -1082,8 +1257,15 @@ export class Engine {
   #turnStart = 0;
   #inputStep: StepRecord | undefined;
 
+  /** Parent versions recorded by this child workflow's input steps (undefined: never started with a history). */
+  #parentVersionsSeen: Record<string, number> | undefined;
+
   #fold(steps: readonly StepRecord[], newTurn: boolean): void {
     const sorted = [...steps].sort((a, b) => a.index - b.index);
+    if (this.config.parentVersions !== undefined) {
+      for (const s of sorted)
+        if (s.nodeName === INPUT_STEP) this.#parentVersionsSeen = { ...this.#parentVersionsSeen, ...s.inputVersions };
+    }
     const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
     const lastCompleted = new Map<string, StepRecord>();
     let turnStart = 0;
@@ -1097,6 +1279,7 @@ export class Engine {
         turnStart = s.index;
         lastDecision.clear();
         this.#ranThisRun.clear();
+        this.#regions.clear();
       }
       if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
       const node = this.graph.nodes.get(s.nodeName);
@@ -1106,12 +1289,17 @@ export class Engine {
       lastCompleted.set(s.nodeName, s);
       // Ran in the current turn: a loop entry does not get its before-the-gate run again.
       if (s.index > turnStart) this.#ranThisRun.add(s.nodeName);
-      if (node instanceof GateNode)
-        lastDecision.set(node.name, { index: s.index, decision: decisionFromStored(s.decision) });
+      const decision = node instanceof GateNode ? decisionFromStored(s.decision) : undefined;
+      if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
+      this.#regions.completed(s.nodeName, decision, node instanceof GateNode);
     }
     // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
     this.#newTurn = newTurn || sorted.length === 0;
-    if (newTurn) this.#ranThisRun.clear();
+    if (newTurn) {
+      this.#ranThisRun.clear();
+      this.#regions.clear();
+    }
+    this.#regions.drainReopened(); // every node is examined at the start anyway
     if (!newTurn) {
       for (const [gate, { index, decision }] of lastDecision) {
         this.#decided.add(gate);
@@ -1120,7 +1308,11 @@ export class Engine {
           decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
         );
         this.#pending.set(gate, pending);
-        this.#event("RouteDecision", { gate, decision, replayed: true });
+        this.#event("RouteDecision", {
+          gate,
+          decision: decisionShape(this.graph.nodes.get(gate) as GateNode, decision),
+          replayed: true,
+        });
       }
     }
     this.#replayedGraphNodes = [...lastCompleted].filter(([name]) => this.graph.nodes.get(name) instanceof GraphNode);
@@ -1305,8 +1497,38 @@ export class Engine {
   }
 }
 
+/** The outcome of a sync-declared node that returned a Promise: already called, awaited with the superstep. */
+class Later {
+  readonly outcome: Effect.Effect<Outcome>;
+  constructor(outcome: Effect.Effect<Outcome>) {
+    this.outcome = outcome;
+  }
+}
+
+interface ChildValues {
+  readonly values: Record<string, unknown>;
+  readonly versions: Record<string, number>;
+}
+
+/** The RouteDecision event's shape: the target (or END) for single-choice gates, a list only for multiTarget. */
+function decisionShape(gate: GateNode, decision: readonly Target[] | null): Target | readonly Target[] | null {
+  if (decision === null || gate.multiTarget) return decision;
+  return decision[0] ?? null;
+}
+
+/** A mapped item's failure names the item: `sq[7]/square`, not only the inner node. */
+function itemFailure(n: GraphNode, index: number, error: unknown): unknown {
+  if (isTaggedError(error, "NodeExecutionError")) {
+    const inner = error as NodeExecutionError;
+    return new NodeExecutionError(`${n.name}[${index}]/${inner.nodeName}`, inner.cause);
+  }
+  return error;
+}
+
 function wrapFailure(n: AnyNode, error: unknown): unknown {
   if (isTaggedError(error, "RoutingError")) return error;
+  if (isTaggedError(error, "NodeExecutionError") && (error as NodeExecutionError).nodeName.startsWith(`${n.name}[`))
+    return error;
   if (n instanceof GraphNode && isTaggedError(error, "NodeExecutionError")) {
     const inner = error as NodeExecutionError;
     return new NodeExecutionError(`${n.name}/${inner.nodeName}`, inner.cause);

@@ -1,24 +1,56 @@
-/** Structural equality for values in state (used to decide whether a re-supplied input changed). */
+/**
+ * Structural equality for values in state (used to decide whether a re-supplied input changed). A value restored
+ * from a checkpoint is a copy, so Map keys and Set members that are objects are matched structurally too (one to
+ * one), and two invalid Dates are equal.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
+  return equal(a, b, new Map());
+}
+
+function equal(a: unknown, b: unknown, seen: Map<object, object>): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  if (a instanceof Date) return a.getTime() === (b as Date).getTime();
+  // Cycles: a pair already being compared further up is assumed equal (the rest of the walk decides).
+  if (seen.get(a) === b) return true;
+  seen.set(a, b);
+  const result = equalObjects(a, b, seen);
+  seen.delete(a);
+  return result;
+}
+
+function equalObjects(a: object, b: object, seen: Map<object, object>): boolean {
+  if (a instanceof Date) return Object.is(a.getTime(), (b as Date).getTime());
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+    return a.length === bb.length && a.every((v, i) => equal(v, bb[i], seen));
   }
   if (a instanceof Map) {
     const bm = b as Map<unknown, unknown>;
     if (a.size !== bm.size) return false;
-    for (const [k, v] of a) if (!bm.has(k) || !deepEqual(v, bm.get(k))) return false;
-    return true;
+    const unmatched: Array<[unknown, unknown]> = [];
+    for (const [k, v] of a) {
+      if (bm.has(k)) {
+        if (!equal(v, bm.get(k), seen)) return false;
+      } else if (typeof k === "object" && k !== null) unmatched.push([k, v]);
+      else return false;
+    }
+    if (unmatched.length === 0) return true;
+    const candidates = [...bm].filter(([k]) => typeof k === "object" && k !== null && !a.has(k));
+    return matchAll(unmatched, candidates, ([ka, va], [kb, vb]) => equal(ka, kb, seen) && equal(va, vb, seen));
   }
   if (a instanceof Set) {
     const bs = b as Set<unknown>;
     if (a.size !== bs.size) return false;
-    for (const v of a) if (!bs.has(v)) return false;
-    return true;
+    const unmatched: unknown[] = [];
+    for (const v of a) {
+      if (bs.has(v)) continue;
+      if (typeof v === "object" && v !== null) unmatched.push(v);
+      else return false;
+    }
+    if (unmatched.length === 0) return true;
+    const candidates = [...bs].filter((v) => typeof v === "object" && v !== null && !a.has(v));
+    return matchAll(unmatched, candidates, (x, y) => equal(x, y, seen));
   }
   if (ArrayBuffer.isView(a)) {
     const x = a as unknown as ArrayLike<number>;
@@ -31,8 +63,20 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   for (const k of ka)
-    if (!Object.hasOwn(b, k) || !deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    if (!Object.hasOwn(b, k) || !equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], seen))
       return false;
+  return true;
+}
+
+/** Pairs every item of `xs` with a distinct item of `ys` (greedy: equal values are interchangeable). */
+function matchAll<T>(xs: readonly T[], ys: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (xs.length !== ys.length) return false;
+  const used = new Set<number>();
+  for (const x of xs) {
+    const i = ys.findIndex((y, j) => !used.has(j) && same(x, y));
+    if (i < 0) return false;
+    used.add(i);
+  }
   return true;
 }
 

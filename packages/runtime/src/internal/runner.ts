@@ -6,11 +6,12 @@ import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
 import type { NodeCache } from "../cache.js";
-import { IncompatibleRunnerError, type NodeExecutionError } from "../errors.js";
+import { IncompatibleRunnerError, type InvalidOptionError, type NodeExecutionError } from "../errors.js";
 import type { EventProcessor, GraphEvent } from "../events.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine, mapItems, type RunError } from "./engine.js";
+import { checkMapOptions, checkRunnerOptions, checkRunOptions } from "./options.js";
 
 /** Options of the runner. */
 export interface RunnerOptions {
@@ -34,7 +35,7 @@ export interface RunOptions {
   readonly checkpoint?: Checkpoint;
   /** `@graph/select` patterns that filter `result.values`. */
   readonly select?: string | readonly string[];
-  /** Supersteps per run before `InfiniteLoopError`. Default 1000. */
+  /** How many times one node may run in one run (a loop's iterations) before `InfiniteLoopError`. Default 1000. */
   readonly maxIterations?: number;
   /** "raise" (default) rejects with `NodeExecutionError`; "continue" resolves with `status: "failed"`. */
   readonly errorHandling?: "raise" | "continue";
@@ -42,6 +43,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Run even if the stored workflow was created by another graph version. */
   readonly force?: boolean;
+  /**
+   * Values the graph does not know (no node reads or produces them, usually a typo): `"error"` (default) rejects
+   * the run with `UnknownValueError` and a "did you mean"; `"ignore"` drops them with a `Warning` event.
+   */
+  readonly unknownValues?: "error" | "ignore";
 }
 
 /** Options of `runner.map`. */
@@ -81,6 +87,7 @@ export class RunnerCore {
   #closed = false;
 
   constructor(options: RunnerOptions = {}) {
+    checkRunnerOptions(options);
     this.options = options;
     this.#scope = Effect.runSync(Scope.make());
     const max = options.maxConcurrency;
@@ -148,8 +155,12 @@ export class RunnerCore {
     options: RunOptions = {},
     subscriber?: Subscriber,
     control = new RunControl(),
-  ): Effect.Effect<RunResult, RunError | GraphConfigError> {
+  ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
     return this.#check(graph, "run").pipe(
+      // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
+      Effect.flatMap(() =>
+        Effect.try({ try: () => checkRunOptions(options, "run"), catch: (e) => e as InvalidOptionError }),
+      ),
       Effect.flatMap(() => this.store()),
       Effect.flatMap((store) =>
         Effect.suspend(() => {
@@ -162,9 +173,9 @@ export class RunnerCore {
               }),
             );
           }
+          const detach = linkSignal(options.signal, control);
           this.#live.set(workflowId, control);
           const config = this.#config(graph, options, store, workflowId, control, subscriber);
-          const detach = linkSignal(options.signal, control);
           const engine = new Engine(graph, config);
           return engine.run().pipe(
             Effect.flatMap((result) => finalize(result, options)),
@@ -218,11 +229,13 @@ export class RunnerCore {
       isChild: false,
       parentWorkflowId: undefined,
       persist: true,
+      unknownValues: options.unknownValues ?? "error",
     };
   }
 
-  map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunError | GraphConfigError> {
+  map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunError | GraphConfigError | InvalidOptionError> {
     return this.#check(graph, "map").pipe(
+      Effect.flatMap(() => Effect.try({ try: () => checkMapOptions(options), catch: (e) => e as InvalidOptionError })),
       Effect.flatMap(() => {
         if (graph.hasInterrupts) {
           return Effect.fail(

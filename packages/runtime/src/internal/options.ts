@@ -1,0 +1,129 @@
+import { InvalidOptionError } from "../errors.js";
+
+/**
+ * Validation of what callers pass to the Runner's public entries. Everything here runs before a run is registered
+ * as live, so a rejected call leaves nothing behind; each problem is an {@link InvalidOptionError} naming the option,
+ * what it got and what it takes.
+ */
+const describe = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? `an object (${Object.getPrototypeOf(value)?.constructor?.name ?? "no prototype"})`
+        : `${typeof value} ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function fail(where: string, option: string, got: unknown, expected: string): never {
+  throw new InvalidOptionError(
+    `${where}: option '${option}' must be ${expected}, got ${describe(got)}.\n  How to fix: pass ${expected}, or leave '${option}' out.`,
+    option,
+  );
+}
+
+const CHECKPOINTER_METHODS = [
+  "setup",
+  "createWorkflow",
+  "claimWorkflow",
+  "releaseWorkflow",
+  "getWorkflow",
+  "updateWorkflow",
+  "saveStep",
+  "getSteps",
+];
+
+/** `new Runner(options)`. */
+export function checkRunnerOptions(options: unknown): void {
+  const where = "new Runner()";
+  if (options === undefined) return;
+  if (!isRecord(options)) fail(where, "options", options, "an options object ({ checkpointer?, maxConcurrency?, … })");
+  const cp = options["checkpointer"];
+  if (cp !== undefined) {
+    const missing = isRecord(cp)
+      ? CHECKPOINTER_METHODS.filter((m) => typeof cp[m] !== "function")
+      : CHECKPOINTER_METHODS;
+    if (missing.length > 0) {
+      throw new InvalidOptionError(
+        `${where}: option 'checkpointer' is not a Checkpointer (got ${describe(cp)}; missing ${missing.map((m) => `${m}()`).join(", ")}).\n` +
+          `  How to fix: pass a checkpointer instance, e.g. new MemoryCheckpointer(), new SqliteCheckpointer({ path }) or new PostgresCheckpointer({ connectionString }).`,
+        "checkpointer",
+      );
+    }
+  }
+  const processors = options["eventProcessors"];
+  if (processors !== undefined) {
+    if (!Array.isArray(processors) || processors.some((p) => !isRecord(p) || typeof p["onEvent"] !== "function"))
+      fail(where, "eventProcessors", processors, "an array of { onEvent(event) } objects");
+  }
+  for (const key of ["leaseTtlMs", "eventBufferSize"]) {
+    const v = options[key];
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v > 0))
+      fail(where, key, v, "a positive number");
+  }
+  if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
+    fail(where, "owner", options["owner"], "a non-empty string");
+}
+
+/** `runner.run / start / stream / runSync / map` options shared by all of them. */
+export function checkRunOptions(options: unknown, method: string): void {
+  const where = `runner.${method}()`;
+  if (options === undefined) return;
+  if (!isRecord(options)) fail(where, "options", options, "an options object ({ values?, workflowId?, … })");
+  const values = options["values"];
+  if (values !== undefined && !isRecord(values)) fail(where, "values", values, "an object of named values");
+  const id = options["workflowId"];
+  if (id !== undefined && (typeof id !== "string" || id === "")) fail(where, "workflowId", id, "a non-empty string");
+  const signal = options["signal"];
+  if (
+    signal !== undefined &&
+    !(
+      isRecord(signal) &&
+      typeof signal["aborted"] === "boolean" &&
+      typeof signal["addEventListener"] === "function" &&
+      typeof signal["removeEventListener"] === "function"
+    )
+  )
+    fail(where, "signal", signal, "an AbortSignal (new AbortController().signal)");
+  const select = options["select"];
+  if (
+    select !== undefined &&
+    typeof select !== "string" &&
+    !(Array.isArray(select) && select.every((s) => typeof s === "string"))
+  )
+    fail(where, "select", select, "a select pattern string or an array of them");
+  const max = options["maxIterations"];
+  if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
+    fail(where, "maxIterations", max, "an integer ≥ 1");
+  const handling = options["errorHandling"];
+  if (handling !== undefined && handling !== "raise" && handling !== "continue")
+    fail(where, "errorHandling", handling, '"raise" or "continue"');
+  const unknownValues = options["unknownValues"];
+  if (unknownValues !== undefined && unknownValues !== "error" && unknownValues !== "ignore")
+    fail(where, "unknownValues", unknownValues, '"error" or "ignore"');
+  for (const key of ["force"])
+    if (options[key] !== undefined && typeof options[key] !== "boolean") fail(where, key, options[key], "a boolean");
+  const cp = options["checkpoint"];
+  if (cp !== undefined && !(isRecord(cp) && Array.isArray(cp["steps"])))
+    fail(where, "checkpoint", cp, "a Checkpoint (from checkpointer.getCheckpoint / listCheckpoints)");
+}
+
+/** `runner.map` options on top of the run options. */
+export function checkMapOptions(options: unknown): void {
+  const where = "runner.map()";
+  if (!isRecord(options)) fail(where, "options", options, "an options object ({ mapOver, values, … })");
+  checkRunOptions(options, "map");
+  const mapOver = options["mapOver"];
+  if (
+    !(typeof mapOver === "string" && mapOver !== "") &&
+    !(Array.isArray(mapOver) && mapOver.length > 0 && mapOver.every((m) => typeof m === "string" && m !== ""))
+  )
+    fail(where, "mapOver", mapOver, "an input name or a non-empty array of input names");
+  const mode = options["mapMode"];
+  if (mode !== undefined && mode !== "zip" && mode !== "product") fail(where, "mapMode", mode, '"zip" or "product"');
+  const max = options["maxConcurrency"];
+  if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
+    fail(where, "maxConcurrency", max, "an integer ≥ 1");
+}
