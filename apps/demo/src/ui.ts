@@ -256,9 +256,7 @@ export class ProgressView implements EventProcessor {
       this.#lastLine = undefined;
       this.#streaming = undefined;
     }
-    // The runtime reports a node cut off by a stop as a NodeEnd with no outputs (there is no status field).
-    const declared = (this.#graph.nodes.get(name)?.outputs ?? []) as readonly string[];
-    if (declared.length > 0 && Object.keys(event.outputs).length === 0) {
+    if (event.status === "stopped") {
       this.#line(
         `${s.yellow("⏹")} ${name.padEnd(NAME_WIDTH)} ${s.yellow("stopped before it finished; it runs again on resume")}`,
         undefined,
