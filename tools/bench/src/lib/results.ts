@@ -28,7 +28,7 @@ export interface Skipped {
 }
 
 /**
- * A target from SPEC §7.
+ * A performance target (the list is in tools/bench/README.md).
  * - `overheadMax`: (ours − floor) ≤ threshold, in the row's unit.
  * - `speedupMin`: LangGraph.js / ours ≥ threshold.
  * - `max`: ours ≤ threshold, in the row's unit.
