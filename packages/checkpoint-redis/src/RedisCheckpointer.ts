@@ -1,0 +1,416 @@
+/**
+ * The Redis checkpointer: durable workflows on plain Redis (>= 6.2, no modules), standalone or Cluster.
+ *
+ * @module
+ */
+import type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointPolicy,
+  Fence,
+  Lease,
+  ListWorkflowsOptions,
+  NewWorkflow,
+  Serializer,
+  StepRecord,
+  WorkflowConflictError,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowUpdate,
+} from "@graph/checkpoint";
+import {
+  CheckpointError,
+  defaultSerializer,
+  foldSteps,
+  isCheckpointError,
+  isWorkflowConflictError,
+  resolvePolicy,
+} from "@graph/checkpoint";
+import type { Cluster, Redis } from "ioredis";
+import type { ServerAddress } from "./internal/connection.js";
+import {
+  addressOfClient,
+  addressOfUrl,
+  createOwnedClient,
+  describeRedisError,
+  evictionPolicies,
+} from "./internal/connection.js";
+import type { IndexContext } from "./internal/indexes.js";
+import { clearAll, storageBytes } from "./internal/indexes.js";
+import { KeySpace } from "./internal/keys.js";
+import { WorkflowOperations } from "./internal/operations.js";
+import { defineScripts } from "./internal/scripts.js";
+
+/**
+ * What happens when the server may evict keys (`maxmemory-policy` other than `noeviction`): an evicted key is a
+ * lost workflow. `"warn"` (default) reports it through `onWarning`, `"fail"` makes `setup()` (and the first call)
+ * fail, `"ignore"` skips the check.
+ *
+ * @example
+ * ```ts
+ * const check: EvictionPolicyCheck = "fail";
+ * ```
+ */
+export type EvictionPolicyCheck = "warn" | "fail" | "ignore";
+
+/**
+ * Options every way of connecting shares.
+ *
+ * @example
+ * ```ts
+ * const common: RedisCommonOptions = { prefix: "myapp:graph:", policy: { retention: "latest" } };
+ * ```
+ */
+export interface RedisCommonOptions {
+  /** Prefix of every key (no `{` or `}`). Default `"graph:"`. Stores with different prefixes are independent. */
+  readonly prefix?: string;
+  /** Partial policy; defaults filled by `resolvePolicy` (async + full). Retention and `ttlMs` apply here. */
+  readonly policy?: Partial<CheckpointPolicy>;
+  /** How values become text. Default: `defaultSerializer`. */
+  readonly serializer?: Serializer;
+  /** The `maxmemory-policy` check of `setup()`. Default `"warn"`. */
+  readonly evictionPolicy?: EvictionPolicyCheck;
+  /** Receives warnings (the eviction-policy check). Default: `process.emitWarning`. */
+  readonly onWarning?: (message: string) => void;
+}
+
+/**
+ * Connect with a URL; the checkpointer owns the client and closes it in `close()`.
+ *
+ * @example
+ * ```ts
+ * const options: RedisUrlOptions = { url: "redis://127.0.0.1:6379/0", commandTimeoutMs: 5000 };
+ * ```
+ */
+export interface RedisUrlOptions extends RedisCommonOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`. Default: `process.env.REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /** How long one connection attempt may take. Default 3000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** How long a command may wait for its answer. Default 10000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** Reconnect attempts a command waits through before failing with a `CheckpointError`. Default 2. */
+  readonly maxRetriesPerRequest?: number;
+}
+
+/**
+ * Use an application's ioredis client (`Redis` or `Cluster`); `close()` leaves it open.
+ *
+ * @example
+ * ```ts
+ * import { Cluster } from "ioredis";
+ * const options: RedisClientOptions = { client: new Cluster([{ host: "10.0.0.1", port: 7000 }]) };
+ * ```
+ */
+export interface RedisClientOptions extends RedisCommonOptions {
+  readonly client: Redis | Cluster;
+}
+
+/**
+ * Options of {@link RedisCheckpointer}: a `url` or a `client`, plus the common options.
+ *
+ * @example
+ * ```ts
+ * const options: RedisCheckpointerOptions = { url: process.env.REDIS_URL, policy: { ttlMs: 7 * 86_400_000 } };
+ * ```
+ */
+export type RedisCheckpointerOptions = RedisUrlOptions | RedisClientOptions;
+
+function configError(message: string, path: string): CheckpointError {
+  return new CheckpointError({ message: `RedisCheckpointer: ${message}`, operation: "constructor", path });
+}
+
+function positive(value: number | undefined, fallback: number, path: string, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw configError(`${path} must be a non-negative ${integer ? "integer" : "number"}, got ${String(value)}.`, path);
+  }
+  return value;
+}
+
+/**
+ * A {@link Checkpointer} on Redis through ioredis.
+ *
+ * Every workflow lives in three keys sharing one Cluster hash slot; leases, fenced writes, step upserts with
+ * retention, and ordered reads are Lua scripts, so each is atomic on the server and the fencing check happens
+ * in the same script as the write it guards. Listing, child lookup and ttl pruning use sorted-set indexes.
+ *
+ * @example
+ * ```ts
+ * import { RedisCheckpointer } from "@graph/checkpoint-redis";
+ * const checkpointer = new RedisCheckpointer({ url: process.env.REDIS_URL });
+ * await checkpointer.setup();
+ * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
+ * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });
+ * await checkpointer.close();
+ * ```
+ */
+export class RedisCheckpointer implements Checkpointer {
+  /** The resolved policy (retention and `ttlMs` are applied by this store; durability by the runtime). */
+  readonly policy: CheckpointPolicy;
+  /** The key prefix. */
+  readonly prefix: string;
+  /** Where the server is (`host:port`), as error messages name it. */
+  readonly address: ServerAddress;
+  readonly #client: Redis | Cluster;
+  readonly #owned: boolean;
+  readonly #context: IndexContext;
+  readonly #operations: WorkflowOperations;
+  readonly #evictionPolicy: EvictionPolicyCheck;
+  readonly #onWarning: (message: string) => void;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #lastConnectionError: unknown;
+  #setup: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: RedisCheckpointerOptions = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw configError("options must be an object: { url } | { client }, plus prefix/policy.", "options");
+    }
+    const evictionPolicy = options.evictionPolicy ?? "warn";
+    if (!["warn", "fail", "ignore"].includes(evictionPolicy)) {
+      throw configError(
+        `evictionPolicy must be "warn", "fail" or "ignore", got ${JSON.stringify(evictionPolicy)}.`,
+        "evictionPolicy",
+      );
+    }
+    this.#evictionPolicy = evictionPolicy;
+    this.#onWarning = options.onWarning ?? ((message) => process.emitWarning(message, "RedisCheckpointerWarning"));
+    const keys = new KeySpace(options.prefix ?? "graph:");
+    this.prefix = keys.prefix;
+    this.policy = resolvePolicy(options.policy);
+    if ("client" in options && options.client !== undefined) {
+      if (typeof options.client.defineCommand !== "function") {
+        throw configError("client must be an ioredis Redis or Cluster instance.", "client");
+      }
+      this.#client = options.client;
+      this.#owned = false;
+      this.address = addressOfClient(options.client);
+    } else {
+      const urlOptions = options as RedisUrlOptions;
+      const url = urlOptions.url ?? process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379";
+      if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) {
+        throw configError(`url must be a redis:// or rediss:// URL, got ${JSON.stringify(url)}.`, "url");
+      }
+      this.address = addressOfUrl(url);
+      this.#client = createOwnedClient({
+        url,
+        connectTimeoutMs: positive(urlOptions.connectTimeoutMs, 3000, "connectTimeoutMs"),
+        commandTimeoutMs: positive(urlOptions.commandTimeoutMs, 10_000, "commandTimeoutMs"),
+        maxRetriesPerRequest: positive(urlOptions.maxRetriesPerRequest, 2, "maxRetriesPerRequest", true),
+      });
+      this.#owned = true;
+    }
+    // Without a listener an `error` event is only logged; keep the last one: it names the real cause
+    // (ECONNREFUSED, ETIMEDOUT…) of a later "max retries" failure.
+    this.#client.on("error", (error: unknown) => {
+      this.#lastConnectionError = error;
+    });
+    this.#client.on("ready", () => {
+      this.#lastConnectionError = undefined;
+    });
+    this.#context = {
+      client: this.#client,
+      scripts: defineScripts(this.#client),
+      keys,
+      serializer: options.serializer ?? defaultSerializer,
+    };
+    this.#operations = new WorkflowOperations(this.#context, this.policy);
+  }
+
+  /** Runs one operation: refuses after close, sets up once, tracks it for close(), classifies failures. */
+  async #run<T>(operation: string, workflowId: string | undefined, body: () => Promise<T>, needsSetup = true) {
+    if (this.#closed !== undefined) {
+      throw new CheckpointError({
+        message: `RedisCheckpointer.${operation}() was called after close(). Create a new checkpointer instead.`,
+        operation,
+        ...(workflowId === undefined ? {} : { workflowId }),
+      });
+    }
+    const promise = (async () => {
+      try {
+        if (needsSetup) await this.#ensureSetup();
+        return await body();
+      } catch (error) {
+        throw this.#classify(error, operation, workflowId);
+      }
+    })();
+    this.#inFlight.add(promise);
+    try {
+      return await promise;
+    } finally {
+      this.#inFlight.delete(promise);
+    }
+  }
+
+  #classify(
+    error: unknown,
+    operation: string,
+    workflowId: string | undefined,
+  ): CheckpointError | WorkflowConflictError {
+    if (isCheckpointError(error) || isWorkflowConflictError(error)) return error;
+    const where = workflowId === undefined ? "" : ` for workflow '${workflowId}'`;
+    const hint = describeRedisError(error, this.address, this.#lastConnectionError);
+    const detail = error instanceof Error ? error.message : String(error);
+    return new CheckpointError({
+      message:
+        hint !== undefined
+          ? `RedisCheckpointer.${operation}${where} failed: ${hint}`
+          : `RedisCheckpointer.${operation}${where} failed (Redis at ${this.address}): ${detail}. Check that the ` +
+            "server is reachable and healthy; the cause holds the original error.",
+      operation,
+      ...(workflowId === undefined ? {} : { workflowId }),
+      cause: error,
+    });
+  }
+
+  #ensureSetup(): Promise<void> {
+    this.#setup ??= this.#checkEvictionPolicy().catch((error: unknown) => {
+      this.#setup = undefined;
+      throw error;
+    });
+    return this.#setup;
+  }
+
+  async #checkEvictionPolicy(): Promise<void> {
+    if (this.#evictionPolicy === "ignore") return;
+    const policies = await evictionPolicies(this.#client);
+    const unsafe = policies.filter((policy) => policy !== "noeviction");
+    if (unsafe.length === 0) return;
+    const message =
+      `Redis at ${this.address} has maxmemory-policy ${[...new Set(unsafe)].join(", ")}: when it reaches maxmemory ` +
+      "it may evict checkpoint keys, and an evicted key is a lost or corrupted workflow. Set " +
+      "`maxmemory-policy noeviction` (CONFIG SET maxmemory-policy noeviction, or your provider's setting), or use " +
+      'a dedicated Redis for checkpoints. Pass evictionPolicy: "ignore" to silence this check.';
+    if (this.#evictionPolicy === "fail") {
+      throw new CheckpointError({ message: `RedisCheckpointer.setup failed: ${message}`, operation: "setup" });
+    }
+    this.#onWarning(message);
+  }
+
+  /** Checks the server (`maxmemory-policy`) and prunes expired workflows. Idempotent; nothing to migrate. */
+  setup(): Promise<void> {
+    return this.#run(
+      "setup",
+      undefined,
+      async () => {
+        await this.#ensureSetup();
+        await this.#operations.pruneIfConfigured();
+      },
+      false,
+    );
+  }
+
+  /** Creates the workflow unless it exists (then returns the stored one with `created: false`). */
+  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+    const id = typeof workflow?.id === "string" ? workflow.id : undefined;
+    return this.#run("createWorkflow", id, () => this.#operations.createWorkflow(workflow));
+  }
+
+  /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */
+  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+    return this.#run("claimWorkflow", id, () => this.#operations.claimWorkflow(id, options));
+  }
+
+  /** Gives the lease up (ignored when `owner`/`epoch` no longer match). */
+  releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
+    return this.#run("releaseWorkflow", id, () => this.#operations.releaseWorkflow(id, lease));
+  }
+
+  /** Upserts one step atomically and applies retention. */
+  saveStep(step: StepRecord, fence?: Fence): Promise<void> {
+    const id = typeof step?.workflowId === "string" ? step.workflowId : undefined;
+    return this.#run("saveStep", id, () => this.#operations.saveSteps([step], fence, "saveStep"));
+  }
+
+  /** Saves several steps of one workflow in one script (all or none). */
+  saveSteps(steps: readonly StepRecord[], fence?: Fence): Promise<void> {
+    const id = typeof steps?.[0]?.workflowId === "string" ? steps[0].workflowId : undefined;
+    return this.#run("saveSteps", id, () => this.#operations.saveSteps(steps, fence, "saveSteps"));
+  }
+
+  /** Changes status, graph hash, pause or error of a workflow. */
+  updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
+    return this.#run("updateWorkflow", id, () => this.#operations.updateWorkflow(id, update, fence));
+  }
+
+  /** The stored workflow, or `undefined`. */
+  getWorkflow(id: string): Promise<WorkflowRecord | undefined> {
+    return this.#run("getWorkflow", id, () => this.#operations.getWorkflow(id));
+  }
+
+  /** Steps in `index` order, optionally only through a superstep. */
+  getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
+    return this.#run("getSteps", id, async () => {
+      const read = await this.#operations.readSteps(id, options?.throughSuperstep, "getSteps");
+      return read?.steps ?? [];
+    });
+  }
+
+  /** The fold of step values in `index` order. */
+  getState(
+    id: string,
+    options: { readonly throughSuperstep?: number } = {},
+  ): Promise<Readonly<Record<string, unknown>>> {
+    return this.#run("getState", id, async () => {
+      const read = await this.#operations.readSteps(id, options?.throughSuperstep, "getState");
+      return read === undefined ? {} : foldSteps(read.steps).values;
+    });
+  }
+
+  /** State, versions and steps through a superstep (default: the latest), read from one snapshot. */
+  getCheckpoint(id: string, options: { readonly superstep?: number } = {}): Promise<Checkpoint | undefined> {
+    return this.#run("getCheckpoint", id, async () => {
+      const read = await this.#operations.readSteps(id, options?.superstep, "getCheckpoint");
+      if (read === undefined) return undefined;
+      const { values, versions } = foldSteps(read.steps);
+      const last = read.bound === undefined ? read.lastSuperstep : Math.min(read.bound, read.lastSuperstep);
+      return {
+        workflowId: id,
+        superstep: read.steps.length === 0 ? -1 : Math.max(last, -1),
+        values,
+        versions,
+        steps: read.steps,
+      };
+    });
+  }
+
+  /** Workflows ordered by creation time then id, one page at a time. */
+  listWorkflows(options: ListWorkflowsOptions = {}): Promise<WorkflowPage> {
+    return this.#run("listWorkflows", undefined, () => this.#operations.listWorkflows(options ?? {}));
+  }
+
+  /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
+  deleteWorkflow(id: string): Promise<void> {
+    return this.#run("deleteWorkflow", id, () => this.#operations.deleteWorkflow(id));
+  }
+
+  /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */
+  pruneExpired(): Promise<number> {
+    return this.#run("pruneExpired", undefined, () => this.#operations.pruneIfConfigured());
+  }
+
+  /** Bytes of Redis memory used by this store's keys (`MEMORY USAGE`, keys found with `SCAN`). */
+  storageBytes(): Promise<number> {
+    return this.#run("storageBytes", undefined, () => storageBytes(this.#context));
+  }
+
+  /** Deletes every key under this store's prefix (with `SCAN`); returns how many keys were deleted. */
+  clear(): Promise<number> {
+    return this.#run("clear", undefined, () => clearAll(this.#context), false);
+  }
+
+  /** Waits for running calls, then closes the client it created (an application's client is left open). */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await Promise.allSettled([...this.#inFlight]);
+      if (!this.#owned) return;
+      if (this.#client.status === "ready") {
+        await this.#client.quit().catch(() => this.#client.disconnect());
+      } else {
+        this.#client.disconnect();
+      }
+    })();
+    return this.#closed;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Key names. Every key of one workflow carries the workflow id as its Redis Cluster hash tag (`{…}`), so a Lua
+ * script can touch all of them in one slot; the listing indexes share one fixed tag of their own.
+ *
+ * Layout under the prefix `P` (default `graph:`), for workflow id `W` (with `%`, `{`, `}` escaped):
+ *
+ * | key | type | content |
+ * |---|---|---|
+ * | `P{W}:w` | hash | the workflow record (status, lease, counters, timestamps) |
+ * | `P{W}:s` | hash | one field per step (`<superstep>:<nodeName>`) → the encoded step |
+ * | `P{W}:o` | sorted set | step fields scored by step `index` (ordered reads) |
+ * | `P{graph-index}:all` | sorted set | every workflow id, scored by `createdAt` (listing) |
+ * | `P{graph-index}:roots` | sorted set | top-level workflow ids, scored by `createdAt` |
+ * | `P{graph-index}:ids` | sorted set | every workflow id, score 0 (lexicographic range = child workflows) |
+ * | `P{graph-index}:ttl` | sorted set | top-level ids scored by a lower bound of their last update (ttl pruning) |
+ */
+import { CheckpointError } from "@graph/checkpoint";
+
+/** The three keys of one workflow. */
+export interface WorkflowKeys {
+  readonly workflow: string;
+  readonly steps: string;
+  readonly order: string;
+}
+
+/** The index keys (one hash slot). */
+export interface IndexKeys {
+  readonly all: string;
+  readonly roots: string;
+  readonly ids: string;
+  readonly ttl: string;
+}
+
+/** The hash tag of the index keys. */
+const INDEX_TAG = "graph-index";
+
+/** Escapes the characters that would end or start a hash tag (and `%`, so the escape is reversible). */
+function tagOf(id: string): string {
+  return id.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Checks a key prefix: braces would change which part of a key Redis Cluster hashes. */
+export function validatePrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== "string" || /[{}]/.test(prefix)) {
+    throw new CheckpointError({
+      message:
+        `RedisCheckpointer: prefix ${JSON.stringify(prefix)} must be a string without "{" or "}" ` +
+        '(braces would change the Redis Cluster hash slot of the keys), e.g. "graph:" or "myapp:graph:".',
+      operation: "constructor",
+      path: "prefix",
+    });
+  }
+}
+
+/** Builds the key names of one store (one prefix). */
+export class KeySpace {
+  readonly prefix: string;
+  readonly index: IndexKeys;
+
+  constructor(prefix: string) {
+    validatePrefix(prefix);
+    this.prefix = prefix;
+    const base = `${prefix}{${INDEX_TAG}}`;
+    this.index = { all: `${base}:all`, roots: `${base}:roots`, ids: `${base}:ids`, ttl: `${base}:ttl` };
+  }
+
+  workflow(id: string): WorkflowKeys {
+    const base = `${this.prefix}{${tagOf(id)}}`;
+    return { workflow: `${base}:w`, steps: `${base}:s`, order: `${base}:o` };
+  }
+
+  /** A `SCAN MATCH` pattern for every key of this store (glob characters of the prefix escaped). */
+  get pattern(): string {
+    return `${this.prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+  }
+}
+
+/** The field (and sorted-set member) of a step: its upsert key. */
+export function stepField(superstep: number, nodeName: string): string {
+  return `${superstep}:${nodeName}`;
+}
+
+/** Splits a step field back into superstep and node name (the superstep never contains `:`). */
+export function parseStepField(field: string): { readonly superstep: number; readonly nodeName: string } {
+  const colon = field.indexOf(":");
+  return { superstep: Number(field.slice(0, colon)), nodeName: field.slice(colon + 1) };
+}
