@@ -51,6 +51,7 @@ Usage: npm run demo -- [options]
   --resume <id>           continue a workflow after Ctrl-C, a crash, or a pause
   --list                  list stored workflows and their status
   --graph                 print the workflow as a Mermaid diagram
+  --ui [--port <n>]       run a ticket with a live view in the browser and answer the approval there
   --db <file|postgres://…> SQLite file (default apps/demo/data/demo.db) or a PostgreSQL connection string
   --schema <name>         PostgreSQL schema (default ${DEFAULT_SCHEMA})
   --data <dir>            data directory holding demo.db (default apps/demo/data)
@@ -622,6 +623,7 @@ function exitCode(status: RunStatus): number {
 // ───────────────────────────────────────────── entry ─────────────────────────────────────────────
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--ui")) return (await import("./liveView.js")).runLiveView(argv);
   let cli: Cli;
   try {
     cli = parseCli(argv);

@@ -29,7 +29,13 @@ export interface EventBase {
  * ```
  */
 export type GraphEvent =
-  | (EventBase & { readonly type: "RunStart"; readonly graphName: string | undefined; readonly depth: number })
+  | (EventBase & {
+      readonly type: "RunStart";
+      readonly graphName: string | undefined;
+      readonly depth: number;
+      /** The graph's `definitionHash` (changes when a node or the wiring changes). */
+      readonly definitionHash: string;
+    })
   | (EventBase & {
       readonly type: "RunEnd";
       readonly status: RunStatus;
@@ -40,6 +46,8 @@ export type GraphEvent =
   | (EventBase & {
       readonly type: "NodeStart";
       readonly nodeName: string;
+      /** "function", "route", "branch", "interrupt" or "graph". */
+      readonly nodeType: string;
       readonly inputs: Readonly<Record<string, unknown>>;
     })
   | (EventBase & {
@@ -112,4 +120,25 @@ export type GraphEventType = GraphEvent["type"];
 export interface EventProcessor {
   onEvent(event: GraphEvent): void | Promise<void>;
   shutdown?(): void | Promise<void>;
+  /**
+   * Optional: wraps every call of a node's function (each attempt). It must call `call` exactly once, synchronously,
+   * and return what it returns. Tracing uses it to make the node's span the active context while the node runs, so
+   * instrumented clients called inside the node nest under it. Runs after the node's `NodeStart` event.
+   */
+  aroundNode?<T>(node: NodeCall, call: () => T): T;
+}
+
+/**
+ * Which node execution a call belongs to: `spanId` is the one of its `NodeStart` event.
+ *
+ * @example
+ * ```ts
+ * const tracer: EventProcessor = { onEvent() {}, aroundNode: (node, call) => { console.log(node.nodeName); return call(); } };
+ * ```
+ */
+export interface NodeCall {
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly spanId: string;
+  readonly nodeName: string;
 }

@@ -27,6 +27,6 @@ export {
   UnknownValueError,
   VersionMismatchError,
 } from "./errors.js";
-export type { EventBase, EventProcessor, GraphEvent, GraphEventType } from "./events.js";
+export type { EventBase, EventProcessor, GraphEvent, GraphEventType, NodeCall } from "./events.js";
 export { type MapOptions, type RunHandle, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";

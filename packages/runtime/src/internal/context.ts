@@ -2,7 +2,7 @@ import type { Checkpoint } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { Deferred, Effect } from "effect";
 import type { NodeCache } from "../cache.js";
-import type { EventProcessor, GraphEvent } from "../events.js";
+import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
 export interface Shared {
@@ -23,6 +23,8 @@ export interface Emitter {
   emit(event: GraphEvent): void;
   /** Resolves when a slow subscriber has room again; undefined when there is room now. */
   pressure(): Promise<void> | undefined;
+  /** The processors' `aroundNode` wrappers composed; undefined when none has one (the common case). */
+  readonly aroundNode: (<T>(node: NodeCall, call: () => T) => T) | undefined;
 }
 
 export function makeEmitter(processors: readonly EventProcessor[], subscriber: Subscriber | undefined): Emitter {
@@ -42,7 +44,15 @@ export function makeEmitter(processors: readonly EventProcessor[], subscriber: S
       subscriber?.push(event);
     },
     pressure: () => subscriber?.pressure(),
+    aroundNode: composeAroundNode(processors),
   };
+}
+
+function composeAroundNode(processors: readonly EventProcessor[]): Emitter["aroundNode"] {
+  const wrappers = processors.filter((p) => typeof p.aroundNode === "function");
+  if (wrappers.length === 0) return undefined;
+  return <T>(node: NodeCall, call: () => T): T =>
+    wrappers.reduceRight<() => T>((next, p) => () => p.aroundNode!(node, next), call)();
 }
 
 /**

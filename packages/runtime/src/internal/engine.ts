@@ -217,7 +217,11 @@ export class Engine {
   /** Runs to the end; typed failures only for problems before the first node and store errors. */
   run(): Effect.Effect<RunResult, RunError> {
     return Effect.suspend(() => {
-      this.#event("RunStart", { graphName: this.graph.name, depth: this.config.depth });
+      this.#event("RunStart", {
+        graphName: this.graph.name,
+        depth: this.config.depth,
+        definitionHash: this.graph.definitionHash,
+      });
       const store = this.config.shared.store;
       const prepare =
         store !== undefined && this.config.persist ? this.#restore() : Effect.sync(() => this.#mergeInputs());
@@ -474,7 +478,8 @@ export class Engine {
     const active = this.config.emitter.active;
     for (let i = 0; i < executions.length; i++) {
       const ex = executions[i]!;
-      if (active) this.#event("NodeStart", { nodeName: ex.node.name, inputs: ex.inputs }, ex.spanId);
+      if (active)
+        this.#event("NodeStart", { nodeName: ex.node.name, nodeType: ex.node.nodeType, inputs: ex.inputs }, ex.spanId);
       const fast = this.#tryFast(ex);
       if (fast instanceof Later) {
         effects.push(
@@ -545,7 +550,7 @@ export class Engine {
     if (this.config.control.stopRequested && !this.config.completeOnStop) return { kind: "stopped" };
     let returned: unknown;
     try {
-      returned = n.invoke(ex.inputs, this.#context(ex, undefined));
+      returned = this.#invoke(ex, n, this.#context(ex, undefined));
     } catch (error) {
       return { kind: "failed", error };
     }
@@ -571,6 +576,14 @@ export class Engine {
     } catch (error) {
       return { kind: "failed", error };
     }
+  }
+
+  /** Calls a node's function, inside the processors' `aroundNode` wrappers when there are any. */
+  #invoke(ex: Execution, n: FunctionNode, ctx: NodeCtx): unknown {
+    const around = this.config.emitter.aroundNode;
+    if (around === undefined) return n.invoke(ex.inputs, ctx);
+    const { workflowId, runId } = this.config;
+    return around({ workflowId, runId, spanId: ex.spanId, nodeName: n.name }, () => n.invoke(ex.inputs, ctx));
   }
 
   #context(ex: Execution, controller: AbortController | undefined, attempt = 1): NodeCtx {
@@ -680,7 +693,7 @@ export class Engine {
       const ctx = this.#context(ex, controller, attempt);
       let returned: unknown;
       try {
-        returned = n.invoke(ex.inputs, ctx);
+        returned = this.#invoke(ex, n, ctx);
       } catch (error) {
         return Effect.fail(error);
       }

@@ -1,0 +1,38 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Files the page loads, all served from this package (no CDN: the page works offline). */
+const ASSET_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "assets");
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+};
+
+const FILES: Record<string, () => string> = {
+  "/": () => path.join(ASSET_DIR, "index.html"),
+  "/app.js": () => path.join(ASSET_DIR, "app.js"),
+  "/model.js": () => path.join(ASSET_DIR, "model.js"),
+  "/app.css": () => path.join(ASSET_DIR, "app.css"),
+  // The self-contained browser build of Mermaid, from the `mermaid` dependency.
+  "/mermaid.min.js": () =>
+    path.join(path.dirname(createRequire(import.meta.url).resolve("mermaid/package.json")), "dist", "mermaid.min.js"),
+};
+
+const cache = new Map<string, { body: Buffer; type: string }>();
+
+/** The asset served at `urlPath`, or undefined when there is none. Read once, then kept in memory. */
+export async function asset(urlPath: string): Promise<{ body: Buffer; type: string } | undefined> {
+  const locate = FILES[urlPath];
+  if (locate === undefined) return undefined;
+  let hit = cache.get(urlPath);
+  if (hit === undefined) {
+    const file = locate();
+    hit = { body: await readFile(file), type: TYPES[path.extname(file)] ?? "application/octet-stream" };
+    cache.set(urlPath, hit);
+  }
+  return hit;
+}

@@ -1,0 +1,101 @@
+import { Graph, node } from "@graph/core";
+import { Runner } from "@graph/runtime";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Devtools } from "../src/index.js";
+import { CHROMIUM_ARGS, ensureChromium } from "./chromium.js";
+
+const ITEMS = 2000;
+
+/** slow (waits for `release`) → fanout × ITEMS → boom (fails). */
+function statesGraph(release: Promise<void> = Promise.resolve()) {
+  const slow = node({ output: ["ready", "xs"] }, async function slow({ seed }: { seed: number }) {
+    await release;
+    return [seed, Array.from({ length: ITEMS }, (_, i) => i)];
+  });
+  const double = node({ output: "twice" }, function double({ x }: { x: number }) {
+    return x * 2;
+  });
+  const fanout = new Graph([double], { name: "fanout" })
+    .asNode()
+    .withInputs({ x: "xs" })
+    .withOutputs({ twice: "doubled" })
+    .mapOver("xs");
+  const boom = node({ output: "never" }, async function boom({ ready, doubled }: { ready: number; doubled: number[] }) {
+    throw new Error(`no good: ${ready + doubled.length}`);
+  });
+  return new Graph([slow, fanout, boom], { name: "states" });
+}
+
+function stopGraph() {
+  const wait = node({ output: "done", inputs: [] }, async function wait(_: object, ctx) {
+    await new Promise((r) => setTimeout(r, 10_000));
+    return ctx.signal.aborted;
+  });
+  return new Graph([wait], { name: "stopper" });
+}
+
+describe("live view states and render throttling (Chromium)", () => {
+  let browser: Browser;
+  let devtools: Devtools;
+  let runner: Runner;
+
+  beforeAll(async () => {
+    const executablePath = ensureChromium();
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    devtools = new Devtools({ graphs: [statesGraph(), stopGraph()], bufferSize: 20_000 });
+    runner = new Runner({ eventProcessors: [devtools] });
+    devtools.connect(runner);
+    await devtools.listen();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await runner?.close();
+  });
+
+  it("shows running, done/total, failed and stopped; re-renders at most 5 times a second under a flood", async () => {
+    const page = await browser.newPage();
+    await page.goto(devtools.url);
+    await page.waitForSelector('body[data-connection="live"]');
+
+    const graph = devtools.views.find((v) => v.name === "states")!;
+    expect(graph.nodes.map((n) => n.path)).toEqual(["slow", "fanout", "fanout/double", "boom"]);
+    // run(), not start(): start() hands the events to a reader too, and waits for it when it falls behind.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const result = runner.run(statesGraph(released), {
+      workflowId: "flood",
+      values: { seed: 1 },
+      errorHandling: "continue",
+    });
+    await page.waitForSelector('[data-node="slow"][data-state="running"]', { timeout: 30_000 });
+    expect(await page.getAttribute('[data-node="fanout"]', "data-state")).toBe("idle");
+    // From here on the run sends thousands of events as fast as it can.
+    const before = { renders: Number(await page.getAttribute("body", "data-renders")), at: Date.now() };
+    release();
+    await page.waitForSelector('[data-node="boom"][data-state="failed"]', { timeout: 30_000 });
+    const after = { renders: Number(await page.getAttribute("body", "data-renders")), at: Date.now() };
+    expect((await result).status).toBe("failed");
+
+    const events = devtools.log.all().filter((e) => e.root === "flood").length;
+    expect(events).toBeGreaterThan(ITEMS * 4); // thousands of events arrived during the window…
+    const allowed = Math.ceil((after.at - before.at) / 200) + 2;
+    process.stdout.write(
+      `render throttle: ${events} events, ${after.renders - before.renders} renders in ${after.at - before.at} ms\n`,
+    );
+    expect(after.renders - before.renders).toBeLessThanOrEqual(allowed); // …but at most one render per 200 ms
+    expect(await page.getAttribute('[data-node="fanout"]', "data-progress")).toBe(`${ITEMS}/${ITEMS}`);
+    expect(await page.getAttribute('[data-node="fanout"]', "data-state")).toBe("completed");
+    expect(await page.getAttribute('[data-run="flood"]', "data-status")).toBe("failed");
+    await page.click('[data-node="boom"]');
+    expect(await page.textContent("#details")).toContain(`no good: ${1 + ITEMS}`);
+
+    const stoppable = runner.run(stopGraph(), { workflowId: "stop-me" });
+    await page.waitForSelector('[data-node="wait"][data-state="running"]');
+    expect(await runner.stop("stop-me", { reason: "test" })).toBe(true);
+    await page.waitForSelector('[data-node="wait"][data-state="stopped"]');
+    expect((await stoppable).status).toBe("stopped");
+    await page.close();
+  }, 60_000);
+});

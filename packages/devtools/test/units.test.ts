@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { EventLog, graphView } from "../src/index.js";
+import { preview } from "../src/preview.js";
+import { reviewGraph } from "./helpers.js";
+
+describe("graphView", () => {
+  it("locates every node, nested ones too, by the ids of toMermaid()", () => {
+    const view = graphView(reviewGraph());
+    expect(view.name).toBe("review");
+    expect(view.nodes).toEqual([
+      { path: "prepare", id: "n0", type: "graph", mapped: false },
+      { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false },
+      { path: "approval", id: "n1", type: "interrupt", mapped: false },
+      { path: "publish", id: "n2", type: "function", mapped: false },
+    ]);
+    expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
+    expect(view.mermaid).toContain('n0_n0["shout"]');
+  });
+});
+
+describe("EventLog", () => {
+  const ev = (n: number) => ({ type: "T", root: "w", workflowId: "w", timestamp: n });
+
+  it("keeps the newest `capacity` events with increasing ids", () => {
+    const log = new EventLog(3);
+    for (let i = 0; i < 5; i++) log.append(ev(i));
+    expect(log.all().map((e) => e.id)).toEqual([3, 4, 5]);
+    expect(log.lastId).toBe(5);
+  });
+
+  it("since(): what a reader missed, or undefined when some of it was dropped", () => {
+    const log = new EventLog(3);
+    for (let i = 0; i < 5; i++) log.append(ev(i));
+    expect(log.since(5)).toEqual([]);
+    expect(log.since(3)!.map((e) => e.id)).toEqual([4, 5]);
+    expect(log.since(2)!.map((e) => e.id)).toEqual([3, 4, 5]);
+    expect(log.since(1)).toBeUndefined();
+  });
+
+  it("notifies subscribers until they unsubscribe; rejects a bad capacity", () => {
+    const log = new EventLog(10);
+    const seen: number[] = [];
+    const off = log.subscribe((e) => seen.push(e.id));
+    log.append(ev(0));
+    off();
+    log.append(ev(1));
+    expect(seen).toEqual([1]);
+    expect(() => new EventLog(0)).toThrow("EventLog capacity must be an integer ≥ 1, got 0.");
+  });
+});
+
+describe("preview", () => {
+  it("JSON, truncated with an ellipsis; BigInt and cycles don't throw", () => {
+    expect(preview({ a: "hello" }, 100)).toBe('{"a":"hello"}');
+    expect(preview("abcdefgh", 5)).toBe('"abc…');
+    expect(preview(10n, 10)).toBe('"10n"');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(preview(cyclic, 50)).toBe("[object Object]");
+  });
+});

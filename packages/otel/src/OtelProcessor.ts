@@ -1,0 +1,294 @@
+import type { GraphEvent, NodeCall } from "@graph/runtime";
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import { bindIterator } from "./bindIterator.js";
+import { errorType, payload } from "./payload.js";
+
+/** Options of {@link OtelProcessor}. */
+export interface OtelOptions {
+  /** Where spans go. Default: the global provider (`trace.getTracerProvider()`). */
+  readonly tracerProvider?: TracerProvider;
+  /** Added to every span (e.g. `{ "deployment.environment": "prod" }`). */
+  readonly attributes?: Attributes;
+  /**
+   * Record node inputs/outputs and interrupt values as span attributes (JSON, cut to `maxLength` characters).
+   * Off by default: payloads often hold personal data and can be large.
+   */
+  readonly payloads?: boolean | { readonly maxLength?: number };
+}
+
+interface RunSpan {
+  readonly span: Span;
+  /** The context with this run's span active: the parent of its node spans. */
+  readonly ctx: Context;
+  superstep: number;
+}
+
+interface NodeSpan {
+  readonly span: Span;
+  readonly ctx: Context;
+  readonly run: RunSpan;
+  readonly workflowId: string;
+  readonly nodeName: string;
+  attempt: number;
+}
+
+const TRACER_NAME = "@graph/otel";
+const DEFAULT_MAX_LENGTH = 1000;
+
+/**
+ * An event processor that turns a runner's events into OpenTelemetry spans: one `invoke_workflow {graph}` span per
+ * run, one `node {name}` child span per node execution, nested runs and map items as run spans under their
+ * GraphNode's span, and decisions, pauses, stops, cache hits, checkpoint saves and retries as span events. While a
+ * node's function runs, its span is the active context, so instrumented clients called inside it nest under it.
+ * Replayed nodes (restored from a checkpoint) get no span.
+ *
+ * @example
+ * ```ts
+ * import { OtelProcessor } from "@graph/otel";
+ * const runner = new Runner({ eventProcessors: [new OtelProcessor({ attributes: { "service.name": "support" } })] });
+ * ```
+ */
+export class OtelProcessor {
+  readonly #tracer: Tracer;
+  readonly #attributes: Attributes;
+  readonly #maxPayload: number | undefined;
+  readonly #runs = new Map<string, RunSpan>();
+  /** Top-level runs by workflow id: `StopRequested` names the workflow, not a span. */
+  readonly #roots = new Map<string, RunSpan>();
+  readonly #nodes = new Map<string, NodeSpan>();
+
+  constructor(options: OtelOptions = {}) {
+    this.#tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, "0.1.0");
+    this.#attributes = options.attributes ?? {};
+    const p = options.payloads;
+    this.#maxPayload =
+      p === undefined || p === false
+        ? undefined
+        : p === true
+          ? DEFAULT_MAX_LENGTH
+          : (p.maxLength ?? DEFAULT_MAX_LENGTH);
+  }
+
+  onEvent(event: GraphEvent): void {
+    switch (event.type) {
+      case "RunStart":
+        this.#runStart(event);
+        return;
+      case "RunEnd":
+        this.#runEnd(event);
+        return;
+      case "SuperstepStart": {
+        const run = this.#runs.get(event.spanId);
+        if (run !== undefined) run.superstep = event.superstep;
+        return;
+      }
+      case "NodeStart":
+        this.#nodeStart(event);
+        return;
+      case "NodeEnd":
+        this.#nodeEnd(event);
+        return;
+      case "NodeError":
+        this.#nodeError(event);
+        return;
+      case "Paused":
+        this.#paused(event);
+        return;
+      case "RouteDecision": {
+        // A replayed decision was made (and traced) by an earlier run.
+        if (event.replayed) return;
+        const decision = decisionText(event.decision);
+        this.#runs
+          .get(event.spanId)
+          ?.span.addEvent("route_decision", { "graph.gate": event.gate, "graph.decision": decision }, event.timestamp);
+        return;
+      }
+      case "StopRequested": {
+        const info = event.info === undefined ? {} : { "graph.stop.info": payload(event.info, 200) };
+        this.#roots.get(event.workflowId)?.span.addEvent("stop_requested", info, event.timestamp);
+        return;
+      }
+      case "CacheHit": {
+        const node = this.#nodes.get(event.spanId);
+        node?.span.setAttribute("graph.cached", true);
+        node?.span.addEvent("cache_hit", {}, event.timestamp);
+        return;
+      }
+      case "CheckpointSaved":
+        this.#runs
+          .get(event.spanId)
+          ?.span.addEvent(
+            "checkpoint_saved",
+            { "graph.superstep": event.superstep, "graph.node.name": event.nodeName },
+            event.timestamp,
+          );
+        return;
+      case "Warning":
+        this.#runs.get(event.spanId)?.span.addEvent("warning", { "graph.warning": event.message }, event.timestamp);
+        return;
+      default:
+        return; // StreamingChunk, MapProgress: too fine-grained for spans
+    }
+  }
+
+  /** Makes the node's span the active context while its function runs (generators: on every step). */
+  aroundNode<T>(node: NodeCall, call: () => T): T {
+    const span = this.#nodes.get(node.spanId);
+    if (span === undefined) return call();
+    return context.with(span.ctx, () => bindIterator(call(), span.ctx));
+  }
+
+  /** Ends spans still open (a run cut off by `runner.close()`), so nothing is lost at exit. */
+  shutdown(): void {
+    for (const n of this.#nodes.values()) n.span.end();
+    for (const r of this.#runs.values()) r.span.end();
+    this.#nodes.clear();
+    this.#runs.clear();
+    this.#roots.clear();
+  }
+
+  #runStart(event: Extract<GraphEvent, { type: "RunStart" }>): void {
+    const parentNode = event.parentSpanId === undefined ? undefined : this.#nodes.get(event.parentSpanId);
+    // A top-level run nests under whatever span is active where the caller started it (an HTTP request, a job).
+    const parentCtx = parentNode?.ctx ?? context.active();
+    const name = event.graphName ?? "graph";
+    const attributes: Attributes = {
+      ...this.#attributes,
+      "gen_ai.operation.name": "invoke_workflow",
+      "gen_ai.workflow.name": name,
+      "graph.workflow_id": event.workflowId,
+      "graph.run_id": event.runId,
+      "graph.definition_hash": event.definitionHash,
+      "graph.depth": event.depth,
+    };
+    if (parentNode !== undefined) {
+      // Map items run as `<parent>/<node>/<index>`.
+      const itemPrefix = `${parentNode.workflowId}/${parentNode.nodeName}/`;
+      if (event.workflowId.startsWith(itemPrefix)) {
+        const index = Number(event.workflowId.slice(itemPrefix.length));
+        if (Number.isInteger(index)) attributes["graph.item_index"] = index;
+      }
+    }
+    const span = this.#tracer.startSpan(
+      `invoke_workflow ${name}`,
+      { kind: SpanKind.INTERNAL, startTime: event.timestamp, attributes },
+      parentCtx,
+    );
+    const run: RunSpan = { span, ctx: trace.setSpan(parentCtx, span), superstep: 0 };
+    this.#runs.set(event.spanId, run);
+    if (event.depth === 0) this.#roots.set(event.workflowId, run);
+  }
+
+  #runEnd(event: Extract<GraphEvent, { type: "RunEnd" }>): void {
+    const run = this.#runs.get(event.spanId);
+    if (run === undefined) return;
+    this.#runs.delete(event.spanId);
+    if (this.#roots.get(event.workflowId) === run) this.#roots.delete(event.workflowId);
+    run.span.setAttribute("graph.status", event.status);
+    if (event.status === "failed") {
+      run.span.setAttribute("error.type", errorType(event.error));
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(event.error) });
+    } else {
+      run.span.setStatus({ code: SpanStatusCode.OK });
+    }
+    run.span.end(event.timestamp);
+  }
+
+  #nodeStart(event: Extract<GraphEvent, { type: "NodeStart" }>): void {
+    const run = event.parentSpanId === undefined ? undefined : this.#runs.get(event.parentSpanId);
+    if (run === undefined) return;
+    const attributes: Attributes = {
+      ...this.#attributes,
+      "graph.node.name": event.nodeName,
+      "graph.node.type": event.nodeType,
+      "graph.superstep": run.superstep,
+      "graph.cached": false,
+      "graph.attempt": 1,
+    };
+    if (this.#maxPayload !== undefined) attributes["graph.node.inputs"] = payload(event.inputs, this.#maxPayload);
+    const span = this.#tracer.startSpan(
+      `node ${event.nodeName}`,
+      { kind: SpanKind.INTERNAL, startTime: event.timestamp, attributes },
+      run.ctx,
+    );
+    this.#nodes.set(event.spanId, {
+      span,
+      ctx: trace.setSpan(run.ctx, span),
+      run,
+      workflowId: event.workflowId,
+      nodeName: event.nodeName,
+      attempt: 1,
+    });
+  }
+
+  #nodeEnd(event: Extract<GraphEvent, { type: "NodeEnd" }>): void {
+    if (event.replayed) return;
+    const node = this.#nodes.get(event.spanId);
+    if (node === undefined) return;
+    this.#nodes.delete(event.spanId);
+    const { span } = node;
+    span.setAttribute("graph.status", event.status);
+    if (event.cached) span.setAttribute("graph.cached", true);
+    if (event.truncated) span.setAttribute("graph.truncated", true);
+    if (this.#maxPayload !== undefined)
+      span.setAttribute("graph.node.outputs", payload(event.outputs, this.#maxPayload));
+    span.setStatus({ code: SpanStatusCode.OK });
+    span.end(event.timestamp);
+  }
+
+  #nodeError(event: Extract<GraphEvent, { type: "NodeError" }>): void {
+    const node = this.#nodes.get(event.spanId);
+    if (node === undefined) return; // already ended by the attempt's own error event
+    const type = errorType(event.error);
+    if (event.willRetry) {
+      node.span.addEvent(
+        "retry",
+        { "graph.attempt": event.attempt, "error.type": type, "exception.message": messageOf(event.error) },
+        event.timestamp,
+      );
+      node.attempt = event.attempt + 1;
+      node.span.setAttribute("graph.attempt", node.attempt);
+      return;
+    }
+    this.#nodes.delete(event.spanId);
+    node.span.setAttributes({ "error.type": type, "graph.status": "failed" });
+    if (event.error instanceof Error) node.span.recordException(event.error, event.timestamp);
+    node.span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(event.error) });
+    node.span.end(event.timestamp);
+  }
+
+  #paused(event: Extract<GraphEvent, { type: "Paused" }>): void {
+    const node = this.#nodes.get(event.spanId);
+    const attributes: Attributes = { "graph.node.name": event.nodeName, "graph.response_key": event.responseKey };
+    if (this.#maxPayload !== undefined) attributes["graph.pause.value"] = payload(event.value, this.#maxPayload);
+    // The run span gets the event; the paused node (interrupt or the GraphNode around it) ends here: it has no
+    // NodeEnd, and it runs again as a new span when the workflow resumes.
+    const run = node?.run ?? this.#runs.get(event.parentSpanId ?? "");
+    run?.span.addEvent("paused", attributes, event.timestamp);
+    if (node === undefined) return;
+    this.#nodes.delete(event.spanId);
+    node.span.setAttribute("graph.status", "paused");
+    node.span.end(event.timestamp);
+  }
+}
+
+/** `"review"`, `"END"`, `"a,b"` (multi-target routes) or `"none"`. */
+function decisionText(decision: unknown): string {
+  if (decision === null || decision === undefined) return "none";
+  const one = (t: unknown) => (typeof t === "symbol" ? "END" : String(t));
+  return Array.isArray(decision) ? decision.map(one).join(",") : one(decision);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

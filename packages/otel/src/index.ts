@@ -1,0 +1,2 @@
+// @graph/otel — OpenTelemetry traces for @graph runs.
+export { type OtelOptions, OtelProcessor } from "./OtelProcessor.js";
