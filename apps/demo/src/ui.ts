@@ -44,12 +44,6 @@ export function makeStyle(stream: NodeJS.WriteStream, override?: boolean): Style
   };
 }
 
-/** Removes ANSI escape sequences (for transcripts and tests). */
-export function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences start with the ESC control character.
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-}
-
 const CLEAR_LINE = "\r\x1b[2K";
 const UP = "\x1b[1A";
 
@@ -62,7 +56,7 @@ function plural(n: number, word: string): string {
 }
 
 /** One line about what a node produced, in the workflow's own terms. */
-export function describeOutputs(nodeName: string, outputs: Readonly<Record<string, unknown>>): string {
+function describeOutputs(nodeName: string, outputs: Readonly<Record<string, unknown>>): string {
   switch (nodeName) {
     case "classify":
       return `category=${String(outputs["category"])}, risk=${String(outputs["risk"])}`;

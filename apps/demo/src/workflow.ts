@@ -85,7 +85,7 @@ const takeNote = node(
 );
 
 /** Reads one knowledge-base document for one ticket. */
-export const research = new Graph([read, score, takeNote], { name: "research" });
+const research = new Graph([read, score, takeNote], { name: "research" });
 
 // ───────────────────────────────────────────── the support workflow ─────────────────────────────────────────────
 
@@ -153,7 +153,7 @@ const prepareReview = node(
 );
 
 /** Low-risk replies go out without a human; high-risk ones pause the workflow until someone answers. */
-export function autoApprove(value: unknown): Decision | undefined {
+function autoApprove(value: unknown): Decision | undefined {
   const review = value as ReviewRequest;
   return review.risk === "low" ? { approved: true, by: "auto-approve policy" } : undefined;
 }
