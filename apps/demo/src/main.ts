@@ -52,8 +52,9 @@ Usage: npm run demo -- [options]
   --list                  list stored workflows and their status
   --graph                 print the workflow as a Mermaid diagram
   --ui [--port <n>]       run a ticket with a live view in the browser and answer the approval there
-  --db <file|postgres://…> SQLite file (default apps/demo/data/demo.db) or a PostgreSQL connection string
-  --schema <name>         PostgreSQL schema (default ${DEFAULT_SCHEMA})
+  --db <file|postgres://…|redis://…> SQLite file (default apps/demo/data/demo.db), a PostgreSQL connection string
+                          or a Redis URL
+  --schema <name>         PostgreSQL schema / Redis key prefix (default ${DEFAULT_SCHEMA})
   --data <dir>            data directory holding demo.db (default apps/demo/data)
   --id <workflowId>       workflow id for a new --ticket run (default: a random ticket-xxxxxx)
   --delay-ms <n>          base delay of the stand-in model in ms (default 15, or 200 with DEMO_SLOW=1)
@@ -136,7 +137,7 @@ function parseCli(argv: readonly string[]): Cli {
     );
   if (values.id !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(values.id))
     throw new UsageError("--id may only contain letters, digits, '-' and '_' (at most 100).");
-  if (values.db !== undefined && values.data !== undefined && !isPostgres(values.db))
+  if (values.db !== undefined && values.data !== undefined && !isPostgres(values.db) && !isRedis(values.db))
     throw new UsageError("--db <file> and --data <dir> both choose the SQLite file; pass one of them.");
   return {
     ticket: values.ticket?.trim(),
@@ -166,6 +167,7 @@ function userPath(p: string): string {
 }
 
 const isPostgres = (db: string) => /^postgres(ql)?:\/\//i.test(db);
+const isRedis = (db: string) => /^rediss?:\/\//i.test(db);
 
 function redact(url: string): string {
   try {
@@ -232,6 +234,12 @@ class Demo {
         max: 4,
       });
       return new Demo(cli, checkpointer, `PostgreSQL ${redact(cli.db)} (schema ${schema})`);
+    }
+    if (cli.db !== undefined && isRedis(cli.db)) {
+      const { RedisCheckpointer } = await import("@graph/checkpoint-redis");
+      const prefix = `${cli.schema ?? DEFAULT_SCHEMA}:`;
+      const checkpointer = new RedisCheckpointer({ url: cli.db, prefix, policy: { durability: "sync" } });
+      return new Demo(cli, checkpointer, `Redis ${redact(cli.db)} (key prefix ${prefix})`);
     }
     const file =
       cli.db !== undefined

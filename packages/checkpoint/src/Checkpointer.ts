@@ -72,6 +72,14 @@ export interface StoredError {
  */
 export interface StepRecord {
   readonly workflowId: string;
+  /**
+   * What the record is. `"input"`: an input record — the values a caller passed to a run that differed from the
+   * stored state (`nodeName` is {@link INPUT_STEP}), kept for audit and for resume. Absent (or `"node"`): one
+   * executed node. {@link Checkpointer.getSteps} leaves input records out unless `includeInputs: true`.
+   */
+  readonly kind?: StepKind;
+  /** Input records only: this run started a new turn (the workflow had completed); earlier gate decisions are over. */
+  readonly turnStart?: boolean;
   /** Superstep number within the workflow; keeps increasing across runs (turns) of one workflow. */
   readonly superstep: number;
   /** The node's name, or {@link INPUT_STEP} for caller-supplied values. */
@@ -94,6 +102,31 @@ export interface StepRecord {
   readonly error?: StoredError;
   readonly startedAt: Date;
   readonly completedAt: Date;
+}
+
+/**
+ * The kind of a {@link StepRecord}: one executed node, or an input record (the values a caller passed to a run).
+ *
+ * @example
+ * ```ts
+ * const kind: StepKind = step.nodeName === INPUT_STEP ? "input" : "node";
+ * ```
+ */
+export type StepKind = "node" | "input";
+
+/**
+ * Options of {@link Checkpointer.getSteps}.
+ *
+ * @example
+ * ```ts
+ * const everything = await checkpointer.getSteps("wf-1", { includeInputs: true });
+ * ```
+ */
+export interface StepReadOptions {
+  /** Only steps up to this superstep (inclusive). */
+  readonly throughSuperstep?: number;
+  /** Also return input records (`kind: "input"`), in index order among the node steps. Default false. */
+  readonly includeInputs?: boolean;
 }
 
 /**
@@ -276,8 +309,8 @@ export interface Checkpointer {
   saveSteps?(steps: readonly StepRecord[], fence?: Fence): Promise<void>;
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;
   getWorkflow(id: string): Promise<WorkflowRecord | undefined>;
-  /** Steps in `index` order. */
-  getSteps(id: string, options?: { readonly throughSuperstep?: number }): Promise<readonly StepRecord[]>;
+  /** Node steps in `index` order: one record per executed node (input records only with `includeInputs: true`). */
+  getSteps(id: string, options?: StepReadOptions): Promise<readonly StepRecord[]>;
   /** The fold of step values (only `completed` steps and steps that wrote values) in index order. */
   getState(id: string, options?: { readonly throughSuperstep?: number }): Promise<Readonly<Record<string, unknown>>>;
   /** State + versions + steps through a superstep (default: the latest). `undefined` for unknown ids. */

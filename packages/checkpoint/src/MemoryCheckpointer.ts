@@ -14,6 +14,7 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  StepReadOptions,
   StepRecord,
   StoredError,
   WorkflowPage,
@@ -31,6 +32,7 @@ import {
   validateClaimOptions,
   validateFence,
 } from "./internal/leases.js";
+import { readRecord, selectRecords, storedDecision } from "./internal/records.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 import {
@@ -284,10 +286,12 @@ export class MemoryCheckpointer implements Checkpointer {
     return workflow === undefined ? undefined : this.#toRecord(workflow);
   }
 
-  async getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
+  async getSteps(id: string, options: StepReadOptions = {}): Promise<readonly StepRecord[]> {
     this.#open("getSteps");
     const workflow = this.#workflows.get(id);
-    return workflow === undefined ? [] : this.#readSteps(workflow, options.throughSuperstep, "getSteps");
+    return workflow === undefined
+      ? []
+      : selectRecords(this.#readSteps(workflow, options.throughSuperstep, "getSteps"), options);
   }
 
   async getState(
@@ -394,13 +398,14 @@ export class MemoryCheckpointer implements Checkpointer {
     const stored = [...workflow.steps.values()]
       .filter((step) => throughSuperstep === undefined || step.superstep <= throughSuperstep)
       .sort((a, b) => a.index - b.index);
-    return stored.map(
-      (step) =>
+    return stored.map((step) =>
+      readRecord(
         deserializeStored(this.#serializer, step.text, {
           workflowId: workflow.id,
           nodeName: step.nodeName,
           operation,
         }) as StepRecord,
+      ),
     );
   }
 
@@ -438,6 +443,8 @@ function toLease(workflowId: string, lease: StoredLease): Lease {
   return { workflowId, owner: lease.owner, epoch: lease.epoch, expiresAt: new Date(lease.expiresAt) };
 }
 
+const decisionField = (decision: StepRecord["decision"]) => (decision === undefined ? {} : { decision });
+
 /** Keeps only the fields of the contract, so stray properties never reach storage. */
 function normalizeStep(step: StepRecord): StepRecord {
   return {
@@ -448,7 +455,7 @@ function normalizeStep(step: StepRecord): StepRecord {
     status: step.status,
     inputVersions: step.inputVersions,
     values: step.values,
-    ...(step.decision === undefined ? {} : { decision: step.decision }),
+    ...decisionField(storedDecision(step)),
     ...(step.childWorkflowId === undefined ? {} : { childWorkflowId: step.childWorkflowId }),
     ...(step.pause === undefined ? {} : { pause: step.pause }),
     truncated: step.truncated,

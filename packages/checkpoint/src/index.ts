@@ -12,6 +12,8 @@ export type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  StepKind,
+  StepReadOptions,
   StepRecord,
   StepStatus,
   StoredError,
@@ -36,6 +38,7 @@ export {
 /** The guard the runtime wraps every adapter in. */
 export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
 export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
+export { isInputRecord } from "./internal/records.js";
 /** The in-memory checkpointer. */
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
 export { MemoryCheckpointer } from "./MemoryCheckpointer.js";

@@ -1,5 +1,5 @@
 import { Graph, node } from "@graph/core";
-import { Runner } from "@graph/runtime";
+import { MemoryCache, Runner } from "@graph/runtime";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { OtelProcessor } from "../src/index.js";
@@ -65,6 +65,29 @@ describe("OtelProcessor options and failures", () => {
       ["stop_requested", { "graph.stop.info": '{"reason":"user"}' }],
     ]);
     expect(spans.find((s) => s.name === "node slow")!.attributes["graph.status"]).toBe("stopped");
+  });
+
+  it("a cache hit sets graph.cached and adds a cache_hit event", async () => {
+    const { provider, exporter } = memoryTracing();
+    let calls = 0;
+    const embed = node({ output: "vector", cache: true }, async function embed({ text }: { text: string }) {
+      calls++;
+      return [text.length];
+    });
+    const graph = new Graph([embed], { name: "g" });
+    const runner = new Runner({
+      cache: new MemoryCache(),
+      eventProcessors: [new OtelProcessor({ tracerProvider: provider })],
+    });
+    await runner.run(graph, { values: { text: "abc" } });
+    await runner.run(graph, { values: { text: "abc" } });
+    await runner.close();
+    expect(calls).toBe(1);
+    const spans = exporter.getFinishedSpans().filter((s) => s.name === "node embed");
+    expect(spans.map((s) => [s.attributes["graph.cached"], s.events.map((e) => e.name)])).toEqual([
+      [false, []],
+      [true, ["cache_hit"]],
+    ]);
   });
 
   it("payload() and errorType() helpers", () => {

@@ -1,5 +1,5 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { END, Graph, GraphConfigError, interrupt, node, route } from "@graph/core";
+import { type AnyNode, END, Graph, GraphConfigError, interrupt, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { type GraphEvent, isInfiniteLoopError, Runner } from "../src/index.js";
 
@@ -122,7 +122,7 @@ function selfRag(relay: boolean) {
     track("retrieveAgain");
     return question.length > 0 ? "retrieve" : undefined;
   });
-  const nodes = [retrieve, gradeDocuments, decideToGenerate, transformQuery, generate, gradeGeneration];
+  const nodes: AnyNode[] = [retrieve, gradeDocuments, decideToGenerate, transformQuery, generate, gradeGeneration];
   if (relay) nodes.push(relayGate);
   return { graph: new Graph(nodes, { entrypoint: "retrieve" }), calls };
 }

@@ -17,13 +17,22 @@ describe("durable execution with a checkpointer", () => {
     const a = node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed + 1);
     const b = node({ name: "b", output: "y" }, ({ x }: { x: number }) => x * 2);
     await runner.run(new Graph([a, b], { name: "g" }), { values: { seed: 1 }, workflowId: "w" });
+    // Changed in v2: getSteps() returns one record per executed node; the run's input record (kind "input") only
+    // with includeInputs.
     const steps = await cp.getSteps("w");
     expect(steps.map((s) => [s.nodeName, s.status, s.values])).toEqual([
-      [".input", "completed", { seed: 1 }],
       ["a", "completed", { x: 2 }],
       ["b", "completed", { y: 4 }],
     ]);
-    expect(steps[2]!.inputVersions).toEqual({ x: steps[1]!.index });
+    expect(steps[1]!.inputVersions).toEqual({ x: steps[0]!.index });
+    const all = await cp.getSteps("w", { includeInputs: true });
+    expect(all.map((s) => [s.kind ?? "node", s.nodeName, s.values])).toEqual([
+      ["input", ".input", { seed: 1 }],
+      ["node", "a", { x: 2 }],
+      ["node", "b", { y: 4 }],
+    ]);
+    expect(all[0]!.turnStart).toBe(true);
+    expect(all[0]!.decision).toBeUndefined();
     expect(events.filter((e) => e.type === "CheckpointSaved").map((e) => (e as { nodeName: string }).nodeName)).toEqual(
       ["a", "b"],
     );

@@ -315,7 +315,7 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         const id = ids("through")();
         await create(checkpointer, id);
         const steps = [
-          step(id, { superstep: 0, nodeName: INPUT_STEP, index: 0, values: { q: "hi", n: 0 } }),
+          step(id, { superstep: 0, nodeName: INPUT_STEP, kind: "input", index: 0, values: { q: "hi", n: 0 } }),
           step(id, { superstep: 1, nodeName: "a", index: 1, values: { a: 1 } }),
           step(id, { superstep: 1, nodeName: "b", index: 2, values: { b: 1, n: 1 } }),
           step(id, { superstep: 2, nodeName: "a", index: 3, values: { a: 2 } }),
@@ -327,7 +327,14 @@ export function describeStorage(options: DescribeCheckpointerOptions): void {
         expect(workflow?.lastSuperstep).toBe(3);
         expect(workflow?.stepCount).toBe(5);
 
-        expect((await checkpointer.getSteps(id, { throughSuperstep: 1 })).map((s) => s.index)).toEqual([0, 1, 2]);
+        // Input records are left out unless asked for (one record per executed node), and read back as kind "input".
+        expect((await checkpointer.getSteps(id, { throughSuperstep: 1 })).map((s) => s.index)).toEqual([1, 2]);
+        const withInputs = await checkpointer.getSteps(id, { throughSuperstep: 1, includeInputs: true });
+        expect(withInputs.map((s) => [s.index, s.kind ?? "node"])).toEqual([
+          [0, "input"],
+          [1, "node"],
+          [2, "node"],
+        ]);
         expect(await checkpointer.getSteps(id, { throughSuperstep: -1 })).toEqual([]);
         expect(await checkpointer.getState(id, { throughSuperstep: 1 })).toStrictEqual({ q: "hi", n: 1, a: 1, b: 1 });
         expect(await checkpointer.getState(id)).toStrictEqual({ q: "hi", n: 1, a: 2, b: 1, c: 1 });

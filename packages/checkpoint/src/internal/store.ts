@@ -12,6 +12,7 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  StepReadOptions,
   StepRecord,
   WorkflowPage,
   WorkflowRecord,
@@ -48,7 +49,7 @@ export interface CheckpointStoreService {
   readonly getWorkflow: (id: string) => Effect.Effect<WorkflowRecord | undefined, CheckpointStoreError>;
   readonly getSteps: (
     id: string,
-    options?: { readonly throughSuperstep?: number },
+    options?: StepReadOptions,
   ) => Effect.Effect<readonly StepRecord[], CheckpointStoreError>;
   readonly getState: (
     id: string,

@@ -84,8 +84,6 @@ export type RunError =
   | import("@graph/checkpoint").WorkflowConflictError;
 
 const STOPPED = Symbol("stopped");
-/** `decision` of an input step that starts a turn (input steps have no real decision). */
-const TURN_MARK = "turn";
 
 function toStoredError(error: unknown): StoredError {
   const e = error as { name?: string; message?: string; _tag?: string; stack?: string };
@@ -1115,8 +1113,9 @@ export class Engine {
       // For a child run: the parent's versions of what it passed in (compared at the next start).
       inputVersions: parent ?? {},
       values: changed,
+      kind: "input",
       // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
-      ...(this.#newTurn ? { decision: [TURN_MARK] } : {}),
+      ...(this.#newTurn ? { turnStart: true } : {}),
       truncated: false,
       startedAt: now,
       completedAt: now,
@@ -1224,7 +1223,9 @@ export class Engine {
           return Effect.fail(new VersionMismatchError(id, workflow.graphHash, this.graph.definitionHash));
         }
         if (workflow !== undefined)
-          return store.getSteps(id).pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
+          return store
+            .getSteps(id, { includeInputs: true })
+            .pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
         const cp = this.config.checkpoint;
         this.#forked = cp === undefined ? [] : cp.steps.map((s) => ({ ...s, workflowId: id }));
         return Effect.succeed({ steps: this.#forked, turn: false });
@@ -1287,7 +1288,7 @@ export class Engine {
       this.#superstep = Math.max(this.#superstep, s.superstep);
       for (const [k, v] of Object.entries(s.values))
         this.#values.set(k, { value: v, version: s.index, writer: s.nodeName });
-      if (s.nodeName === INPUT_STEP && Array.isArray(s.decision) && s.decision[0] === TURN_MARK) {
+      if (s.nodeName === INPUT_STEP && s.turnStart === true) {
         // A new turn began here: earlier gate decisions and runs belong to finished turns.
         turnStart = s.index;
         lastDecision.clear();

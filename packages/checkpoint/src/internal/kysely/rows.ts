@@ -9,6 +9,7 @@ import type { Lease, StepRecord, StepStatus, StoredError, WorkflowRecord, Workfl
 import { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
 import { deserializeStored, serializeStored } from "../../Serializer.js";
+import { readRecord, storedDecision } from "../records.js";
 
 type Int = number | string | bigint;
 
@@ -99,7 +100,7 @@ export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
     input_versions: JSON.stringify(step.inputVersions),
     value_keys: JSON.stringify(Object.keys(step.values)),
     values: serializeStored(serializer, step.values, { ...where, path: "values" }),
-    decision: step.decision === undefined ? null : JSON.stringify(step.decision),
+    decision: storedDecision(step) === undefined ? null : JSON.stringify(storedDecision(step)),
     child_workflow_id: step.childWorkflowId ?? null,
     pause: step.pause === undefined ? null : serializeStored(serializer, step.pause, { ...where, path: "pause" }),
     truncated: step.truncated ? 1 : 0,
@@ -129,7 +130,7 @@ export function decodeStep(row: StepRow, serializer: Serializer, operation: stri
   if (pause !== undefined && !isRecord(pause)) throw bad("pause")();
   const error = row.error === null ? undefined : deserializeStored(serializer, row.error, { ...where, path: "error" });
   if (error !== undefined && !isStoredError(error)) throw bad("error")();
-  return {
+  return readRecord({
     workflowId,
     superstep: toNumber(row.superstep, bad("superstep")),
     nodeName,
@@ -144,7 +145,7 @@ export function decodeStep(row: StepRow, serializer: Serializer, operation: stri
     ...(error === undefined ? {} : { error }),
     startedAt: new Date(toNumber(row.started_at, bad("started_at"))),
     completedAt: new Date(toNumber(row.completed_at, bad("completed_at"))),
-  };
+  });
 }
 
 /** The keys a step wrote, as the `values`-shaped object retention (`compactSteps`) looks at. */

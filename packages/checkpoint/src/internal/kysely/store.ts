@@ -9,6 +9,7 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  StepReadOptions,
   StepRecord,
   WorkflowPage,
   WorkflowRecord,
@@ -38,6 +39,7 @@ import {
   validateClaimOptions,
   validateFence,
 } from "../leases.js";
+import { selectRecords } from "../records.js";
 import type { AnyDb } from "./dialect.js";
 import { SqlDialect } from "./dialect.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
@@ -622,11 +624,11 @@ export class KyselyStore {
     return rows.map((row) => decodeStep(row, this.#serializer, operation));
   }
 
-  getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
+  getSteps(id: string, options: StepReadOptions = {}): Promise<readonly StepRecord[]> {
     return this.#run("getSteps", id, async () => {
       if (!isStorableText(id)) return [];
       const bound = superstepBound(options?.throughSuperstep, "getSteps", id);
-      return this.#read((db) => this.#readSteps(db, id, bound, "getSteps"));
+      return selectRecords(await this.#read((db) => this.#readSteps(db, id, bound, "getSteps")), options);
     });
   }
 
