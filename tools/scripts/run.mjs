@@ -75,6 +75,7 @@ switch (command) {
       "typecheck",
       "lint",
       "test",
+      "typebudget",
       "--outputStyle=stream",
       "--nxBail=false",
       ...rest,
