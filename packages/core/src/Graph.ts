@@ -49,7 +49,7 @@ export interface GraphOptions {
   readonly name?: string;
   /** Require zod schemas on both ends of every data edge and check they are compatible. */
   readonly strictTypes?: boolean;
-  /** On a stop: keep streaming nodes' partial output and let remaining nodes run (SPEC §4.3). */
+  /** On a stop: keep streaming nodes' partial output and let remaining nodes run. */
   readonly completeOnStop?: boolean;
   /** Node(s) where a cycle starts. It never excludes any node from the run. */
   readonly entrypoint?: string | readonly string[];

@@ -212,7 +212,7 @@ export class GraphNode<
   }
 }
 
-/** Rule 5 of SPEC §2.5: a graph with interrupts can't be mapped. */
+/** Build-time rule: a graph with interrupts can't be mapped. */
 export function checkMappable(where: string, graph: Graph, params: readonly string[] | undefined): void {
   const found = graph.interruptPaths;
   if (found.length === 0) return;

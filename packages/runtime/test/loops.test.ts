@@ -6,7 +6,7 @@ import { type GraphEvent, isInfiniteLoopError, Runner } from "../src/index.js";
 /** Stand-in for a model or tool call: real async work that resolves on a later tick. */
 const later = <T>(value: T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(value), 1));
 
-describe("the SEMANTICS examples", () => {
+describe("the loop examples of docs/semantics.md", () => {
   it("a value coming back through a gate re-triggers the loop's entry: A B C A B C A B → { x: 2, y: 3, z: 3 }", async () => {
     const calls: string[] = [];
     const A = node({ name: "A", output: "y" }, async ({ x }: { x: number }) => {
