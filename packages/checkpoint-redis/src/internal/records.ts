@@ -60,7 +60,7 @@ function asContractRecord(step: StepRecord): StepRecord {
 }
 
 /** The retention token of one value key. */
-export function keyToken(key: string): string {
+function keyToken(key: string): string {
   return `k${Buffer.from(key, "utf16le").toString("base64")}`;
 }
 
