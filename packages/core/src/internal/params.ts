@@ -112,7 +112,7 @@ function matchBracket(src: string, open: number): number {
  * Calls `visit(i)` for every character of `src` at bracket depth 0 that is outside strings, templates, regex
  * literals and comments (brackets themselves excluded); stops when `visit` returns true.
  */
-function scanTopLevel(src: string, visit: (i: number) => boolean | void): void {
+function scanTopLevel(src: string, visit: (i: number) => boolean | undefined): void {
   let depth = 0;
   for (let i = 0; i < src.length; i++) {
     const skipped = skipLiteral(src, i);
@@ -132,9 +132,10 @@ function splitTopLevel(src: string): string[] {
   const parts: string[] = [];
   let start = 0;
   scanTopLevel(src, (i) => {
-    if (src[i] !== ",") return;
+    if (src[i] !== ",") return false;
     parts.push(src.slice(start, i));
     start = i + 1;
+    return false;
   });
   parts.push(src.slice(start));
   return parts.map((p) => stripComments(p).trim()).filter((p) => p.length > 0);
