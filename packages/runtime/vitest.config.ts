@@ -1,3 +1,3 @@
 import { vitestConfig } from "../../vitest.shared.ts";
 
-export default vitestConfig();
+export default vitestConfig({ typecheck: true });

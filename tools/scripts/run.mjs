@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Entry point for the README's Quick start: works on a machine with only Node 20 and npm.
-// It bootstraps the pinned pnpm (through npx), installs the workspace, then runs the demo, the tests or the bench.
+// Entry point for the README's Quick start: works on a machine with only Node and npm.
+// It bootstraps the pinned pnpm, installs what the command needs, then runs the demo, the checks and tests, or the
+// benchmarks. Everything it prints about itself goes to stderr, so `npm run demo -- --graph > g.mmd` stays clean.
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,78 +12,169 @@ import { ensurePostgres } from "./services.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PNPM = "pnpm@12.21.0";
 const [command, ...rest] = process.argv.slice(2);
+const say = (line) => process.stderr.write(`› ${line}\n`);
 
 const env = {
   ...process.env,
-  // pnpm does not forward npm's nodedir to build scripts; without it node-gyp tries to download headers.
-  npm_config_nodedir:
-    process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined),
   NX_DAEMON: "false",
   NX_NO_CLOUD: "true",
-  NX_SKIP_NX_CACHE: process.env.NX_SKIP_NX_CACHE,
-  // Nx runs package scripts through pnpm; the workspace's own copy must be on PATH.
+  // Nx runs each package script with `npm run`: no "> script" banners, no warnings about the user's npmrc.
+  npm_config_loglevel: "silent",
+  // Package scripts run by Nx find the workspace's own tools (pnpm, vitest, tsc) first.
   PATH: `${path.join(root, "node_modules/.bin")}${path.delimiter}${process.env.PATH ?? ""}`,
 };
-for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
 
 function run(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env, ...options });
   if (result.error) throw result.error;
+  if (result.signal) return 128 + (result.signal === "SIGINT" ? 2 : result.signal === "SIGTERM" ? 15 : 9);
   return result.status ?? 1;
 }
 
-function pnpm(args) {
+// ───────────────────────────── install ─────────────────────────────
+
+/** The pinned pnpm: the workspace's own copy, else the one `npx` fetches (located once, then run directly). */
+function pnpmPath() {
   const local = path.join(root, "node_modules/.bin/pnpm");
-  return fs.existsSync(local) ? run(local, args) : run("npx", ["--yes", PNPM, ...args]);
+  if (fs.existsSync(local)) return local;
+  const found = spawnSync("npx", ["--yes", "-p", PNPM, "-c", "command -v pnpm"], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const bin = found.stdout?.trim().split("\n").pop();
+  if (found.status !== 0 || !bin) {
+    console.error(`Could not fetch ${PNPM} with npx. Install it with \`npm i -g ${PNPM}\` and run again.`);
+    process.exit(1);
+  }
+  return bin;
 }
 
-function install() {
-  const marker = path.join(root, "node_modules/.modules.yaml");
-  const lock = path.join(root, "pnpm-lock.yaml");
-  const fresh = fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs;
-  if (fresh && !process.env.CI) return;
-  console.log(
-    "› installing the workspace with " + PNPM + " (first run builds better-sqlite3 from source, about a minute)",
-  );
-  const status = pnpm(["install", "--frozen-lockfile", "--reporter=append-only"]);
+const marker = path.join(root, "node_modules/.graph-install.json");
+const lockHash = () =>
+  crypto
+    .createHash("sha256")
+    .update(fs.readFileSync(path.join(root, "pnpm-lock.yaml")))
+    .digest("hex");
+
+/** What the last install covered ("all" or "demo"), if it was made from the current lockfile. */
+function installed() {
+  try {
+    const state = JSON.parse(fs.readFileSync(marker, "utf8"));
+    return state.lock === lockHash() ? state.scope : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Installs the workspace ("all") or only the demo and the packages it uses ("demo"). pnpm's output goes to stderr.
+ * Only this pnpm process gets `npm_config_nodedir`: node-gyp (building better-sqlite3) reads it, while every npm
+ * process that saw it would warn about an unknown config.
+ */
+function install(scope) {
+  const have = installed();
+  if (have === "all" || have === scope) return;
+  if (scope === "demo") say(`installing the demo and the @graph packages it uses with ${PNPM}`);
+  else say(`installing the workspace with ${PNPM}`);
+  say("better-sqlite3 has no prebuilt binary for every platform: the first install may build it from source (~1 min)");
+  const nodedir = process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined);
+  const args = ["install", "--frozen-lockfile", "--reporter=append-only"];
+  if (scope === "demo") args.push("--filter", "@graph/demo...");
+  const status = run(pnpmPath(), args, {
+    stdio: ["ignore", process.stderr, process.stderr],
+    env: { ...env, npm_config_loglevel: undefined, ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }) },
+  });
   if (status !== 0) process.exit(status);
+  fs.writeFileSync(marker, JSON.stringify({ scope, lock: lockHash() }));
 }
 
-install();
 const bin = (name) => path.join(root, "node_modules/.bin", name);
+
+// ───────────────────────────── commands ─────────────────────────────
+
+/**
+ * Runs a TypeScript entry point of a workspace app with node directly (not through a package manager), so its exit
+ * code reaches the shell as it is. Ctrl-C is left to the app (the demo stops the run on the first one and quits on
+ * the second); this process just waits for it.
+ */
+function runApp(dir, args, nodeFlags = []) {
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => {});
+  return run(
+    process.execPath,
+    ["--conditions=@graph/source", "--import", "tsx", ...nodeFlags, "src/main.ts", ...args],
+    {
+      cwd: path.join(root, dir),
+      env: { ...env, INIT_CWD: process.env.INIT_CWD ?? process.cwd() },
+    },
+  );
+}
+
+/** Every check and test, each step run even when an earlier one failed; the last line sums this run's reports. */
+async function test(extra) {
+  install("all");
+  const startedAt = Date.now();
+  let postgres;
+  try {
+    postgres = await ensurePostgres();
+  } catch (error) {
+    console.error(String(error.message ?? error));
+    return 1;
+  }
+  // A throwaway server this run started is stopped however the run ends.
+  const stop = () => postgres.stop();
+  process.on("exit", stop);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+    process.on(signal, () => {
+      stop();
+      process.exit(130);
+    });
+  env.DATABASE_URL = postgres.url;
+
+  // Reports of earlier runs must not count.
+  for (const group of ["packages", "apps", "tools"]) {
+    const dir = path.join(root, group);
+    if (!fs.existsSync(dir)) continue;
+    for (const name of fs.readdirSync(dir))
+      fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
+  }
+
+  const failed = [];
+  const step = (name, cmd, args) => {
+    say(name);
+    if (run(cmd, args) !== 0) failed.push(name);
+  };
+  step("format and lint (biome ci)", bin("biome"), ["ci", "."]);
+  step("unused files, exports and dependencies (knip)", bin("knip"), []);
+  // `test` is never cached (nx.json); typecheck, build and the package checks are, keyed on their inputs.
+  step("typecheck, tests, package checks (nx)", bin("nx"), [
+    "run-many",
+    "-t",
+    "typecheck",
+    "test",
+    "check-package",
+    "--outputStyle=stream",
+    "--nxBail=false",
+    ...extra,
+  ]);
+  const summary = run(process.execPath, [path.join(root, "tools/scripts/summary.mjs"), String(startedAt)]);
+  if (failed.length > 0) console.log(`failed steps: ${failed.join("; ")}`);
+  return failed.length > 0 ? 1 : summary;
+}
 
 switch (command) {
   case "demo":
-    process.exit(run(bin("pnpm"), ["--filter", "@graph/demo", "start", ...rest]));
+    install("demo");
+    process.exit(runApp("apps/demo", rest));
+    break;
   case "bench":
-    process.exit(run(bin("pnpm"), ["--filter", "@graph/bench", "bench", ...rest]));
-  case "test": {
-    try {
-      env.DATABASE_URL = await ensurePostgres();
-    } catch (error) {
-      console.error(String(error.message ?? error));
-      process.exit(1);
-    }
-    // Only this run's reports count (Nx restores cached ones as outputs).
-    for (const group of ["packages", "apps", "tools"]) {
-      const dir = path.join(root, group);
-      if (!fs.existsSync(dir)) continue;
-      for (const name of fs.readdirSync(dir))
-        fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
-    }
-    const status = run(bin("nx"), [
-      "run-many",
-      "-t",
-      "typecheck",
-      "lint",
-      "test",
-      "--outputStyle=stream",
-      "--nxBail=false",
-      ...rest,
-    ]);
-    const summary = run(process.execPath, [path.join(root, "tools/scripts/summary.mjs")]);
-    process.exit(status !== 0 ? status : summary);
-  }
+    install("all");
+    process.exit(runApp("tools/bench", rest, ["--expose-gc"]));
+    break;
+  case "test":
+    process.exit(await test(rest));
+    break;
   default:
     console.error(`Unknown command '${command}'. Use one of: demo, test, bench.`);
     process.exit(2);

@@ -1,13 +1,15 @@
 // Makes sure the PostgreSQL server the integration tests need is reachable.
 // Order: DATABASE_URL if set → the local default 127.0.0.1:5432 → start the machine's cluster →
 // start a throwaway server from the PostgreSQL binaries. Never skips silently: if nothing works it says how to fix.
+// A throwaway server is owned by the caller: `ensurePostgres` returns a `stop()` that stops it and deletes its data
+// directory, so no server or data directory outlives the test run.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
-function reachable(host, port, timeoutMs = 1500) {
+export function reachable(host, port, timeoutMs = 1500) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (ok) => {
@@ -27,53 +29,91 @@ function target(url) {
 
 const sh = (cmd, args) => spawnSync(cmd, args, { stdio: "pipe", encoding: "utf8" });
 
-/** Returns a DATABASE_URL that answers, starting a server if needed; throws with instructions otherwise. */
-export async function ensurePostgres() {
-  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** The first port from `from` on which nothing answers on 127.0.0.1. */
+async function freePort(from) {
+  for (let port = from; port < from + 50; port++) if (!(await reachable("127.0.0.1", port, 300))) return port;
+  throw new Error(`no free port in ${from}–${from + 49} for a throwaway PostgreSQL`);
+}
+
+function postgresBinDir() {
+  if (process.env.GRAPH_PG_BIN) return process.env.GRAPH_PG_BIN;
+  if (!fs.existsSync("/usr/lib/postgresql")) return undefined;
+  return fs
+    .readdirSync("/usr/lib/postgresql")
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => `/usr/lib/postgresql/${v}/bin`)
+    .find((d) => fs.existsSync(`${d}/initdb`));
+}
+
+/**
+ * Starts a PostgreSQL server in a new temporary directory on the first free port from `fromPort`.
+ * Returns its URL and a synchronous `stop()` (safe to call twice, usable from an exit handler).
+ */
+export async function startThrowawayPostgres(binDir, fromPort = 5433) {
+  const port = await freePort(fromPort);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-pg-"));
+  // initdb refuses to run as root: run the server as the `postgres` user then.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) sh("chown", ["postgres", dir]);
+  const exec = (bin, args) =>
+    asRoot ? sh("runuser", ["-u", "postgres", "--", `${binDir}/${bin}`, ...args]) : sh(`${binDir}/${bin}`, args);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    exec("pg_ctl", ["-D", `${dir}/data`, "-m", "fast", "-w", "stop"]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const init = exec("initdb", ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"]);
+  const start =
+    init.status !== 0
+      ? undefined
+      : exec("pg_ctl", [
+          "-D",
+          `${dir}/data`,
+          "-l",
+          `${dir}/log`,
+          "-w",
+          "-o",
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+          "start",
+        ]);
+  if (start?.status !== 0) {
+    const why = (init.status !== 0 ? init.stderr : start?.stderr) ?? "";
+    stop();
+    throw new Error(`could not start a throwaway PostgreSQL from ${binDir}: ${why.trim()}`);
+  }
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port, stop };
+}
+
+/**
+ * Returns `{ url, stop }`: a DATABASE_URL that answers, and a function that stops what this call started (a no-op
+ * when the server was already running). Throws with instructions when no server can be found or started.
+ */
+export async function ensurePostgres({ defaultUrl = "postgres://postgres@127.0.0.1:5432/postgres" } = {}) {
+  const noop = () => {};
+  const url = process.env.DATABASE_URL ?? defaultUrl;
   const { host, port } = target(url);
-  if (await reachable(host, port)) return url;
+  if (await reachable(host, port)) return { url, stop: noop };
   if (process.env.DATABASE_URL) {
     throw new Error(
       `DATABASE_URL points at ${host}:${port}, which does not answer. Start that server or unset DATABASE_URL to use a local one.`,
     );
   }
-  console.log("› PostgreSQL is not running on 127.0.0.1:5432; trying to start it");
-  if (fs.existsSync("/etc/postgresql")) {
+  console.log(`› PostgreSQL is not running on ${host}:${port}; trying to start it`);
+  if (port === 5432 && fs.existsSync("/etc/postgresql")) {
     for (const version of fs.readdirSync("/etc/postgresql")) {
       sh("pg_ctlcluster", ["--skip-systemctl-redirect", version, "main", "start"]);
     }
     for (let i = 0; i < 20 && !(await reachable(host, port)); i++) await new Promise((r) => setTimeout(r, 250));
-    if (await reachable(host, port)) return url;
+    // The machine's own cluster is left running: it is the machine's service, not this run's.
+    if (await reachable(host, port)) return { url, stop: noop };
   }
-  const binDir = fs.existsSync("/usr/lib/postgresql")
-    ? fs
-        .readdirSync("/usr/lib/postgresql")
-        .map((v) => `/usr/lib/postgresql/${v}/bin`)
-        .find((d) => fs.existsSync(`${d}/initdb`))
-    : undefined;
+  const binDir = postgresBinDir();
   if (binDir) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-pg-"));
-    const asPostgres = process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--"]] : [null, []];
-    if (asPostgres[0]) sh("chown", ["postgres", dir]);
-    const exec = (bin, args) =>
-      asPostgres[0] ? sh(asPostgres[0], [...asPostgres[1], `${binDir}/${bin}`, ...args]) : sh(`${binDir}/${bin}`, args);
-    const init = exec("initdb", ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"]);
-    const start =
-      init.status === 0 &&
-      exec("pg_ctl", [
-        "-D",
-        `${dir}/data`,
-        "-l",
-        `${dir}/log`,
-        "-w",
-        "-o",
-        `-p 5433 -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-        "start",
-      ]);
-    if (start && start.status === 0) {
-      console.log(`› started a throwaway PostgreSQL in ${dir} on port 5433 (stop it with: pg_ctl -D ${dir}/data stop)`);
-      return "postgres://postgres@127.0.0.1:5433/postgres";
-    }
+    const server = await startThrowawayPostgres(binDir);
+    console.log(`› started a throwaway PostgreSQL on port ${server.port} (stopped and removed when the run ends)`);
+    return server;
   }
   throw new Error(
     "PostgreSQL is needed by the @graph/checkpoint-postgres tests and none is reachable on 127.0.0.1:5432.\n" +

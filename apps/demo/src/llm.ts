@@ -69,7 +69,7 @@ const STOP_WORDS = new Set(
 );
 
 /** Lower-case content words, crudely stemmed so "charged" and "charges" meet at "charg". */
-export function keywords(text: string): Set<string> {
+function keywords(text: string): Set<string> {
   const words = text.toLowerCase().match(/[a-z0-9]+(?:'[a-z]+)?/g) ?? [];
   const out = new Set<string>();
   for (const w of words) {

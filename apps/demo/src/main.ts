@@ -464,8 +464,9 @@ class Demo {
     this.print();
     if (status === "completed") {
       const resolution = values["resolution"] as Resolution | undefined;
-      const handoff = values["handoff"] as Resolution | undefined;
-      if (resolution !== undefined) {
+      if (resolution?.outcome === "escalated") {
+        this.print(box("⇪ Escalated", resolution.reply, s, out.columns || 100));
+      } else if (resolution !== undefined) {
         const revised =
           resolution.revisions === 0
             ? "first draft"
@@ -478,8 +479,6 @@ class Demo {
             out.columns || 100,
           ),
         );
-      } else if (handoff !== undefined) {
-        this.print(box("⇪ Escalated", handoff.reply, s, out.columns || 100));
       } else if (values["category"] === "spam") {
         this.print(`${s.green("✔")} Closed as spam: triage routed to END, so nothing was researched or drafted.`);
       } else {

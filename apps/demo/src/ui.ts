@@ -44,12 +44,6 @@ export function makeStyle(stream: NodeJS.WriteStream, override?: boolean): Style
   };
 }
 
-/** Removes ANSI escape sequences (for transcripts and tests). */
-export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-}
-
 const CLEAR_LINE = "\r\x1b[2K";
 const UP = "\x1b[1A";
 
@@ -62,7 +56,7 @@ function plural(n: number, word: string): string {
 }
 
 /** One line about what a node produced, in the workflow's own terms. */
-export function describeOutputs(nodeName: string, outputs: Readonly<Record<string, unknown>>): string {
+function describeOutputs(nodeName: string, outputs: Readonly<Record<string, unknown>>): string {
   switch (nodeName) {
     case "classify":
       return `category=${String(outputs["category"])}, risk=${String(outputs["risk"])}`;
@@ -168,11 +162,14 @@ export class ProgressView implements EventProcessor {
     }
     switch (event.type) {
       case "NodeStart":
-        return this.#nodeStart(event.nodeName);
+        this.#nodeStart(event.nodeName);
+        return;
       case "NodeEnd":
-        return this.#nodeEnd(event);
+        this.#nodeEnd(event);
+        return;
       case "StreamingChunk":
-        return this.#chunk(event.nodeName, String(event.chunk));
+        this.#chunk(event.nodeName, String(event.chunk));
+        return;
       case "RouteDecision": {
         const choice =
           event.decision === null
@@ -185,25 +182,31 @@ export class ProgressView implements EventProcessor {
           this.#restored.push(`${event.gate}→${choice}`);
           return;
         }
-        return this.#line(`${this.#style.magenta("◆")} ${event.gate.padEnd(NAME_WIDTH)} → ${this.#style.bold(choice)}`);
+        this.#line(`${this.#style.magenta("◆")} ${event.gate.padEnd(NAME_WIDTH)} → ${this.#style.bold(choice)}`);
+        return;
       }
       case "MapProgress":
-        return this.#progress(event.nodeName, event.completed, event.total);
+        this.#progress(event.nodeName, event.completed, event.total);
+        return;
       case "Paused": {
         const review = event.value as ReviewRequest | undefined;
         const why = review?.risk === "high" ? "a high-risk reply needs a human's approval" : "waiting for an answer";
-        return this.#line(
+        this.#line(
           `${this.#style.yellow("⏸")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.yellow(`paused: ${why}`)}`,
         );
+        return;
       }
       case "NodeError":
-        return this.#line(
+        this.#line(
           `${this.#style.red("✖")} ${event.nodeName.padEnd(NAME_WIDTH)} ${this.#style.red(errorMessage(event.error))}${event.willRetry ? " (retrying)" : ""}`,
         );
+        return;
       case "StopRequested":
-        return this.#line(this.#style.yellow("⏹ stop requested: running nodes are cut off; finished steps stay saved"));
+        this.#line(this.#style.yellow("⏹ stop requested: running nodes are cut off; finished steps stay saved"));
+        return;
       case "Warning":
-        return this.#line(this.#style.yellow(`⚠ ${event.message}`));
+        this.#line(this.#style.yellow(`⚠ ${event.message}`));
+        return;
       default:
         return;
     }
@@ -247,9 +250,7 @@ export class ProgressView implements EventProcessor {
       this.#lastLine = undefined;
       this.#streaming = undefined;
     }
-    // The runtime reports a node cut off by a stop as a NodeEnd with no outputs (there is no status field).
-    const declared = (this.#graph.nodes.get(name)?.outputs ?? []) as readonly string[];
-    if (declared.length > 0 && Object.keys(event.outputs).length === 0) {
+    if (event.status === "stopped") {
       this.#line(
         `${s.yellow("⏹")} ${name.padEnd(NAME_WIDTH)} ${s.yellow("stopped before it finished; it runs again on resume")}`,
         undefined,

@@ -85,7 +85,7 @@ const takeNote = node(
 );
 
 /** Reads one knowledge-base document for one ticket. */
-export const research = new Graph([read, score, takeNote], { name: "research" });
+const research = new Graph([read, score, takeNote], { name: "research" });
 
 // ───────────────────────────────────────────── the support workflow ─────────────────────────────────────────────
 
@@ -153,7 +153,7 @@ const prepareReview = node(
 );
 
 /** Low-risk replies go out without a human; high-risk ones pause the workflow until someone answers. */
-export function autoApprove(value: unknown): Decision | undefined {
+function autoApprove(value: unknown): Decision | undefined {
   const review = value as ReviewRequest;
   return review.risk === "low" ? { approved: true, by: "auto-approve policy" } : undefined;
 }
@@ -167,15 +167,12 @@ const recordFeedback = node(
   },
 );
 
-// The gate reads the revision number from `review`, not the length of `feedback`: it then depends only on values
-// that exist when the answer arrives, so it decides in the same superstep as `recordFeedback`, before `draft` (made
-// stale by the new feedback) could start. The runtime this demo was first written against ran `draft` first after a
-// resume when the gate waited for `recordFeedback`, and the loop never reached its exit (see the README's "Notes").
+/** Approved: send it. Rejected: revise, at most MAX_REVISIONS times, then hand the ticket to a person. */
 const afterReview = route(
   { targets: ["finalize", "draft", "escalate"] },
-  function afterReview({ decision, review }: { decision: Decision; review: ReviewRequest }) {
+  function afterReview({ decision, feedback }: { decision: Decision; feedback: string[] }) {
     if (decision.approved) return "finalize";
-    return review.revision <= MAX_REVISIONS ? "draft" : "escalate";
+    return feedback.length <= MAX_REVISIONS ? "draft" : "escalate";
   },
 );
 
@@ -202,10 +199,8 @@ const finalize = node(
   },
 );
 
-// Not `resolution` as well: the core's "one producer per value" check treats finalize and escalate as
-// non-exclusive because both read values produced inside the loop that `afterReview` also routes back into.
 const escalate = node(
-  { output: "handoff" },
+  { output: "resolution" },
   function escalate({ feedback, findings }: { feedback: string[]; findings: Note[] }): Resolution {
     const reply = `Handed to a senior agent after ${feedback.length} rejected drafts. Reviewer notes: ${feedback.map((f) => `"${f}"`).join("; ")}.`;
     return {

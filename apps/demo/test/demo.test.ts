@@ -110,8 +110,7 @@ describe("demo on SQLite", () => {
     expect(stdout).toContain("◆ afterReview     → escalate");
     expect(stdout).toContain("⇪ Escalated");
     const state = await store().getState("escalate-1");
-    expect(state["handoff"]).toMatchObject({ outcome: "escalated", revisions: 3 });
-    expect(state["resolution"]).toBeUndefined();
+    expect(state["resolution"]).toMatchObject({ outcome: "escalated", approvedBy: null, revisions: 3 });
   });
 
   it("a low-risk ticket is auto-approved by the interrupt's handler, even with --detach", async () => {

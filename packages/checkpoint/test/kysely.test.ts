@@ -26,6 +26,7 @@ function recordingDb(kind: "sqlite" | "postgres", respond: Responder) {
       const rows = respond(query.sql, query.parameters) as R[];
       return { rows, numAffectedRows: BigInt(rows.length) };
     },
+    // biome-ignore lint/correctness/useYield: never called; the driver interface requires an async generator.
     async *streamQuery() {
       throw new Error("not used");
     },

@@ -102,7 +102,7 @@ describe("defaultSerializer round trips", () => {
   });
 
   it("reads array holes back as undefined", () => {
-    // eslint-disable-next-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what this test is about.
     const back = roundTrip([1, , 3]) as unknown[];
     expect(back).toHaveLength(3);
     expect(1 in back).toBe(true);

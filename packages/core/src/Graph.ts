@@ -12,6 +12,8 @@ import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
 import { FunctionNode } from "./node.js";
+import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
+import type { Simplify } from "./types/util.js";
 
 /**
  * Any node a graph can hold.
@@ -21,7 +23,7 @@ import { FunctionNode } from "./node.js";
  * const nodes: AnyNode[] = [embed, decide, approval, rag.asNode()];
  * ```
  */
-export type AnyNode = FunctionNode | GateNode | InterruptNode | GraphNode;
+export type AnyNode = FunctionNode<any> | GateNode<any> | InterruptNode<any> | GraphNode<any>;
 
 /**
  * An explicit edge: `[from, to]` carries every value `from` outputs and `to` takes (or only orders them when they
@@ -47,7 +49,7 @@ export interface GraphOptions {
   readonly name?: string;
   /** Require zod schemas on both ends of every data edge and check they are compatible. */
   readonly strictTypes?: boolean;
-  /** On a stop: keep streaming nodes' partial output and let remaining nodes run (SPEC §4.3). */
+  /** On a stop: keep streaming nodes' partial output and let remaining nodes run. */
   readonly completeOnStop?: boolean;
   /** Node(s) where a cycle starts. It never excludes any node from the run. */
   readonly entrypoint?: string | readonly string[];
@@ -129,7 +131,9 @@ const isNode = (value: unknown): value is AnyNode =>
  * graph.toMermaid();
  * ```
  */
-export class Graph {
+export class GraphBase {
+  /** Phantom (type-level only), narrowed by {@link Graph}. */
+  declare readonly "~types": { readonly in: any; readonly out: any; readonly meta: any };
   /** Node name → node, in node-list order. */
   readonly nodes: ReadonlyMap<string, AnyNode>;
   readonly name: string | undefined;
@@ -354,7 +358,7 @@ export class Graph {
         },
       );
     }
-    return new Graph(this.#nodeList, this.#options, { bound: { ...this.inputs.bound, ...values } });
+    return new GraphBase(this.#nodeList, this.#options, { bound: { ...this.inputs.bound, ...values } }) as Graph;
   }
 
   /** A new graph without the given bindings (all of them when no key is given). */
@@ -362,11 +366,11 @@ export class Graph {
     const bound = { ...this.inputs.bound };
     if (keys.length === 0) for (const k of Object.keys(bound)) delete bound[k];
     for (const k of keys) delete bound[k];
-    return new Graph(this.#nodeList, this.#options, { bound });
+    return new GraphBase(this.#nodeList, this.#options, { bound }) as Graph;
   }
 
   /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
-  asNode(options: { readonly name?: string; readonly completeOnStop?: boolean } = {}): GraphNode {
+  asNode(options: { readonly name?: string; readonly completeOnStop?: boolean } = {}): GraphNode<any> {
     const name = options.name ?? this.name;
     if (name === undefined) {
       throw new GraphConfigError(
@@ -381,6 +385,72 @@ export class Graph {
     return renderMermaid(this);
   }
 }
+
+// The class keeps its public name at run time (stack traces, `graph.constructor.name`).
+Object.defineProperty(GraphBase, "name", { value: "Graph" });
+
+/**
+ * A graph as the type checker sees it: `In` what a caller passes (see `InputsOf`), `Out` what it produces (see
+ * `OutputsOf`), `Meta` its name, node names, pauses and loop-fed values. `new Graph([...])` infers all three from
+ * the nodes; write `Graph<In, Out>` yourself to state them (the escape hatch for nodes the checker can't read).
+ *
+ * @example
+ * ```ts
+ * const rag: Graph<{ query: string }, { answer: string }> = new Graph([answer], { name: "rag" });
+ * ```
+ */
+export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extends GraphBase {
+  /** Phantom (type-level only). */
+  readonly "~types": { readonly in: In; readonly out: Out; readonly meta: Meta };
+  /**
+   * A new graph with these input values bound (merged over earlier binds): their keys become optional. Binding a
+   * value an edge produces, or a name that is not an input, is a {@link GraphConfigError}.
+   */
+  bind<V extends BindValues<In, Meta["fed"], V>>(
+    values: V,
+  ): Graph<Simplify<Omit<In, keyof V> & Partial<Pick<In, keyof V & keyof In>>>, Out, Meta>;
+  /** A new graph without the given bindings (all of them when no key is given). */
+  unbind(...keys: (keyof In & string)[]): Graph<In, Out, Meta>;
+  /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
+  asNode<const N extends string = Meta["name"]>(options?: {
+    readonly name?: N;
+    readonly completeOnStop?: boolean;
+  }): NoInfer<GraphNode<N, In, Out, Out, Meta["pauses"]>>;
+}
+
+/** What `bind` accepts: the graph's inputs and loop-fed values, each with its type; any other key is `never`. */
+type BindValues<In, Fed, V> = {
+  readonly [K in keyof V]: K extends keyof In ? In[K] : K extends keyof Fed ? Fed[K] : never;
+};
+
+/**
+ * The constructor of {@link Graph}: infers the graph's types from the node list, and fails to compile when a
+ * producer's type is not assignable to a consumer's (the message names the value) or a gate targets a name that
+ * is not a node of the graph.
+ */
+export interface GraphConstructor {
+  new <const Ns extends readonly AnyNode[], const Name extends string = string>(
+    nodes: CheckedNodes<Ns>,
+    options?: GraphOptions & { readonly name?: Name },
+  ): Graph<MergedGraph<Ns, Name>["in"], MergedGraph<Ns, Name>["out"], MergedGraph<Ns, Name>["meta"]>;
+  readonly prototype: Graph;
+}
+
+/**
+ * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods
+ * are immutable and return new graphs; every build-time problem throws {@link GraphConfigError}.
+ *
+ * @example
+ * ```ts
+ * import { Graph, node } from "@graph/core";
+ * const embed = node({ output: "embedding" }, ({ text }: { text: string }) => [text.length]);
+ * const score = node({ output: "score" }, ({ embedding }: { embedding: number[] }) => embedding[0]);
+ * const graph = new Graph([embed, score], { name: "scoring" });
+ * graph.inputs.required; // Set { "text" }
+ * graph.toMermaid();
+ * ```
+ */
+export const Graph: GraphConstructor = GraphBase as unknown as GraphConstructor;
 
 /** ` ('a', 'b')` — the nodes that are in a cycle, for the entrypoint hint (or a note that there are none). */
 function cycleList(analysis: Analysis): string {

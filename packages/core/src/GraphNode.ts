@@ -3,6 +3,24 @@ import type { Graph } from "./Graph.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { quoteList } from "./internal/suggest.js";
+import type { NodeTypes, PauseOf } from "./types/ports.js";
+import type { GraphResult } from "./types/result.js";
+import type { RenameKeys, RenamesFor } from "./types/util.js";
+
+/** A GraphNode's outputs as its graph sees them: the projected values and, under its name, the child's result. */
+type NestedOutputs<Name extends string, Out, Nested, Pauses> = string extends Name
+  ? Out
+  : Out & { readonly [K in Name]: GraphResult<Nested, Pauses> };
+/** Inner pauses seen from outside: the path gets the GraphNode's name in front. */
+type PrefixedPauses<Name extends string, P> =
+  P extends PauseOf<infer N, infer V, infer K> ? PauseOf<`${Name}/${N}`, V, K> : P;
+/** Inner pauses after an output rename: the answer is supplied under the new name. */
+type RenamedPauses<P, M> =
+  P extends PauseOf<infer N, infer V, infer K>
+    ? PauseOf<N, V, K extends keyof M ? (M[K] extends string ? M[K] : K) : K>
+    : P;
+type Mapped<In, P> = { [K in keyof In]: K extends P ? readonly In[K][] : In[K] };
+type Columns<Out> = { [K in keyof Out]: Out[K][] };
 
 /**
  * How `mapOver` combines several mapped inputs: `zip` pairs items by position (equal lengths required),
@@ -48,8 +66,23 @@ interface GraphNodeSpec extends BaseSpec {
  * const outer = new Graph([ragNode, summarize]);
  * ```
  */
-export class GraphNode extends BaseNode<GraphNodeSpec> {
+export class GraphNode<
+  Name extends string = any,
+  In = any,
+  Out = any,
+  Nested = any,
+  Pauses = any,
+> extends BaseNode<GraphNodeSpec> {
   readonly nodeType = "graph" as const;
+  /** Phantom (type-level only): `Nested` types the child's result under the node's name (inner output names). */
+  declare readonly "~types": NodeTypes<
+    Name,
+    In,
+    NestedOutputs<Name, Out, Nested, Pauses>,
+    never,
+    PrefixedPauses<Name, Pauses>,
+    string extends Name ? true : false
+  >;
   #hash: string | undefined;
 
   /** @internal Use `graph.asNode()`. */
@@ -66,6 +99,23 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
       return new GraphNode({ ...spec, mapOver: { ...mapOver, params } }) as this;
     }
     return new GraphNode(spec) as this;
+  }
+
+  /** A copy of this node with another name (also the key of its nested result). */
+  override withName<const N extends string>(name: N): NoInfer<GraphNode<N, In, Out, Nested, Pauses>> {
+    return super.withName(name) as GraphNode<N, In, Out, Nested, Pauses>;
+  }
+  /** A copy with inputs renamed (`{ outer: "new" }`); all renames of one call apply at once. */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): GraphNode<Name, RenameKeys<In, M>, Out, Nested, Pauses> {
+    return super.withInputs(renames) as GraphNode<Name, RenameKeys<In, M>, Out, Nested, Pauses>;
+  }
+  /** A copy with outputs renamed; an interrupt's answer is then supplied under the new name. */
+  override withOutputs<const M extends RenamesFor<Out, M>>(
+    renames: M,
+  ): GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>> {
+    return super.withOutputs(renames) as GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>>;
   }
 
   /** The inner graph. */
@@ -111,7 +161,11 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
    * Runs the inner graph once per item of the given (public) inputs; each output becomes an array in item order,
    * unmapped inputs are broadcast. `zip` requires equal lengths; `product` is cartesian; `[]` gives `[]` outputs.
    */
-  mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): GraphNode {
+  mapOver<const P extends keyof In & string>(
+    params: P | readonly P[],
+    options?: { readonly mode?: MapMode },
+  ): GraphNode<Name, Mapped<In, P>, Columns<Out>, Columns<Nested>, never>;
+  mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): any {
     const list = typeof params === "string" ? [params] : [...params];
     if (list.length === 0)
       throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, {
@@ -158,7 +212,7 @@ export class GraphNode extends BaseNode<GraphNodeSpec> {
   }
 }
 
-/** Rule 5 of SPEC §2.5: a graph with interrupts can't be mapped. */
+/** Build-time rule: a graph with interrupts can't be mapped. */
 export function checkMappable(where: string, graph: Graph, params: readonly string[] | undefined): void {
   const found = graph.interruptPaths;
   if (found.length === 0) return;

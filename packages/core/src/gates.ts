@@ -4,7 +4,23 @@ import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { detectMode } from "./internal/params.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
+import type { NodeContext } from "./NodeContext.js";
 import { type NodeFunction, resolveInputs, resolveName } from "./node.js";
+import type { InputsFrom, NodeFn, ParamFor, ParamOf } from "./types/infer.js";
+import type { NodeTypes } from "./types/ports.js";
+import type { Empty, RenameKeys, RenamesFor, UnionToIntersection } from "./types/util.js";
+
+/**
+ * The node names a gate surely targets (END excluded), for the graph's check. A target typed as a union
+ * (`cond ? "a" : "b"`) is left out: which one applies depends on run-time data.
+ */
+type TargetNames<T> = Exclude<T, End> & string;
+type SureTargets<T extends readonly unknown[]> = TargetNames<
+  { [I in keyof T]: IsUnion<T[I]> extends true ? never : T[I] }[number]
+>;
+type IsUnion<T> = [T] extends [UnionToIntersection<T>] ? false : true;
+/** A gate function: synchronous, typed like a node function's inputs. */
+type GateFunction<Inputs> = NodeFn<ParamFor<Inputs>, NodeContext>;
 
 /**
  * A gate target: a node name or {@link END}.
@@ -40,7 +56,13 @@ const targetLabel = (t: Target): string => (t === END ? "END" : `'${t}'`);
  * gate.targets; // ["a", END]
  * ```
  */
-export abstract class GateNode extends BaseNode<GateSpec> {
+export abstract class GateNode<
+  Name extends string = any,
+  In = any,
+  Targets extends string = any,
+> extends BaseNode<GateSpec> {
+  /** Phantom (type-level only): the gate's inputs and the node names it may route to. */
+  declare readonly "~types": NodeTypes<Name, In, Empty, Targets>;
   #hash: string | undefined;
 
   /** Declared targets (node names and possibly END). */
@@ -135,7 +157,11 @@ export abstract class GateNode extends BaseNode<GateSpec> {
  * const r: RouteNode = route({ targets: ["retrieve", END] }, ({ done }: { done: boolean }) => (done ? END : "retrieve"));
  * ```
  */
-export class RouteNode extends GateNode {
+export class RouteNode<Name extends string = any, In = any, Targets extends string = any> extends GateNode<
+  Name,
+  In,
+  Targets
+> {
   readonly nodeType = "route" as const;
   /** @internal Use {@link route}. */
   constructor(spec: GateSpec) {
@@ -143,6 +169,20 @@ export class RouteNode extends GateNode {
   }
   protected rebuild(spec: GateSpec): this {
     return new RouteNode(spec) as this;
+  }
+  /** A copy of this gate with another name. */
+  override withName<const N extends string>(name: N): NoInfer<RouteNode<N, In, Targets>> {
+    return super.withName(name) as RouteNode<N, In, Targets>;
+  }
+  /** A copy with inputs renamed (`{ old: "new" }`). */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<RouteNode<Name, RenameKeys<In, M>, Targets>> {
+    return super.withInputs(renames) as RouteNode<Name, RenameKeys<In, M>, Targets>;
+  }
+  /** Gates have no outputs; kept for symmetry with other nodes. */
+  override withOutputs(renames: Readonly<Record<string, never>>): RouteNode<Name, In, Targets> {
+    return super.withOutputs(renames) as RouteNode<Name, In, Targets>;
   }
   protected normalize(raw: unknown): readonly Target[] | null {
     if (raw === undefined || raw === null) return this.spec.fallback === undefined ? null : [this.spec.fallback];
@@ -176,7 +216,11 @@ export class RouteNode extends GateNode {
  * const b: IfElseNode = ifElse({ whenTrue: "fast", whenFalse: "slow" }, ({ hit }: { hit: boolean }) => hit);
  * ```
  */
-export class IfElseNode extends GateNode {
+export class IfElseNode<Name extends string = any, In = any, Targets extends string = any> extends GateNode<
+  Name,
+  In,
+  Targets
+> {
   readonly nodeType = "branch" as const;
   /** @internal Use {@link ifElse}. */
   constructor(spec: GateSpec) {
@@ -184,6 +228,20 @@ export class IfElseNode extends GateNode {
   }
   protected rebuild(spec: GateSpec): this {
     return new IfElseNode(spec) as this;
+  }
+  /** A copy of this gate with another name. */
+  override withName<const N extends string>(name: N): NoInfer<IfElseNode<N, In, Targets>> {
+    return super.withName(name) as IfElseNode<N, In, Targets>;
+  }
+  /** A copy with inputs renamed (`{ old: "new" }`). */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<IfElseNode<Name, RenameKeys<In, M>, Targets>> {
+    return super.withInputs(renames) as IfElseNode<Name, RenameKeys<In, M>, Targets>;
+  }
+  /** Gates have no outputs; kept for symmetry with other nodes. */
+  override withOutputs(renames: Readonly<Record<string, never>>): IfElseNode<Name, In, Targets> {
+    return super.withOutputs(renames) as IfElseNode<Name, In, Targets>;
   }
   get whenTrue(): Target {
     return this.spec.whenTrue!;
@@ -285,6 +343,15 @@ function checkTargets(name: string, targets: readonly Target[]): void {
  * });
  * ```
  */
+export function route<
+  const Name extends string = string,
+  const T extends readonly Target[] = readonly Target[],
+  const Inputs extends readonly string[] = never,
+  F extends GateFunction<Inputs> = GateFunction<Inputs>,
+>(
+  options: RouteOptions & { readonly name?: Name; readonly targets: T; readonly inputs?: Inputs },
+  fn: F,
+): NoInfer<RouteNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<T>>>;
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
   if (typeof options !== "object" || options === null)
     throw new GraphConfigError(
@@ -326,6 +393,21 @@ export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
  * });
  * ```
  */
+export function ifElse<
+  const Name extends string = string,
+  const WhenTrue extends Target = Target,
+  const WhenFalse extends Target = Target,
+  const Inputs extends readonly string[] = never,
+  F extends GateFunction<Inputs> = GateFunction<Inputs>,
+>(
+  options: IfElseOptions & {
+    readonly name?: Name;
+    readonly whenTrue: WhenTrue;
+    readonly whenFalse: WhenFalse;
+    readonly inputs?: Inputs;
+  },
+  fn: F,
+): NoInfer<IfElseNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<[WhenTrue, WhenFalse]>>>;
 export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
   const base = gateSpec("ifElse", options.name, options.inputs, fn);
   const targets: Target[] = [options.whenTrue, options.whenFalse];

@@ -11,6 +11,7 @@ export {
   type AnyNode,
   type EdgeDefinition,
   Graph,
+  type GraphConstructor,
   type GraphOptions,
   type InputSpec,
   type StructureEdgeAttributes,
@@ -33,3 +34,7 @@ export { closestName } from "./internal/suggest.js";
 export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
 export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
+export type { GraphMeta } from "./types/merge.js";
+export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
+export type { GraphResult, PathValue, ResultPath, RunStatus } from "./types/result.js";
+export type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf } from "./types/run.js";

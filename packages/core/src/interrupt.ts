@@ -1,6 +1,8 @@
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { sha256, stableStringify } from "./internal/hash.js";
+import type { NodeTypes, PendingPause } from "./types/ports.js";
+import type { RenameKeys, RenamesFor } from "./types/util.js";
 
 /**
  * Auto-resolves an interrupt: return an answer to continue without a human, or `undefined` to pause.
@@ -42,8 +44,16 @@ export interface InterruptOptions {
  * approval.responseKey; // "decision"
  * ```
  */
-export class InterruptNode extends BaseNode<InterruptSpec> {
+export class InterruptNode<Name extends string = any, In = any, Out = any> extends BaseNode<InterruptSpec> {
   readonly nodeType = "interrupt" as const;
+  /** Phantom (type-level only): `In` is the shown value, `Out` the answer; the graph resolves the pause's type. */
+  declare readonly "~types": NodeTypes<
+    Name,
+    In,
+    Out,
+    never,
+    PendingPause<Name, keyof In & string, keyof Out & string, In[keyof In]>
+  >;
   #hash: string | undefined;
   /** @internal Use {@link interrupt}. */
   constructor(spec: InterruptSpec) {
@@ -51,6 +61,22 @@ export class InterruptNode extends BaseNode<InterruptSpec> {
   }
   protected rebuild(spec: InterruptSpec): this {
     return new InterruptNode(spec) as this;
+  }
+  /** A copy of this interrupt with another name. */
+  override withName<const N extends string>(name: N): NoInfer<InterruptNode<N, In, Out>> {
+    return super.withName(name) as InterruptNode<N, In, Out>;
+  }
+  /** A copy with its input renamed (`{ draft: "text" }`). */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<InterruptNode<Name, RenameKeys<In, M>, Out>> {
+    return super.withInputs(renames) as InterruptNode<Name, RenameKeys<In, M>, Out>;
+  }
+  /** A copy with its response renamed (`{ decision: "verdict" }`). */
+  override withOutputs<const M extends RenamesFor<Out, M>>(
+    renames: M,
+  ): NoInfer<InterruptNode<Name, In, RenameKeys<Out, M>>> {
+    return super.withOutputs(renames) as InterruptNode<Name, In, RenameKeys<Out, M>>;
   }
   /** The (public) name of the value shown to the human. */
   get inputName(): string {
@@ -92,6 +118,21 @@ export class InterruptNode extends BaseNode<InterruptSpec> {
  * const autoOk = interrupt({ name: "review", input: "draft", response: "decision", handler: (d) => (String(d).length < 100 ? "ok" : undefined) });
  * ```
  */
+export function interrupt<
+  const Name extends string,
+  const Input extends string,
+  const Response extends string,
+  Value = unknown,
+  Answer = unknown,
+>(
+  options: Omit<InterruptOptions, "handler"> & {
+    readonly name: Name;
+    readonly input: Input;
+    readonly response: Response;
+    /** Annotate its parameter and return type to type the shown value and the answer. */
+    readonly handler?: { bivariant(value: Value): Answer | undefined }["bivariant"];
+  },
+): NoInfer<InterruptNode<Name, { [K in Input]: Value }, { [K in Response]: Answer }>>;
 export function interrupt(options: InterruptOptions): InterruptNode {
   if (!options || typeof options.name !== "string")
     throw new GraphConfigError("interrupt() needs { name, input, response }.");

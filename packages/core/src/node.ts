@@ -4,6 +4,18 @@ import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
+import type {
+  InputsFrom,
+  NodeFn,
+  OutputsFrom,
+  OutputsWithSchema,
+  ParamFor,
+  ParamOf,
+  ReturnHint,
+  SchemaRecord,
+} from "./types/infer.js";
+import type { NodeTypes } from "./types/ports.js";
+import type { Empty, RenameKeys, RenamesFor } from "./types/util.js";
 
 /**
  * How a node function runs, detected from the function itself. Generator modes stream: every `yield` is a chunk.
@@ -79,8 +91,10 @@ interface FunctionSpec extends BaseSpec {
  * embed.outputs; // ["embedding"]
  * ```
  */
-export class FunctionNode extends BaseNode<FunctionSpec> {
+export class FunctionNode<Name extends string = any, In = any, Out = any> extends BaseNode<FunctionSpec> {
   readonly nodeType = "function" as const;
+  /** Phantom (type-level only): the node's name, inputs and outputs as types. */
+  declare readonly "~types": NodeTypes<Name, In, Out>;
   #hash: string | undefined;
   readonly #identityInputs: boolean;
 
@@ -92,6 +106,23 @@ export class FunctionNode extends BaseNode<FunctionSpec> {
 
   protected rebuild(spec: FunctionSpec): this {
     return new FunctionNode(spec) as this;
+  }
+
+  /** A copy of this node with another name. */
+  override withName<const N extends string>(name: N): NoInfer<FunctionNode<N, In, Out>> {
+    return super.withName(name) as FunctionNode<N, In, Out>;
+  }
+  /** A copy with inputs renamed (`{ old: "new" }`); all renames of one call apply at once, so `{ a: "b", b: "a" }` swaps. */
+  override withInputs<const M extends RenamesFor<In, M>>(
+    renames: M,
+  ): NoInfer<FunctionNode<Name, RenameKeys<In, M>, Out>> {
+    return super.withInputs(renames) as FunctionNode<Name, RenameKeys<In, M>, Out>;
+  }
+  /** A copy with outputs renamed (`{ old: "new" }`). */
+  override withOutputs<const M extends RenamesFor<Out, M>>(
+    renames: M,
+  ): NoInfer<FunctionNode<Name, In, RenameKeys<Out, M>>> {
+    return super.withOutputs(renames) as FunctionNode<Name, In, RenameKeys<Out, M>>;
   }
 
   /** sync, async, sync-generator or async-generator. */
@@ -340,6 +371,26 @@ export function resolveName(kind: string, name: string | undefined, fn: { readon
  * const embed = node({ output: "embedding" }, async ({ text }: { text: string }) => [text.length]);
  * ```
  */
+export function node<
+  const Name extends string = string,
+  const O extends string | readonly string[] = never,
+  const Inputs extends readonly string[] | SchemaRecord = never,
+  const D extends Readonly<Record<string, unknown>> = Empty,
+  const S extends z.ZodType | SchemaRecord = never,
+  // The default repeats the constraint: TypeScript reads the function's contextual type from it.
+  F extends NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>> = NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>>,
+>(
+  options: NodeOptions & {
+    readonly name?: Name;
+    readonly output?: O;
+    readonly inputs?: Inputs;
+    readonly defaults?: D;
+    readonly outputSchema?: S;
+  },
+  fn: F,
+): NoInfer<
+  FunctionNode<Name, InputsFrom<Inputs, ParamOf<F>, keyof D>, OutputsWithSchema<OutputsFrom<O, ReturnType<F>>, S>>
+>;
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
   if (typeof options !== "object" || options === null) {
     throw new GraphConfigError(

@@ -70,7 +70,7 @@ describe("InputSpec on cycles", () => {
     });
   });
 
-  it("seed 001's chat ⇒ seeds { messages }, required { userInput }", () => {
+  it("a chat ⇒ seeds { messages }, required { userInput }", () => {
     const getResponse = fn("getResponse", "messages, userInput", "response");
     const updateMessages = fn("updateMessages", "messages, userInput, response", "messages");
     const chat = new Graph([getResponse, updateMessages]);

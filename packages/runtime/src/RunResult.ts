@@ -1,12 +1,6 @@
-/**
- * How a run ended.
- *
- * @example
- * ```ts
- * const s: RunStatus = result.status; // "completed" | "paused" | "stopped" | "failed"
- * ```
- */
-export type RunStatus = "completed" | "paused" | "stopped" | "failed";
+import type { GraphResult, PathValue, PauseOf, ResultPath, RunStatus } from "@graph/core";
+
+export type { RunStatus };
 
 /**
  * Why and where a run paused. Resume by running again with `{ [responseKey]: answer }`.
@@ -16,15 +10,7 @@ export type RunStatus = "completed" | "paused" | "stopped" | "failed";
  * if (result.pause) await runner.run(graph, { workflowId: result.workflowId, values: { [result.pause.responseKey]: "yes" } });
  * ```
  */
-export interface PauseInfo {
-  readonly reason: "human_input";
-  /** The interrupt's path (`"review/approval"` inside a nested graph). */
-  readonly nodeName: string;
-  /** The value shown to the human. */
-  readonly value: unknown;
-  /** The name the caller must supply the answer under (after the GraphNodes' renames). */
-  readonly responseKey: string;
-}
+export type PauseInfo<N extends string = string, V = unknown, K extends string = string> = PauseOf<N, V, K>;
 
 /**
  * The result of a run. `values` holds every produced output (not the inputs) and, under each GraphNode's name,
@@ -38,12 +24,15 @@ export interface PauseInfo {
  * result.get("rag/docs"); // an output of the nested graph 'rag'
  * ```
  */
-export class RunResult {
+export class RunResult<Out = any, Pause = PauseInfo> implements GraphResult<Out, Pause> {
+  /** Phantom (type-level only): the outputs `get` paths are checked against. */
+  declare readonly "~outputs"?: Out;
   readonly status: RunStatus;
-  readonly values: Readonly<Record<string, unknown>>;
+  /** Typed by the graph: every produced value may be absent (a failed, stopped or paused run). */
+  readonly values: Readonly<Partial<Out>>;
   readonly workflowId: string | undefined;
   readonly runId: string;
-  readonly pause: PauseInfo | undefined;
+  readonly pause: Pause | undefined;
   readonly error: unknown;
 
   constructor(fields: {
@@ -55,16 +44,19 @@ export class RunResult {
     error?: unknown;
   }) {
     this.status = fields.status;
-    this.values = fields.values;
+    this.values = fields.values as Readonly<Partial<Out>>;
     this.workflowId = fields.workflowId;
     this.runId = fields.runId;
-    this.pause = fields.pause;
+    this.pause = fields.pause as Pause | undefined;
     this.error = fields.error;
   }
 
-  /** The value at a `/`-separated path, descending through nested results; `undefined` when absent. */
-  get(path: string): unknown {
-    return locate(this, path)?.value;
+  /**
+   * The value at a `/`-separated path, descending through nested results; `undefined` when absent. The path is
+   * checked against the graph's outputs (`"rag/docs"` follows the GraphNode `rag`).
+   */
+  get<const P extends string>(path: ResultPath<Out, P>): PathValue<Out, P> | undefined {
+    return locate(this, path)?.value as PathValue<Out, P> | undefined;
   }
 
   /** True when {@link RunResult.get} would find a value at the path. */
@@ -75,7 +67,8 @@ export class RunResult {
   /** A plain-object form (nested results converted too) for logging or JSON responses. */
   toJSON(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.values)) values[k] = v instanceof RunResult ? v.toJSON() : v;
+    for (const [k, v] of Object.entries(this.values as Record<string, unknown>))
+      values[k] = v instanceof RunResult ? v.toJSON() : v;
     const out: Record<string, unknown> = {
       status: this.status,
       values,
@@ -92,7 +85,7 @@ export class RunResult {
 }
 
 /** Walks a `/` path through nested results; undefined when some segment is absent. */
-function locate(root: RunResult, path: string): { readonly value: unknown } | undefined {
+function locate(root: object, path: string): { readonly value: unknown } | undefined {
   let current: unknown = root;
   for (const segment of path.split("/")) {
     const values = current instanceof RunResult || isRunResultLike(current) ? (current as RunResult).values : undefined;
@@ -120,8 +113,8 @@ function isRunResultLike(value: unknown): boolean {
  * batch.values.doubled; // [2, 4, 6]
  * ```
  */
-export interface MapResult {
+export interface MapResult<Out = any> {
   readonly status: RunStatus;
-  readonly results: readonly RunResult[];
-  readonly values: Readonly<Record<string, readonly unknown[]>>;
+  readonly results: readonly RunResult<Out>[];
+  readonly values: { readonly [K in keyof Out]: readonly Out[K][] };
 }

@@ -11,9 +11,23 @@ import {
   runPromise,
   unwrap,
 } from "./internal/runner.js";
-import type { MapResult, RunResult } from "./RunResult.js";
+import type { RunResult } from "./RunResult.js";
+import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
 
 export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
+
+/** A {@link RunHandle} whose result is typed by the graph. */
+export interface TypedRunHandle<G extends Graph> extends Omit<RunHandle, "result"> {
+  readonly result: Promise<ResultOf<G>>;
+}
+
+/** `runSync`'s options: a fresh run's, without `signal`. */
+type SyncArgs<G extends Graph> =
+  StartArgs<G> extends [options?: infer O]
+    ? [options?: Omit<O, "signal">]
+    : StartArgs<G> extends [options: infer O]
+      ? [options: Omit<O, "signal">]
+      : never;
 
 /**
  * Runs graphs. The Promise API: every method resolves with plain values and rejects with the tagged error itself
@@ -37,13 +51,21 @@ export class Runner {
     this.#core = new RunnerCore(options);
   }
 
-  /** Runs a graph to completion (or pause / stop / failure). */
-  run(graph: Graph, options: RunOptions = {}): Promise<RunResult> {
-    return runPromise(this.#core.run(graph, options));
+  /**
+   * Runs a graph to completion (or pause / stop / failure). `values` are checked against the graph's inputs at
+   * compile time; a resume (`workflowId`) or fork (`checkpoint`) may pass only some of them.
+   */
+  run<G extends Graph>(graph: G, ...options: StartArgs<G>): Promise<ResultOf<G>>;
+  run<G extends Graph>(graph: G, options: ResumeOptions<G>): Promise<ResultOf<G>>;
+  run(graph: Graph, options: object = {}): Promise<RunResult> {
+    return runPromise(this.#core.run(graph, options as RunOptions));
   }
 
   /** Starts a run and returns at once with a handle: its events, its result, and `stop()`. */
-  start(graph: Graph, options: RunOptions = {}): RunHandle {
+  start<G extends Graph>(graph: G, ...options: StartArgs<G>): TypedRunHandle<G>;
+  start<G extends Graph>(graph: G, options: ResumeOptions<G>): TypedRunHandle<G>;
+  start(graph: Graph, rawOptions: object = {}): RunHandle {
+    const options = rawOptions as RunOptions;
     const subscriber = new Subscriber(this.#core.options.eventBufferSize ?? 1000);
     const control = new RunControl();
     const workflowId = options.workflowId ?? crypto.randomUUID();
@@ -76,19 +98,24 @@ export class Runner {
   }
 
   /** Runs a graph and yields its events as they happen (with backpressure); throws the run's error at the end. */
-  stream(graph: Graph, options: RunOptions = {}): AsyncIterable<GraphEvent> {
-    return this.start(graph, options).events;
+  stream<G extends Graph>(graph: G, ...options: StartArgs<G>): AsyncIterable<GraphEvent>;
+  stream<G extends Graph>(graph: G, options: ResumeOptions<G>): AsyncIterable<GraphEvent>;
+  stream(graph: Graph, options: object = {}): AsyncIterable<GraphEvent> {
+    return this.start(graph, options as ResumeOptions<Graph>).events;
   }
 
   /** Runs the graph once per item of the `mapOver` inputs (zip or product), concurrently. */
-  map(graph: Graph, options: MapOptions): Promise<MapResult> {
+  map<G extends Graph>(graph: G, options: MapOptions): Promise<MapResultOf<G>>;
+  map(graph: Graph, options: MapOptions): Promise<MapResultOf<Graph>> {
     return runPromise(this.#core.map(graph, options));
   }
 
   /** Runs a graph synchronously. Only for graphs with no async nodes or interrupts, on a runner without a checkpointer. */
-  runSync(graph: Graph, options: Omit<RunOptions, "signal"> = {}): RunResult {
+  runSync<G extends Graph>(graph: G, ...options: SyncArgs<G>): ResultOf<G>;
+  runSync<G extends Graph>(graph: G, options: Omit<ResumeOptions<G>, "signal">): ResultOf<G>;
+  runSync(graph: Graph, options: object = {}): RunResult {
     this.#core.checkSync(graph);
-    return unwrap(Effect.runSyncExit(this.#core.run(graph, options)));
+    return unwrap(Effect.runSyncExit(this.#core.run(graph, options as Omit<RunOptions, "signal">)));
   }
 
   /** Stops a live run of this runner by workflow id. Resolves to false when no such run is live. */

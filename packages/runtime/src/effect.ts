@@ -10,7 +10,7 @@ import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import type { RunError } from "./internal/engine.js";
 import { type MapOptions, RunnerCore, type RunnerOptions, type RunOptions } from "./internal/runner.js";
-import type { MapResult, RunResult } from "./RunResult.js";
+import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
 
 /**
  * Every typed failure of a run.
@@ -35,10 +35,13 @@ export type RunFailure = RunError | GraphConfigError;
  * ```
  */
 export interface EffectRunner {
-  run(graph: Graph, options?: RunOptions): Effect.Effect<RunResult, RunFailure>;
-  map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunFailure>;
+  /** Like the Promise `runner.run`: values checked against the graph's inputs, the result typed by its outputs. */
+  run<G extends Graph>(graph: G, ...options: StartArgs<G>): Effect.Effect<ResultOf<G>, RunFailure>;
+  run<G extends Graph>(graph: G, options: ResumeOptions<G>): Effect.Effect<ResultOf<G>, RunFailure>;
+  map<G extends Graph>(graph: G, options: MapOptions): Effect.Effect<MapResultOf<G>, RunFailure>;
   /** The run's events as a Stream; fails with the run's error. */
-  stream(graph: Graph, options?: RunOptions): Stream.Stream<GraphEvent, RunFailure>;
+  stream<G extends Graph>(graph: G, ...options: StartArgs<G>): Stream.Stream<GraphEvent, RunFailure>;
+  stream<G extends Graph>(graph: G, options: ResumeOptions<G>): Stream.Stream<GraphEvent, RunFailure>;
   stop(workflowId: string, info?: unknown): Effect.Effect<boolean>;
   readonly close: Effect.Effect<void>;
 }
@@ -59,27 +62,30 @@ export function makeRunner(
   return Effect.acquireRelease(
     Effect.sync(() => {
       const core = new RunnerCore(options);
-      const runner: EffectRunner = {
-        run: (graph, runOptions) => core.run(graph, runOptions),
-        map: (graph, mapOptions) => core.map(graph, mapOptions),
-        stream: (graph, runOptions = {}) =>
-          Stream.unwrap(
-            Effect.sync(() => {
-              const subscriber = new Subscriber(options.eventBufferSize ?? 1000);
-              const run = core.run(graph, runOptions, subscriber, new RunControl());
-              const events = Stream.fromAsyncIterable(subscriber, (e) => e as RunFailure);
-              return Stream.merge(
-                events,
-                Stream.drain(Stream.fromEffect(run.pipe(Effect.ensuring(Effect.sync(() => subscriber.close()))))),
-                {
-                  haltStrategy: "left",
-                },
-              );
-            }),
-          ),
+      const run = (graph: Graph, runOptions: object = {}) => core.run(graph, runOptions as RunOptions);
+      const stream = (graph: Graph, runOptions: object = {}) =>
+        Stream.unwrap(
+          Effect.sync(() => {
+            const subscriber = new Subscriber(options.eventBufferSize ?? 1000);
+            const run = core.run(graph, runOptions as RunOptions, subscriber, new RunControl());
+            const events = Stream.fromAsyncIterable(subscriber, (e) => e as RunFailure);
+            return Stream.merge(
+              events,
+              Stream.drain(Stream.fromEffect(run.pipe(Effect.ensuring(Effect.sync(() => subscriber.close()))))),
+              {
+                haltStrategy: "left",
+              },
+            );
+          }),
+        );
+      // The typed overloads of EffectRunner share these untyped implementations.
+      const runner = {
+        run,
+        map: (graph: Graph, mapOptions: MapOptions) => core.map(graph, mapOptions),
+        stream,
         stop: (workflowId, info) => Effect.sync(() => core.stop(workflowId, info)),
         close: core.close(),
-      };
+      } as EffectRunner;
       return runner;
     }),
     (runner) => runner.close,

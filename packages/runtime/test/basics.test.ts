@@ -110,6 +110,7 @@ describe("basics", () => {
     const a = node({ output: "y" }, function a({ query }: { query: string }) {
       return query;
     });
+    // @ts-expect-error: misspelled input 'qurey' (a static error too)
     await expect(new Runner().run(new Graph([a]), { values: { qurey: "x" } })).rejects.toSatisfy(
       (e: unknown) =>
         isMissingInputError(e) && (e as Error).message.includes("Did you mean 'query' instead of 'qurey'"),

@@ -246,7 +246,7 @@ describe("interrupt: handler", () => {
     }
   });
 
-  it("the handler decides per value (SPEC example: short drafts pass, long ones pause)", async () => {
+  it("the handler decides per value (short drafts pass, long ones pause)", async () => {
     const g = graphWith((draft) => (String(draft).length < 20 ? "ok" : undefined), []);
     const runner = new Runner();
     const short = await runner.run(g, { values: { topic: "cats" } });

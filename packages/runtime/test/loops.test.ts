@@ -1,12 +1,12 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { END, Graph, GraphConfigError, interrupt, node, route } from "@graph/core";
+import { type AnyNode, END, Graph, GraphConfigError, interrupt, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { type GraphEvent, isInfiniteLoopError, Runner } from "../src/index.js";
 
 /** Stand-in for a model or tool call: real async work that resolves on a later tick. */
 const later = <T>(value: T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(value), 1));
 
-describe("the SEMANTICS examples", () => {
+describe("the loop examples of docs/semantics.md", () => {
   it("a value coming back through a gate re-triggers the loop's entry: A B C A B C A B → { x: 2, y: 3, z: 3 }", async () => {
     const calls: string[] = [];
     const A = node({ name: "A", output: "y" }, async ({ x }: { x: number }) => {
@@ -122,7 +122,7 @@ function selfRag(relay: boolean) {
     track("retrieveAgain");
     return question.length > 0 ? "retrieve" : undefined;
   });
-  const nodes = [retrieve, gradeDocuments, decideToGenerate, transformQuery, generate, gradeGeneration];
+  const nodes: AnyNode[] = [retrieve, gradeDocuments, decideToGenerate, transformQuery, generate, gradeGeneration];
   if (relay) nodes.push(relayGate);
   return { graph: new Graph(nodes, { entrypoint: "retrieve" }), calls };
 }

@@ -28,6 +28,7 @@ describe("silent mistakes become clear errors", () => {
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const paused = await runner.run(reviewed, { workflowId: "typo", values: { topic: "cats" } });
     expect(paused.status).toBe("paused");
+    // @ts-expect-error: misspelled resume key 'verdcit' (a static error too)
     const error = await runner.run(reviewed, { workflowId: "typo", values: { verdcit: "ok" } }).catch((e) => e);
     expect(isUnknownValueError(error)).toBe(true);
     expect(error.unknown).toEqual(["verdcit"]);
@@ -50,6 +51,7 @@ describe("silent mistakes become clear errors", () => {
   const rag = new Graph([embed, retrieve]);
 
   it("an unknown run value is an error by default, with 'did you mean'", async () => {
+    // @ts-expect-error: misspelled value 'topk' (a static error too)
     const error = await new Runner().run(rag, { values: { query: "hi", topk: 5 } }).catch((e) => e);
     expect(isUnknownValueError(error)).toBe(true);
     expect(error.unknown).toEqual(["topk"]);
@@ -60,6 +62,7 @@ describe("silent mistakes become clear errors", () => {
   it("unknownValues: 'ignore' drops unknown values with a Warning event (per run)", async () => {
     const events: GraphEvent[] = [];
     const runner = new Runner({ eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
+    // @ts-expect-error: 'topk' is not an input; the static check does not know about unknownValues
     const result = await runner.run(rag, { values: { query: "hi", topk: 5 }, unknownValues: "ignore" });
     expect(result.values.docs).toEqual(["doc2-0", "doc2-1"]);
     expect(events.filter((e) => e.type === "Warning")).toHaveLength(1);
@@ -67,6 +70,7 @@ describe("silent mistakes become clear errors", () => {
 
   it("a misspelled destructured parameter close to another node's output says which node produces it", async () => {
     const typo = node({ name: "retrieve", output: "docs" }, ({ embeding }: { embeding: number[] }) => embeding);
+    // @ts-expect-error: 'embeding' is a required input nobody passes (a static error too)
     const error = await new Runner().run(new Graph([embed, typo]), { values: { query: "hi" } }).catch((e) => e);
     expect(isMissingInputError(error)).toBe(true);
     expect(error.missing).toEqual(["embeding"]);

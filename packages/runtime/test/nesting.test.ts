@@ -32,6 +32,7 @@ describe("nested graphs", () => {
     const r = await runner.run(new Graph([renamed]), { values: { question: "abc" } });
     expect(r.values.found).toEqual(["doc3"]);
     expect(r.get("search/docs")).toEqual(["doc3"]);
+    // @ts-expect-error: 'docs' was renamed to 'found' (a static error too)
     expect(r.values.docs).toBeUndefined();
   });
 

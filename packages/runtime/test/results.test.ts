@@ -62,6 +62,7 @@ describe("RunResult and options", () => {
   });
 
   it("MissingInputError lists missing and provided names with the bind hint", async () => {
+    // @ts-expect-error: missing input 'q' and unknown 'other' (static errors too)
     const error = await new Runner().run(g, { values: { other: 1 } }).catch((e) => e);
     expect(isMissingInputError(error)).toBe(true);
     expect(error.missing).toEqual(["q"]);
@@ -73,6 +74,7 @@ describe("RunResult and options", () => {
   // old behaviour, a Warning event.
   it("unknown inputs produce a Warning event and the run continues (unknownValues: 'ignore')", async () => {
     const { events, runner } = collecting();
+    // @ts-expect-error: unknown input 'extra' (a static error too)
     const r = await runner.run(g, { values: { q: "a", extra: 1 }, unknownValues: "ignore" });
     expect(r.status).toBe("completed");
     const warning = events.find((e) => e.type === "Warning") as { unknownInputs?: readonly string[] } | undefined;
@@ -184,7 +186,7 @@ describe("RunResult and options", () => {
 
   it("timeoutMs fails an attempt that takes too long and aborts its signal", async () => {
     let aborted = false;
-    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async ({}: Record<string, never>, ctx) => {
+    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async (_: Record<string, never>, ctx) => {
       ctx.signal.addEventListener("abort", () => (aborted = true));
       await new Promise((r) => setTimeout(r, 200));
       return 1;

@@ -207,7 +207,7 @@ describe("cycles", () => {
     expect(error.message).toContain("Node 'increment' would run more than 25 times in one run (maxIterations: 25)");
   });
 
-  it("seed 001's chat with bind({ messages: [] }) runs each node once per turn", async () => {
+  it("a chat with bind({ messages: [] }) runs each node once per turn", async () => {
     const { calls, n } = recorder();
     const getResponse = n(
       "getResponse",

@@ -1,4 +1,4 @@
-// `pnpm bench` — side-by-side benchmarks of SPEC §7: ours (@graph/runtime) vs a hand-written async loop (the
+// `pnpm bench` — side-by-side benchmarks of the performance targets: ours (@graph/runtime) vs a hand-written async loop (the
 // floor) vs LangGraph.js, all in this one process. Prints a Markdown table and writes results.json.
 //
 //   pnpm bench                     full run (~10 minutes)
@@ -74,7 +74,7 @@ function parseArgs(argv: readonly string[]): Args {
       case "--help":
       case "-h":
         console.log(usage());
-        process.exit(0);
+        return process.exit(0);
       default:
         throw new Error(`unknown argument '${arg}'\n${usage()}`);
     }

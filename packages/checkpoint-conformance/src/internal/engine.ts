@@ -1,5 +1,5 @@
 /**
- * Engine conformance: real graphs run through `@graph/runtime` on the adapter (SPEC §5, §8; SEMANTICS §6).
+ * Engine conformance: real graphs run through `@graph/runtime` on the adapter (docs/durability.md).
  *
  * - **Crash and resume.** The engine graph (`engineGraph.ts`: 8 sequential nodes with a gated loop, a nested
  *   graph and an interrupt — 15 saved steps) is killed after each step boundary in turn and resumed with the same
@@ -13,7 +13,7 @@
  * - **Growth.** 1,000 steps written through the runtime store at most 1 KB each.
  *
  * Why `durability: "sync"` for the kill tests: with `async` a step is reported saved (`CheckpointSaved`) when it
- * is queued, so a kill right after it may lose queued steps, whose nodes then run again on resume. SPEC allows
+ * is queued, so a kill right after it may lose queued steps, whose nodes then run again on resume. At-least-once execution allows
  * that, but the exact "no finished node runs twice" assertion needs each step on storage before the next node
  * starts.
  */

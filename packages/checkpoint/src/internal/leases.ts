@@ -17,6 +17,7 @@ export function validateClaimOptions(id: string, options: { readonly owner: stri
     throw new CheckpointError({
       message:
         `claimWorkflow('${id}'): owner must be a non-empty string identifying this run ` +
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholders are meant literally.
         "(for example `${hostname}:${pid}:${runId}`).",
       workflowId: id,
       operation: "claimWorkflow",

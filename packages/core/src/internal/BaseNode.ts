@@ -112,17 +112,17 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
   protected abstract rebuild(spec: S): this;
 
   /** A copy of this node with another name. */
-  withName(name: string): this {
+  withName(name: string): BaseNode<S> {
     return this.rebuild({ ...this.spec, name });
   }
 
   /** A copy with inputs renamed (`{ old: "new" }`); all renames of one call apply at once, so `{ a: "b", b: "a" }` swaps. */
-  withInputs(renames: Readonly<Record<string, string>>): this {
+  withInputs(renames: Readonly<Record<string, string>>): BaseNode<S> {
     return this.rebuild({ ...this.spec, ...this.renamed("inputs", renames) });
   }
 
   /** A copy with outputs renamed (`{ old: "new" }`). */
-  withOutputs(renames: Readonly<Record<string, string>>): this {
+  withOutputs(renames: Readonly<Record<string, string>>): BaseNode<S> {
     return this.rebuild({ ...this.spec, ...this.renamed("outputs", renames) });
   }
 

@@ -112,7 +112,8 @@ function matchBracket(src: string, open: number): number {
  * Calls `visit(i)` for every character of `src` at bracket depth 0 that is outside strings, templates, regex
  * literals and comments (brackets themselves excluded); stops when `visit` returns true.
  */
-function scanTopLevel(src: string, visit: (i: number) => boolean | undefined): void {
+// biome-ignore lint/suspicious/noConfusingVoidType: visitors that never stop early return nothing.
+function scanTopLevel(src: string, visit: (i: number) => boolean | void): void {
   let depth = 0;
   for (let i = 0; i < src.length; i++) {
     const skipped = skipLiteral(src, i);

@@ -142,7 +142,7 @@ function describe(s: JsonSchema): string {
   return text.length > 240 ? `${text.slice(0, 237)}...` : text;
 }
 
-/** Rule 8 of SPEC §2.5. Gates and interrupts have no schemas and are not checked (documented in the README). */
+/** Strict schema typing of node inputs and outputs. Gates and interrupts have no schemas and are not checked (documented in the README). */
 export function checkStrictTypes(graph: Graph, nodes: readonly AnyNode[], where: string): void {
   const byName = graph.nodes;
   for (const e of graph.edges) {

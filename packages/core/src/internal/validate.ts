@@ -6,7 +6,7 @@ import { GateNode } from "../gates.js";
 import { checkStrictTypes } from "./strictTypes.js";
 import { quoteList } from "./suggest.js";
 
-/** Build-time checks of SPEC §2.5 that need the whole graph (names and targets are checked while building). */
+/** Build-time checks that need the whole graph (names and targets are checked while building). */
 export function validateGraph(graph: Graph, nodes: readonly AnyNode[], where: string): void {
   checkNamespaceCollisions(nodes, where);
   checkProducers(graph, nodes, where);
@@ -154,7 +154,7 @@ function checkCycles(graph: Graph, nodes: readonly AnyNode[], where: string): vo
 }
 
 /**
- * Rule 4 of SPEC §2.5: every node of the cycle is held back by a `defaultOpen: false` gate of the same cycle, so
+ * Deadlock rule: every node of the cycle is held back by a `defaultOpen: false` gate of the same cycle, so
  * nothing can run first. Also thrown while the cycles are being broken (the entry picker finds no candidate).
  */
 export function deadlockError(where: string, members: readonly string[], gates: readonly GateNode[]): GraphConfigError {

@@ -122,7 +122,7 @@ const decisionFromStored = (d: string | readonly string[] | null | undefined): r
 /**
  * One run of one graph: restores state (when there is a store), merges the caller's values, then runs supersteps
  * until nothing is ready. Readiness is maintained incrementally: only nodes whose inputs, permissions or decisions
- * changed are re-examined (SEMANTICS §4).
+ * changed are re-examined (docs/semantics.md).
  */
 export class Engine {
   readonly graph: Graph;

@@ -47,7 +47,8 @@ export function planExecute(options: { approval: boolean }) {
     step: plan[0],
   }));
   const approveStep = interrupt({ name: "approveStep", input: "request", response: "approval" });
-  const inner = options.approval
+  // Two different graphs behind one name: typed as a plain Graph (a union of typed graphs has no callable bind).
+  const inner: Graph = options.approval
     ? new Graph([prepareStep, approveStep, agentWithApproval, replan, shouldEnd], {
         name: "executor",
         entrypoint: "prepareStep",

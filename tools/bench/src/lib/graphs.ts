@@ -36,11 +36,11 @@ export async function floorChain(steps: readonly ChainStep[], v0: number): Promi
 
 export const AGENT_ITERATIONS = 20;
 
-export function increment({ count }: { count: number }): number {
+function increment({ count }: { count: number }): number {
   return count + 1;
 }
 
-export function shouldContinue({ count }: { count: number }): "increment" | typeof END {
+function shouldContinue({ count }: { count: number }): "increment" | typeof END {
   return count >= AGENT_ITERATIONS ? END : "increment";
 }
 

@@ -1,7 +1,7 @@
 // The shape of one table row and of results.json, and how targets are judged.
 
 /** The unit a row's three numbers are in. */
-export type Unit = "µs/node" | "µs/run" | "ms/run" | "ms" | "MB" | "B/step";
+type Unit = "µs/node" | "µs/run" | "ms/run" | "ms" | "MB" | "B/step";
 
 /** One contender's number in a row. `estimated` marks an extrapolation, never a measurement. */
 export interface Cell {
@@ -28,7 +28,7 @@ export interface Skipped {
 }
 
 /**
- * A target from SPEC §7.
+ * A performance target (the list is in tools/bench/README.md).
  * - `overheadMax`: (ours − floor) ≤ threshold, in the row's unit.
  * - `speedupMin`: LangGraph.js / ours ≥ threshold.
  * - `max`: ours ≤ threshold, in the row's unit.
@@ -40,7 +40,7 @@ export interface TargetSpec {
   readonly description?: string;
 }
 
-export interface TargetResult extends TargetSpec {
+interface TargetResult extends TargetSpec {
   readonly description: string;
   readonly actual: number | null;
   /** null when the number it needs was not measured. */
@@ -66,7 +66,7 @@ export interface Row {
 
 export const isCell = (value: Cell | Skipped | undefined): value is Cell => value !== undefined && "value" in value;
 
-export function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" | "unit">): TargetResult {
+function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" | "unit">): TargetResult {
   const { ours, floor, langgraph, unit } = row;
   switch (spec.kind) {
     case "overheadMax": {

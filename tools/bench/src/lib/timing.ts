@@ -34,7 +34,7 @@ export interface MeasureOptions {
 const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
 
 /** Collects garbage if the process was started with `--expose-gc`, so one workload's garbage is not billed to the next. */
-export function collectGarbage(): void {
+function collectGarbage(): void {
   gc?.();
 }
 

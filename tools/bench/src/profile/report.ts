@@ -26,7 +26,9 @@ const profile = args
   .reduce((a, b) => (busySamples(b) > busySamples(a) ? b : a));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 function where(url: string): string {

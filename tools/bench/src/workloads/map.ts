@@ -70,7 +70,7 @@ class LangGraphMap {
     const note =
       `LangGraph.js at ${n.toLocaleString("en-US")} items is an ESTIMATE: measured ${fmt(m.small.medianMs)} ms at ${small.toLocaleString("en-US")} ` +
       `and ${fmt(m.double.medianMs)} ms at ${double.toLocaleString("en-US")} items (medians of ${reps}, sizes interleaved; time ∝ n^${exponent.toFixed(2)}), ` +
-      `extrapolated to ${fmt(estimate / 1000)} s; measuring it directly would take over ${LANGGRAPH_BUDGET_MS / 1000} s (TOOLCHAIN.md measured 87.8 s on these machines)`;
+      `extrapolated to ${fmt(estimate / 1000)} s; measuring it directly would take over ${LANGGRAPH_BUDGET_MS / 1000} s (a direct measurement on these machines took 87.8 s)`;
     progress("map", note);
     return {
       cell: { value: estimate, estimated: true, note: "estimate" },
@@ -142,7 +142,7 @@ export const map: Workload = {
           ours: timeCell(o, 1),
           floor: timeCell(f, 1),
           langgraph: lg.cell,
-          // SPEC §7 sizes are 10,000 and 100,000; smaller (--quick) sizes are informational.
+          // The target sizes are 10,000 and 100,000; smaller (--quick) sizes are informational.
           targets: n >= 10_000 && n <= LANGGRAPH_CAP ? [{ kind: "speedupMin", threshold: 50 }] : [],
           notes: [
             `whole run, median of ${reps}; inner graph = 1 node (square), outer = mapped GraphNode + sum node`,

@@ -12,7 +12,7 @@ import { type LangGraphApp, langgraphChain } from "../lib/langgraph.js";
 import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, measureAll, progress } from "../lib/timing.js";
 
-export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Row bytes (`pg_column_size`) and on-disk bytes (`pg_total_relation_size`) of every table in a schema. */
 async function schemaBytes(db: PgQueryable, schema: string): Promise<{ rowBytes: number; relationBytes: number }> {

@@ -162,7 +162,7 @@ export const sqlite: Workload = {
         floor,
         langgraph,
         notes: [
-          "informational: every step is committed before the next node starts, like SqliteSaver; SPEC's target applies to the default policy",
+          "informational: every step is committed before the next node starts, like SqliteSaver; the target applies to the default policy",
         ],
       }),
       row({

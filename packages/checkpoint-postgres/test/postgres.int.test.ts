@@ -66,7 +66,7 @@ describe("PostgresCheckpointer", () => {
     await cp.saveStep(saved);
     const [read] = await cp.getSteps("wf");
     expect(read).toEqual(saved);
-    expect(Object.is((read?.values as { a: number }).a, -0)).toBe(true);
+    expect(Object.is((read!.values as { a: number }).a, -0)).toBe(true);
     expect(Object.keys(read?.values ?? {})).toEqual(Object.keys(values));
     const wf = await cp.updateWorkflow("wf", {
       status: "paused",

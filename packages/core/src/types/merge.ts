@@ -1,0 +1,93 @@
+/**
+ * A graph's types from its nodes' types. Every record is merged once, by one union-to-intersection step over the
+ * node list (linear in the number of nodes); nothing scans the node tuple per key and nothing recurses over it.
+ */
+import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
+import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
+
+type TypesOf<Ns extends readonly Typed[]> = Ns[number]["~types"];
+
+/** Closed input records only: an untyped node (open record) adds no key and no check. */
+type ClosedIn<T> = T extends AnyNodeTypes ? (IsOpen<T["in"]> extends true ? never : T["in"]) : never;
+type AnyOpen<T> = T extends AnyNodeTypes ? IsOpen<T["in"]> : never;
+
+/** Every consumer's input record merged: a key is required if one consumer requires it, its type satisfies all. */
+export type AllInputs<Ns extends readonly Typed[]> = UnionToIntersection<ClosedIn<TypesOf<Ns>>>;
+/** Every producer's output record merged. */
+export type AllOutputs<Ns extends readonly Typed[]> = UnionToIntersection<TypesOf<Ns>["out"]>;
+
+type Lookup<K, Out, In> = K extends keyof Out ? Out[K] : K extends keyof In ? Exclude<In[K], undefined> : unknown;
+/** An interrupt's pause gets the type of the value it shows (its producer's, else what the caller passes). */
+type ResolvePauses<P, Out, In> = P extends { readonly input: infer I; readonly nodeName: infer N extends string }
+  ? PauseOf<
+      N,
+      P extends { readonly value: infer V } ? (unknown extends V ? Lookup<I, Out, In> : V) : unknown,
+      P extends { readonly responseKey: infer K extends string } ? K : string
+    >
+  : P;
+
+/** Open inputs (an untyped node) let the caller pass any extra key. */
+type OpenRecord<Open> = true extends Open ? { readonly [key: string]: unknown } : Empty;
+
+/** What the graph needs from outside: inputs no node of the graph produces. */
+export type GraphInputs<In, Out, Open> = Simplify<Omit<In, keyof Out> & OpenRecord<Open>>;
+
+/** Static facts about a graph besides its inputs and outputs. */
+export interface GraphMeta {
+  /** The graph's name (its GraphNode's default name). */
+  readonly name: string;
+  /** Its nodes' names. */
+  readonly nodes: string;
+  /** Where a run of it may pause. */
+  readonly pauses: unknown;
+  /** True when a GraphNode's name is not a literal: results then accept any path. */
+  readonly dynamic: boolean;
+  /** Produced values some node also consumes (loop seeds among them), with the consumers' type: `bind` and
+   *  run values accept these. */
+  readonly fed: object;
+}
+
+/** The types `new Graph(nodes, { name })` gets. */
+export interface MergedGraph<Ns extends readonly Typed[], Name extends string> {
+  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>>;
+  readonly out: Simplify<AllOutputs<Ns>>;
+  readonly meta: {
+    readonly name: Name;
+    readonly nodes: TypesOf<Ns>["name"];
+    readonly pauses: ResolvePauses<TypesOf<Ns>["pauses"], AllOutputs<Ns>, AllInputs<Ns>>;
+    readonly fed: FedValues<AllInputs<Ns>, AllOutputs<Ns>>;
+    readonly dynamic: true extends TypesOf<Ns>["dynamic"] ? true : false;
+  };
+}
+
+/** Values both produced and consumed, typed as the consumers need them (a loop's seed, a skipped producer). */
+type FedValues<In, Out> = { [K in keyof In & keyof Out]: Exclude<In[K], undefined> };
+
+/** A producer typed `unknown` is untyped (a JavaScript function, an interrupt with no declared answer): not checked. */
+type EdgeErrors<In, Out> = {
+  [K in keyof In & keyof Out & string]: unknown extends Out[K]
+    ? never
+    : [Out[K]] extends [Exclude<In[K], undefined>]
+      ? never
+      : [Exclude<In[K], undefined>] extends [never]
+        ? `✖ Value '${K}': its consumers declare types no value can satisfy at once`
+        : `✖ Value '${K}': its producer's type is not assignable to the type a consumer declares`;
+}[keyof In & keyof Out & string];
+
+type TargetErrors<Targets, Names> = string extends Names | Targets
+  ? never
+  : Exclude<Targets, Names> extends infer T extends string
+    ? `✖ Gate target '${T}' is not a node of this graph`
+    : never;
+
+/** `Ns` when the wiring type-checks, else a one-element tuple whose message names the offending value. */
+export type CheckedNodes<Ns extends readonly Typed[]> =
+  IsAny<Ns[number]> extends true
+    ? Ns
+    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<TypesOf<Ns>["targets"], TypesOf<Ns>["name"]>] extends [
+          infer E,
+        ]
+      ? [E] extends [never]
+        ? Ns
+        : readonly [E]
+      : Ns;

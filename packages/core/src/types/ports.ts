@@ -1,0 +1,85 @@
+/**
+ * The phantom type record every node and graph carries under `"~types"` (declared only: it does not exist at run
+ * time). The static graph types read it; users read it through {@link InputsOf} and {@link OutputsOf}.
+ */
+export interface NodeTypes<
+  Name extends string = string,
+  In = any,
+  Out = any,
+  Targets extends string = never,
+  Pauses = never,
+  Dynamic extends boolean = false,
+> {
+  readonly name: Name;
+  /** What the node takes: required keys required, keys with a default optional. */
+  readonly in: In;
+  /** What the node produces, with types. */
+  readonly out: Out;
+  /** route/ifElse targets (node names; END excluded). */
+  readonly targets: Targets;
+  /** Interrupts this node may pause at (see {@link PauseOf}). */
+  readonly pauses: Pauses;
+  /** True for a GraphNode whose name is not a literal: its nested result's key is unknown to the checker. */
+  readonly dynamic: Dynamic;
+}
+
+/** The widest {@link NodeTypes}: what any node's record is assignable to. */
+export type AnyNodeTypes = NodeTypes<string, any, any, any, any, boolean>;
+
+/** Anything that carries a {@link NodeTypes} record. */
+export interface Typed<T extends AnyNodeTypes = AnyNodeTypes> {
+  readonly "~types": T;
+}
+
+/**
+ * An interrupt's pause before the graph resolved its value type: `input` is the value shown to the human, looked
+ * up in the graph's produced values when the graph is built.
+ */
+export interface PendingPause<N extends string = string, Input extends PropertyKey = string, K = string, V = unknown> {
+  readonly nodeName: N;
+  readonly input: Input;
+  readonly responseKey: K;
+  readonly value: V;
+}
+
+/**
+ * Why and where a run paused, typed by the graph: `value` has the interrupt input's type, `responseKey` is the name
+ * the answer must be supplied under (after the GraphNodes' renames).
+ *
+ * @example
+ * ```ts
+ * const pause: PauseOf<"review", string, "verdict"> = { reason: "human_input", nodeName: "review", value: "draft", responseKey: "verdict" };
+ * ```
+ */
+export interface PauseOf<N extends string = string, V = unknown, K extends string = string> {
+  readonly reason: "human_input";
+  /** The interrupt's path (`"review/approval"` inside a nested graph). */
+  readonly nodeName: N;
+  /** The value shown to the human. */
+  readonly value: V;
+  /** The name the caller must supply the answer under (after the GraphNodes' renames). */
+  readonly responseKey: K;
+}
+
+/**
+ * What a caller must (required keys) or may (optional keys) pass to a node, a graph or a GraphNode. Values some
+ * node of the graph produces are not inputs.
+ *
+ * @example
+ * ```ts
+ * const rag = new Graph([embed, retrieve]);
+ * type In = InputsOf<typeof rag>; // { text: string; topK?: number }
+ * ```
+ */
+export type InputsOf<G> = G extends { readonly "~types": { readonly in: infer In } } ? In : never;
+
+/**
+ * Every value a node, graph or GraphNode produces, with its type. A GraphNode also contributes
+ * `{ [name]: RunResult<its outputs> }`.
+ *
+ * @example
+ * ```ts
+ * type Out = OutputsOf<typeof rag>; // { embedding: number[]; docs: string[] }
+ * ```
+ */
+export type OutputsOf<G> = G extends { readonly "~types": { readonly out: infer Out } } ? Out : never;

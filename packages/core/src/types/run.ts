@@ -1,0 +1,64 @@
+import type { PauseOf } from "./ports.js";
+import type { Empty, IsAny, Simplify } from "./util.js";
+
+interface GraphTypes {
+  readonly "~types": { readonly in: unknown; readonly out: unknown; readonly meta: unknown };
+}
+type In<G extends GraphTypes> = G["~types"]["in"];
+type Out<G extends GraphTypes> = G["~types"]["out"];
+type Fed<G extends GraphTypes> = G["~types"]["meta"] extends { readonly fed: infer F }
+  ? IsAny<F> extends true
+    ? Empty
+    : F
+  : Empty;
+
+/**
+ * What `runner.run(graph, { values })` accepts: the graph's inputs (required ones required), plus any produced
+ * value, optional, with its type (supplying one skips its producer or seeds a loop).
+ *
+ * @example
+ * ```ts
+ * const values: RunValuesOf<typeof rag> = { text: "hi", docs: ["cached"] };
+ * ```
+ */
+export type RunValuesOf<G extends GraphTypes> =
+  IsAny<In<G>> extends true
+    ? Readonly<Record<string, any>>
+    : Simplify<In<G> & Optional<Fed<G>> & Optional<Omit<Out<G>, keyof In<G> | keyof Fed<G>>>>;
+
+/** Optional keys that also accept an explicit `undefined` (a value read off an earlier, partial result). */
+type Optional<T> = { [K in keyof T]?: T[K] | undefined };
+
+/** True when a run of `G` needs no values (every input optional). */
+export type NoValuesNeeded<G extends GraphTypes> =
+  IsAny<In<G>> extends true ? true : Empty extends In<G> ? true : false;
+
+/**
+ * Where a run of `G` may pause, typed: the interrupt's path, its value's type and the answer's key.
+ *
+ * @example
+ * ```ts
+ * type P = PausesOf<typeof writer>; // PauseOf<"review", string, "verdict">
+ * ```
+ */
+export type PausesOf<G extends GraphTypes> =
+  IsAny<G["~types"]["meta"]> extends true
+    ? PauseOf
+    : G["~types"]["meta"] extends { readonly pauses: infer P }
+      ? IsAny<P> extends true
+        ? PauseOf
+        : [P] extends [never]
+          ? PauseOf<never, never, never>
+          : P
+      : PauseOf;
+
+/**
+ * What `G` produces (the record `RunResult` is typed by). With a GraphNode of non-literal name, any further key
+ * (its nested result) is allowed, typed `unknown`.
+ */
+export type ResultOutputsOf<G extends GraphTypes> =
+  IsAny<G["~types"]["meta"]> extends true
+    ? Out<G>
+    : G["~types"]["meta"] extends { readonly dynamic: true }
+      ? Out<G> & { readonly [name: string]: unknown }
+      : Out<G>;
