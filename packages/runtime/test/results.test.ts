@@ -186,13 +186,14 @@ describe("RunResult and options", () => {
 
   it("timeoutMs fails an attempt that takes too long and aborts its signal", async () => {
     let aborted = false;
-    // A node with no inputs destructures nothing (a plain `_` parameter would not be read as "no inputs").
-    // biome-ignore lint/correctness/noEmptyPattern: the empty pattern is how a node says it takes no inputs.
-    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async ({}: Record<string, never>, ctx) => {
-      ctx.signal.addEventListener("abort", () => (aborted = true));
-      await new Promise((r) => setTimeout(r, 200));
-      return 1;
-    });
+    const slow = node(
+      { name: "slow", output: "y", timeoutMs: 20, inputs: [] },
+      async (_: Record<string, never>, ctx) => {
+        ctx.signal.addEventListener("abort", () => (aborted = true));
+        await new Promise((r) => setTimeout(r, 200));
+        return 1;
+      },
+    );
     const error = await new Runner().run(new Graph([slow])).catch((e) => e);
     expect(isNodeExecutionError(error)).toBe(true);
     expect(error.cause.message).toContain("timed out after 20 ms");
