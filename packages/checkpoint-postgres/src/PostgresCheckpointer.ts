@@ -11,7 +11,8 @@ import { Kysely, PostgresDialect } from "kysely";
 import type { Pool } from "pg";
 import pg from "pg";
 import type { ServerAddress } from "./internal/connection.js";
-import { addressOf, describePostgresError, guardPool, isConnectionLost } from "./internal/connection.js";
+import { addressOf, describePostgresError, guardPool } from "./internal/connection.js";
+import { PostgresStoreDialect } from "./internal/dialect.js";
 
 /**
  * Options every way of connecting shares.
@@ -153,12 +154,12 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
     }
     super({
       db,
-      dialect: { kind: "postgres", schema, tablePrefix: options.tablePrefix ?? "" },
+      dialect: new PostgresStoreDialect({ describeError: (error) => describePostgresError(error, server, schema) }),
+      schema,
+      tablePrefix: options.tablePrefix ?? "",
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
       destroyOnClose: ownsDb,
-      describeError: (error) => describePostgresError(error, server, schema),
-      isConnectionLost,
     });
     this.schema = schema;
   }

@@ -4,6 +4,7 @@
  * @module
  */
 
+export { type PostgresDialectOptions, postgresDialect } from "./dialect.js";
 export type {
   PostgresCheckpointerOptions,
   PostgresCommonOptions,

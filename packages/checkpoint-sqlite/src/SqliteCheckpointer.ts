@@ -10,6 +10,7 @@ import { CheckpointError } from "@graph/checkpoint";
 import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
 import { Kysely, SqliteDialect } from "kysely";
 import { describeSqliteError, isMemoryPath, openDatabase } from "./internal/database.js";
+import { SqliteStoreDialect } from "./internal/dialect.js";
 
 /**
  * Options of {@link SqliteCheckpointer}.
@@ -78,14 +79,13 @@ export class SqliteCheckpointer extends KyselyCheckpointer {
     });
     super({
       db,
-      dialect: {
-        kind: "sqlite",
-        ...(options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }),
+      dialect: new SqliteStoreDialect({
         ...(isMemoryPath(file) ? {} : { writeLockKey: path.resolve(file) }),
-      },
+        describeError: (error) => describeSqliteError(error, file, busyTimeoutMs),
+      }),
+      ...(options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }),
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
-      describeError: (error) => describeSqliteError(error, file, busyTimeoutMs),
     });
     this.path = file;
   }

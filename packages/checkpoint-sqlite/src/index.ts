@@ -4,5 +4,6 @@
  * @module
  */
 
+export { type SqliteDialectOptions, sqliteDialect } from "./dialect.js";
 export type { SqliteCheckpointerOptions } from "./SqliteCheckpointer.js";
 export { SqliteCheckpointer } from "./SqliteCheckpointer.js";

@@ -1,9 +1,10 @@
 /**
  * The SQL checkpointer shared by `@graph/checkpoint-sqlite` and `@graph/checkpoint-postgres`: one
- * implementation of the whole {@link Checkpointer} contract over a `Kysely` instance and a small dialect
- * descriptor. Adapters only build the `Kysely` instance (driver, pragmas, pool) and pass it here.
+ * implementation of the whole {@link Checkpointer} contract over a `Kysely` instance and a {@link SqlDialect}
+ * (what differs between databases). Adapters build the `Kysely` instance (driver, pragmas, pool) and their
+ * dialect and pass both here; an adapter for another database supplies its own dialect.
  *
- * Tables (names prefixed with `tablePrefix`, default `graph_`; on Postgres inside `schema`):
+ * Tables (names prefixed with `tablePrefix`, default `graph_`; inside `schema` where the dialect supports one):
  * - `workflows` — one row per workflow: status, graph hash, parent, pause/error, lease owner/epoch/expiry,
  *   last superstep, step count, timestamps (ms).
  * - `steps` — one row per (workflow, superstep, node): index, status, input versions, written keys, values
@@ -31,43 +32,9 @@ import type {
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import { KyselyStore } from "./internal/kysely/store.js";
 import type { Serializer } from "./Serializer.js";
+import type { ErrorContext, SqlDialect } from "./SqlDialect.js";
 
-/**
- * Which SQL dialect the `Kysely` instance speaks, and where the tables live.
- *
- * @example
- * ```ts
- * const sqlite: KyselyDialectDescriptor = { kind: "sqlite" };
- * const postgres: KyselyDialectDescriptor = { kind: "postgres", schema: "graph", tablePrefix: "" };
- * ```
- */
-export interface KyselyDialectDescriptor {
-  readonly kind: "sqlite" | "postgres";
-  /** Postgres only: the schema holding the tables (created by `setup()` if missing). Default: the search path. */
-  readonly schema?: string;
-  /** Prefix of every table and index name (letters, digits, `_`). Default `"graph_"`. */
-  readonly tablePrefix?: string;
-  /**
-   * SQLite only: checkpointers of one process with the same key (use the resolved database file path) queue
-   * their write transactions in-process. Needed when one process opens several connections to one file:
-   * better-sqlite3 waits for SQLite's lock synchronously, which would otherwise block the event loop that the
-   * lock holder needs to commit.
-   */
-  readonly writeLockKey?: string;
-}
-
-/**
- * Context passed to {@link KyselyCheckpointerOptions.describeError}.
- *
- * @example
- * ```ts
- * const context: ErrorContext = { operation: "saveStep", workflowId: "wf-1" };
- * ```
- */
-export interface ErrorContext {
-  readonly operation: string;
-  readonly workflowId?: string;
-}
+export type { AnyKysely, ErrorContext, SqlDialect, SqlTables } from "./SqlDialect.js";
 
 /**
  * Options of {@link KyselyCheckpointer}.
@@ -76,16 +43,22 @@ export interface ErrorContext {
  * ```ts
  * import { Kysely, SqliteDialect } from "kysely";
  * import Database from "better-sqlite3";
+ * import { sqliteDialect } from "@graph/checkpoint-sqlite";
  * const options: KyselyCheckpointerOptions = {
  *   db: new Kysely({ dialect: new SqliteDialect({ database: new Database("graph.db") }) }),
- *   dialect: { kind: "sqlite" },
+ *   dialect: sqliteDialect(),
  *   policy: { retention: "latest" },
  * };
  * ```
  */
 export interface KyselyCheckpointerOptions {
   readonly db: Kysely<any>;
-  readonly dialect: KyselyDialectDescriptor;
+  /** What differs between databases: `sqliteDialect()`, `postgresDialect()`, or an adapter's own. */
+  readonly dialect: SqlDialect;
+  /** The schema holding the tables (created by `setup()` if missing), where the dialect supports schemas. */
+  readonly schema?: string;
+  /** Prefix of every table and index name (letters, digits, `_`). Default `"graph_"`. */
+  readonly tablePrefix?: string;
   /** Partial policy; defaults filled by `resolvePolicy` (async + full). Retention and `ttlMs` apply here. */
   readonly policy?: Partial<CheckpointPolicy>;
   /** How values become text. Default: `defaultSerializer`. */
@@ -94,24 +67,24 @@ export interface KyselyCheckpointerOptions {
   readonly destroyOnClose?: boolean;
   /**
    * Turns a driver error into an actionable sentence (what is wrong and how to fix it), e.g. naming the
-   * host and port of a refused connection. Return `undefined` to use the generic message.
+   * host and port of a refused connection. Return `undefined` to use the generic message. Default: the dialect's.
    */
   readonly describeError?: (error: unknown, context: ErrorContext) => string | undefined;
   /**
    * Recognises a connection that died (e.g. a pooled connection whose server backend was terminated while it
    * sat idle). Reads, and write transactions that failed before their `BEGIN` went through, are then retried
    * on another connection (up to 10 times, one per dead pooled connection); a transaction that had started is
-   * never retried (its caller gets the error).
+   * never retried (its caller gets the error). Default: the dialect's.
    */
   readonly isConnectionLost?: (error: unknown) => boolean;
 }
 
 /**
- * A {@link Checkpointer} over any `Kysely` instance for SQLite or Postgres. Adapters (`SqliteCheckpointer`,
+ * A {@link Checkpointer} over any `Kysely` instance and a {@link SqlDialect}. Adapters (`SqliteCheckpointer`,
  * `PostgresCheckpointer`) extend it; use it directly to share an application's existing `Kysely` instance.
  *
- * Every write is one transaction: `saveStep` checks the fencing epoch against the workflow row (row-locked on
- * Postgres, under the write lock on SQLite), upserts the step, updates the workflow and applies retention.
+ * Every write is one transaction: `saveStep` checks the fencing epoch against the workflow row (row-locked where
+ * the dialect locks rows, e.g. Postgres; under the write lock on SQLite), upserts the step, updates the workflow and applies retention.
  * `claimWorkflow` is one conditional `UPDATE`, so exactly one of several concurrent claimers — in one
  * process or many — wins. Values are serialised before the transaction opens, so a value that cannot be
  * stored writes nothing.
@@ -119,7 +92,8 @@ export interface KyselyCheckpointerOptions {
  * @example
  * ```ts
  * import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
- * const checkpointer = new KyselyCheckpointer({ db, dialect: { kind: "postgres", schema: "graph" }, destroyOnClose: false });
+ * import { postgresDialect } from "@graph/checkpoint-postgres";
+ * const checkpointer = new KyselyCheckpointer({ db, dialect: postgresDialect(), schema: "graph", destroyOnClose: false });
  * await checkpointer.setup();
  * await checkpointer.createWorkflow({ id: "wf-1", graphName: "rag", graphHash: "abc" });
  * ```

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { StepRecord } from "../src/index.js";
 import { isCheckpointError, isWorkflowConflictError } from "../src/index.js";
 import { childIdRange, lockKey, MIGRATIONS } from "../src/internal/kysely/schema.js";
+import type { SqlDialect } from "../src/kysely.js";
 import { KyselyCheckpointer } from "../src/kysely.js";
 
 type Responder = (sql: string, parameters: readonly unknown[]) => Record<string, unknown>[];
@@ -26,7 +27,7 @@ function recordingDb(kind: "sqlite" | "postgres", respond: Responder) {
       const rows = respond(query.sql, query.parameters) as R[];
       return { rows, numAffectedRows: BigInt(rows.length) };
     },
-    // biome-ignore lint/correctness/useYield: never called; the driver interface requires an async generator.
+    // biome-ignore lint/correctness/useYield: the store never streams; a call is a test failure.
     async *streamQuery() {
       throw new Error("not used");
     },
@@ -62,6 +63,26 @@ function recordingDb(kind: "sqlite" | "postgres", respond: Responder) {
           createIntrospector: (db) => new SqliteIntrospector(db),
         };
   return { db: new Kysely<any>({ dialect }), log };
+}
+
+/**
+ * A dialect written in the test, as a third-party adapter would: `$n` placeholders and row locks like PostgreSQL
+ * (`pg`), or `?` placeholders and no row locks like SQLite (`lite`). The store must work with it unchanged.
+ */
+function testDialect(style: "pg" | "lite", overrides: Partial<SqlDialect> = {}): SqlDialect {
+  return {
+    name: `test-${style}`,
+    supportsSchemas: style === "pg",
+    types: { integer: "BIGINT", key: "TEXT" },
+    placeholder: (index) => (style === "pg" ? `$${index}` : "?"),
+    rowLock: style === "pg" ? " FOR UPDATE OF w" : "",
+    readsBeforeLockWait: style === "pg",
+    writeTransaction: (db, body) => db.transaction().execute(body),
+    readTransaction: (db, body) => db.transaction().execute(body),
+    beginMigration: async () => undefined,
+    storageBytes: async () => 42,
+    ...overrides,
+  };
 }
 
 /** Answers like a database holding one workflow (lease epoch 1) and schema version 1. */
@@ -101,65 +122,93 @@ describe("KyselyCheckpointer", () => {
   it("validates its options with actionable CheckpointErrors", () => {
     const { db } = recordingDb("sqlite", oneWorkflow);
     const make = (options: object) => () => new KyselyCheckpointer({ db, ...options } as never);
-    expect(make({ dialect: { kind: "mysql" } })).toThrow(/dialect.kind must be "sqlite" or "postgres"/);
-    expect(make({ dialect: { kind: "sqlite", tablePrefix: "a-b" } })).toThrow(
+    expect(make({ dialect: { kind: "mysql" } })).toThrow(/options.dialect must be a SqlDialect .*descriptor form/);
+    expect(make({ dialect: undefined })).toThrow(/options.dialect must be a SqlDialect/);
+    expect(make({ dialect: testDialect("lite"), tablePrefix: "a-b" })).toThrow(
       /tablePrefix "a-b" is not a plain SQL identifier/,
     );
-    expect(make({ dialect: { kind: "sqlite", schema: "graph" } })).toThrow(/only supported on Postgres/);
-    expect(make({ dialect: { kind: "postgres", schema: 'x"; drop' } })).toThrow(/schema/);
-    expect(make({ dialect: { kind: "sqlite" }, policy: { durability: "exit", retention: "full" } })).toThrow(/exit/);
-    expect(() => new KyselyCheckpointer({ dialect: { kind: "sqlite" } } as never)).toThrow(/options.db/);
-    try {
-      make({ dialect: { kind: "sqlite", tablePrefix: "a-b" } })();
-    } catch (error) {
+    expect(make({ dialect: testDialect("lite"), schema: "graph" })).toThrow(
+      /schema is not supported by the test-lite dialect/,
+    );
+    expect(make({ dialect: testDialect("pg"), schema: 'x"; drop' })).toThrow(/schema/);
+    expect(make({ dialect: testDialect("lite"), policy: { durability: "exit", retention: "full" } })).toThrow(/exit/);
+    expect(() => new KyselyCheckpointer({ dialect: testDialect("lite") } as never)).toThrow(/options.db/);
+    for (const bad of [{ dialect: { kind: "sqlite" } }, { dialect: testDialect("lite"), tablePrefix: 7 }]) {
+      const error = (() => {
+        try {
+          make(bad)();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
       expect(isCheckpointError(error)).toBe(true);
     }
   });
 
   it("exposes the resolved policy", () => {
     const { db } = recordingDb("sqlite", oneWorkflow);
-    expect(new KyselyCheckpointer({ db, dialect: { kind: "sqlite" } }).policy).toEqual({
+    expect(new KyselyCheckpointer({ db, dialect: testDialect("lite") }).policy).toEqual({
       durability: "async",
       retention: "full",
     });
   });
 
-  it("postgres: migrations take an advisory lock first, create the schema, then the tables", async () => {
+  it("migrations run the dialect's hook first, then DDL with its column types, in one transaction", async () => {
     const { db, log } = recordingDb("postgres", () => []);
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres", schema: "graph", tablePrefix: "" } });
+    const hooks: string[] = [];
+    const dialect = testDialect("pg", {
+      beginMigration: async (_trx, context) => {
+        hooks.push(`lock ${context.lockKey} in ${context.schema}`);
+      },
+      types: { integer: "BIGINT", key: 'TEXT COLLATE "C"' },
+    });
+    const cp = new KyselyCheckpointer({ db, dialect, schema: "graph", tablePrefix: "" });
     await cp.setup();
+    expect(hooks).toEqual([`lock ${lockKey("graph.")} in graph`]);
     const statements = log.join("\n");
     expect(log[0]).toBe("begin");
-    expect(log[1]).toMatch(/pg_advisory_xact_lock/);
-    expect(statements).toMatch(/CREATE SCHEMA IF NOT EXISTS "graph"/);
+    expect(statements).toMatch(/CREATE TABLE IF NOT EXISTS "graph"."migrations" \(.*applied_at BIGINT/);
     expect(statements).toMatch(/CREATE TABLE IF NOT EXISTS "graph"."workflows"/);
     expect(statements).toMatch(/id TEXT COLLATE "C" NOT NULL PRIMARY KEY/);
+    expect(statements).toMatch(/last_superstep BIGINT NOT NULL/);
     expect(statements).toMatch(/insert into "graph"."migrations"/);
     expect(log[log.length - 1]).toBe("commit");
   });
 
-  it("sqlite: writes run in BEGIN IMMEDIATE transactions; tables carry the prefix", async () => {
+  it("the hot path uses the dialect's placeholders, row lock, upsert and write transaction", async () => {
     const { db, log } = recordingDb("sqlite", oneWorkflow);
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "sqlite", tablePrefix: "app_" } });
+    let writes = 0;
+    const dialect = testDialect("lite", {
+      writeTransaction: (trx, body) => {
+        writes++;
+        return trx.transaction().execute(body);
+      },
+      upsert: (table, columns, key) =>
+        `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON DUPLICATE KEY (${key.join(", ")}) UPDATE`,
+    });
+    const cp = new KyselyCheckpointer({ db, dialect, tablePrefix: "app_" });
     await cp.setup();
     log.length = 0;
+    writes = 0;
     await cp.saveStep(step, { epoch: 1 });
-    expect(log[0]).toBe("BEGIN IMMEDIATE");
-    expect(log[log.length - 1]).toBe("COMMIT");
+    expect(writes).toBe(1);
+    expect(log[0]).toBe("begin");
+    expect(log[1]).toMatch(/FROM "app_workflows" w WHERE w.id = \?$/);
     expect(log.join("\n")).toMatch(
-      /INSERT INTO "app_steps" .* ON CONFLICT \("workflow_id", "superstep", "node_name"\) DO UPDATE/s,
+      /INSERT INTO "app_steps" \(workflow_id, superstep, node_name, .*\) ON DUPLICATE KEY \(workflow_id, superstep, node_name\) UPDATE/,
     );
-    expect(log.join("\n")).not.toMatch(/for no key update/i);
+    expect(log[log.length - 1]).toBe("commit");
   });
 
-  it("postgres: saveStep locks the workflow row, checks the fence, upserts and updates in one transaction", async () => {
+  it("with row locks: saveStep locks the workflow row, asks for the step after the lock, upserts and updates", async () => {
     const { db, log } = recordingDb("postgres", oneWorkflow);
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres", schema: "graph" } });
+    const cp = new KyselyCheckpointer({ db, dialect: testDialect("pg"), schema: "graph" });
     await cp.setup();
     log.length = 0;
     await cp.saveStep(step, { epoch: 1 });
     expect(log[0]).toBe("begin");
-    expect(log[1]).toMatch(/FROM "graph"."graph_workflows" w WHERE w.id = \$1 FOR NO KEY UPDATE OF w$/);
+    expect(log[1]).toMatch(/FROM "graph"."graph_workflows" w WHERE w.id = \$1 FOR UPDATE OF w$/);
     expect(log[2]).toMatch(/^SELECT idx AS existing FROM "graph"."graph_steps" WHERE workflow_id = \$1/);
     expect(
       log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$15\) ON CONFLICT/.test(s)),
@@ -172,11 +221,17 @@ describe("KyselyCheckpointer", () => {
     expect(isWorkflowConflictError(stale)).toBe(true);
     expect(log.some((s) => /insert/i.test(s))).toBe(false);
     expect(log[log.length - 1]).toBe("rollback");
+
+    log.length = 0;
+    // The recording driver returns no row for the UPDATE … RETURNING; only the statements matter here.
+    await rejection(cp.updateWorkflow("wf", { status: "completed" }, { epoch: 1 }));
+    expect(log[1]).toMatch(/^SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at FROM .* FOR UPDATE OF w$/);
+    expect(await cp.storageBytes()).toBe(42);
   });
 
   it("a value that cannot be serialised never opens a transaction", async () => {
     const { db, log } = recordingDb("postgres", oneWorkflow);
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres" } });
+    const cp = new KyselyCheckpointer({ db, dialect: testDialect("pg") });
     await cp.setup();
     log.length = 0;
     const error = await rejection(cp.saveStep({ ...step, values: { f: () => 1 } }));
@@ -188,7 +243,7 @@ describe("KyselyCheckpointer", () => {
     const { db, log } = recordingDb("postgres", (sql) =>
       /^update/i.test(sql) ? [{ lease_epoch: 3 }] : /migrations/.test(sql) ? [{ version: 1 }] : [],
     );
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres" } });
+    const cp = new KyselyCheckpointer({ db, dialect: testDialect("pg") });
     await cp.setup();
     log.length = 0;
     const lease = await cp.claimWorkflow("wf", { owner: "me", ttlMs: 1000 });
@@ -209,8 +264,9 @@ describe("KyselyCheckpointer", () => {
     });
     const cp = new KyselyCheckpointer({
       db,
-      dialect: { kind: "sqlite" },
-      describeError: (error, context) => `advice for ${(error as { code: string }).code} in ${context.operation}`,
+      dialect: testDialect("lite", {
+        describeError: (error, context) => `advice for ${(error as { code: string }).code} in ${context.operation}`,
+      }),
     });
     const error = await rejection(cp.getWorkflow("wf"));
     expect(isCheckpointError(error)).toBe(true);
@@ -231,7 +287,7 @@ describe("KyselyCheckpointer", () => {
       return oneWorkflow(sql, parameters);
     });
     const isConnectionLost = (error: unknown) => (error as { code?: string }).code === "LOST";
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "postgres" }, isConnectionLost });
+    const cp = new KyselyCheckpointer({ db, dialect: testDialect("pg", { isConnectionLost }) });
     await cp.setup();
 
     failNext = /^select \* from "graph_steps"/;
@@ -247,7 +303,7 @@ describe("KyselyCheckpointer", () => {
 
     // The transaction had begun (its first statement failed after BEGIN): the caller gets the error.
     log.length = 0;
-    failNext = /FOR NO KEY UPDATE/;
+    failNext = /FOR UPDATE OF w/;
     const error = await rejection(cp.saveStep(step, { epoch: 1 }));
     expect(isCheckpointError(error)).toBe(true);
     expect(log.filter((entry) => entry === "begin")).toHaveLength(1);
@@ -257,13 +313,13 @@ describe("KyselyCheckpointer", () => {
       if (/^select \* from "graph_steps"/.test(sql)) throw lost();
       return oneWorkflow(sql, parameters);
     });
-    const noRetry = new KyselyCheckpointer({ db: plain.db, dialect: { kind: "postgres" } });
+    const noRetry = new KyselyCheckpointer({ db: plain.db, dialect: testDialect("pg") });
     expect(isCheckpointError(await rejection(noRetry.getSteps("wf")))).toBe(true);
   });
 
   it("refuses calls after close", async () => {
     const { db } = recordingDb("sqlite", oneWorkflow);
-    const cp = new KyselyCheckpointer({ db, dialect: { kind: "sqlite" } });
+    const cp = new KyselyCheckpointer({ db, dialect: testDialect("lite") });
     await cp.close();
     await cp.close();
     const error = await rejection(cp.getWorkflow("wf"));

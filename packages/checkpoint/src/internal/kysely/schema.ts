@@ -1,9 +1,9 @@
 /**
  * Table layout and versioned migrations of the SQL store. One definition for every dialect: the only
- * differences are the integer type (`bigint` on Postgres, where ms timestamps overflow `integer`) and the
- * collation of id columns (`"C"` on Postgres so ordering and prefix ranges are bytewise, like SQLite's BINARY).
+ * differences are the column types the dialect names (`BIGINT` on Postgres, where ms timestamps overflow
+ * `integer`; id columns with a bytewise collation, `"C"` on Postgres, like SQLite's BINARY).
  */
-import type { DialectKind } from "./dialect.js";
+import type { SqlDialect } from "../../SqlDialect.js";
 
 /** Unqualified table names for a prefix. */
 export interface TableNames {
@@ -31,7 +31,7 @@ export function quoteIdentifier(name: string): string {
 
 /** What a migration needs to render its DDL. */
 export interface DdlContext {
-  readonly kind: DialectKind;
+  readonly types: SqlDialect["types"];
   readonly prefix: string;
   /** A quoted, schema-qualified table reference. */
   table(name: keyof TableNames): string;
@@ -50,8 +50,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: "workflows and steps",
     statements: (c) => {
-      const int = c.kind === "postgres" ? "BIGINT" : "INTEGER";
-      const key = c.kind === "postgres" ? 'TEXT COLLATE "C"' : "TEXT";
+      const int = c.types.integer;
+      const key = c.types.key;
       const index = (name: string) => quoteIdentifier(`${c.prefix}${name}`);
       return [
         `CREATE TABLE IF NOT EXISTS ${c.table("workflows")} (

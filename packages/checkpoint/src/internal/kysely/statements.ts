@@ -1,10 +1,10 @@
 /**
  * The statements of the hot path (`saveStep`), rendered to SQL text once per store instead of being built with
  * the query builder on every call (building and compiling costs more than SQLite takes to run them). Written
- * with `?` placeholders; Postgres gets `$1…$n`. Both dialects accept the same text otherwise.
+ * with `?` placeholders, rendered into the dialect's form (`$1…$n` on Postgres).
  */
 import { CompiledQuery } from "kysely";
-import type { SqlDialect } from "./dialect.js";
+import type { TableLayout } from "./layout.js";
 import type { StepRow } from "./rows.js";
 
 /** The columns of a step row, in insert order. */
@@ -26,10 +26,16 @@ export const STEP_COLUMNS = [
   "completed_at",
 ] as const satisfies readonly (keyof StepRow)[];
 
-function numbered(kind: SqlDialect["kind"], text: string): string {
-  if (kind !== "postgres") return text;
-  let n = 0;
-  return text.replaceAll("?", () => `$${++n}`);
+const STEP_KEY = ["workflow_id", "superstep", "node_name"] as const;
+
+/** The standard upsert: `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` for every other column. */
+function standardUpsert(table: string, columns: readonly string[], key: readonly string[]): string {
+  const quoted = columns.map((column) => `"${column}"`);
+  const updates = columns.filter((c) => !key.includes(c)).map((column) => `"${column}" = excluded."${column}"`);
+  return (
+    `INSERT INTO ${table} (${quoted.join(", ")}) VALUES (${quoted.map(() => "?").join(", ")}) ` +
+    `ON CONFLICT (${key.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${updates.join(", ")}`
+  );
 }
 
 /** Prepared SQL texts of one store. */
@@ -41,48 +47,40 @@ export class HotStatements {
   readonly #afterStep: string;
   readonly #claim: string;
   readonly #release: string;
+  readonly #lockWorkflow: string;
 
-  constructor(d: SqlDialect) {
+  constructor(d: TableLayout) {
     const workflows = d.table("workflows");
     const steps = d.table("steps");
     // Whether the step exists decides if step_count grows. SQLite reads it in the same statement: the transaction
     // already holds the write lock, so its snapshot is current. Postgres must read it in a statement that starts
     // after the row lock is granted: a statement that waited for the lock still reads other tables from the
     // snapshot it took before waiting, and would miss a step committed by the previous lock holder.
-    this.#separateExistence = d.kind === "postgres";
+    this.#separateExistence = d.dialect.readsBeforeLockWait;
     const existence = this.#separateExistence
       ? "NULL"
       : `(SELECT s.idx FROM ${steps} s WHERE s.workflow_id = w.id AND s.superstep = ? AND s.node_name = ?)`;
-    this.#lockForStep = numbered(
-      d.kind,
+    this.#lockForStep = d.numbered(
       "SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at, w.last_superstep, w.step_count, " +
-        `${existence} AS existing FROM ${workflows} w WHERE w.id = ?` +
-        (d.kind === "postgres" ? " FOR NO KEY UPDATE OF w" : ""),
+        `${existence} AS existing FROM ${workflows} w WHERE w.id = ?${d.dialect.rowLock}`,
     );
-    this.#stepExists = numbered(
-      d.kind,
+    this.#lockWorkflow = d.numbered(
+      `SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at FROM ${workflows} w WHERE w.id = ?${d.dialect.rowLock}`,
+    );
+    this.#stepExists = d.numbered(
       `SELECT idx AS existing FROM ${steps} WHERE workflow_id = ? AND superstep = ? AND node_name = ?`,
     );
-    const quoted = STEP_COLUMNS.map((column) => `"${column}"`);
-    const updates = quoted.slice(3).map((column) => `${column} = excluded.${column}`);
-    this.#upsertStep = numbered(
-      d.kind,
-      `INSERT INTO ${steps} (${quoted.join(", ")}) VALUES (${quoted.map(() => "?").join(", ")}) ` +
-        `ON CONFLICT ("workflow_id", "superstep", "node_name") DO UPDATE SET ${updates.join(", ")}`,
-    );
-    this.#afterStep = numbered(
-      d.kind,
+    this.#upsertStep = d.numbered((d.dialect.upsert ?? standardUpsert).call(d.dialect, steps, STEP_COLUMNS, STEP_KEY));
+    this.#afterStep = d.numbered(
       `UPDATE ${workflows} SET last_superstep = ?, step_count = ?, updated_at = ? WHERE id = ?`,
     );
     // One conditional UPDATE decides atomically who wins a claim (see KyselyStore.claimWorkflow).
-    this.#claim = numbered(
-      d.kind,
+    this.#claim = d.numbered(
       `UPDATE ${workflows} SET lease_epoch = CASE WHEN lease_owner = ? THEN lease_epoch ELSE lease_epoch + 1 END, ` +
         `lease_owner = ?, lease_expires_at = ? ` +
         `WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ? OR lease_owner = ?) RETURNING lease_epoch`,
     );
-    this.#release = numbered(
-      d.kind,
+    this.#release = d.numbered(
       `UPDATE ${workflows} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
     );
   }
@@ -90,6 +88,11 @@ export class HotStatements {
   /** Takes or renews the lease; returns a row `{ lease_epoch }` only when the claim won. */
   claim(workflowId: string, owner: string, expiresAt: number, now: number): CompiledQuery {
     return CompiledQuery.raw(this.#claim, [owner, owner, expiresAt, workflowId, now, owner]);
+  }
+
+  /** Locks the workflow row (where the dialect locks rows) and reads its lease, for a read-then-write. */
+  lockWorkflow(workflowId: string): CompiledQuery {
+    return CompiledQuery.raw(this.#lockWorkflow, [workflowId]);
   }
 
   /** Gives the lease up (only for the holder's epoch). */

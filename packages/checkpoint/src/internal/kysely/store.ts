@@ -1,6 +1,6 @@
 /**
  * The SQL implementation of the whole `Checkpointer` contract, shared by the SQLite and Postgres adapters.
- * Dialect differences live in `SqlDialect`; every query here is written once.
+ * Database differences live in the configured `SqlDialect`; every query here is written once.
  */
 import { sql } from "kysely";
 import type {
@@ -23,6 +23,7 @@ import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "../
 import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import type { Serializer } from "../../Serializer.js";
 import { defaultSerializer, serializeStored } from "../../Serializer.js";
+import type { SqlDialect } from "../../SqlDialect.js";
 import {
   compactSteps,
   decodeWorkflowCursor,
@@ -40,8 +41,8 @@ import {
   validateFence,
 } from "../leases.js";
 import { selectRecords } from "../records.js";
-import type { AnyDb } from "./dialect.js";
-import { SqlDialect } from "./dialect.js";
+import type { AnyDb } from "./layout.js";
+import { TableLayout } from "./layout.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
 import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
@@ -75,7 +76,7 @@ function requireStorableId(id: unknown, operation: string, what = "workflow id")
 /** The store behind `KyselyCheckpointer`. */
 export class KyselyStore {
   readonly policy: CheckpointPolicy;
-  readonly dialect: SqlDialect;
+  readonly dialect: TableLayout;
   readonly #db: AnyDb;
   readonly #serializer: Serializer;
   readonly #destroyOnClose: boolean;
@@ -98,46 +99,47 @@ export class KyselyStore {
     ) {
       throw config("options.db must be a Kysely instance.", "db");
     }
-    const kind = options.dialect?.kind;
-    if (kind !== "sqlite" && kind !== "postgres") {
-      throw config(`dialect.kind must be "sqlite" or "postgres", got ${JSON.stringify(kind)}.`, "dialect.kind");
+    const dialect = options.dialect as SqlDialect | undefined;
+    const hooks = ["placeholder", "writeTransaction", "readTransaction", "beginMigration", "storageBytes"] as const;
+    if (typeof dialect !== "object" || dialect === null || hooks.some((hook) => typeof dialect[hook] !== "function")) {
+      throw config(
+        "options.dialect must be a SqlDialect (e.g. sqliteDialect() from @graph/checkpoint-sqlite or " +
+          `postgresDialect() from @graph/checkpoint-postgres), got ${describeValue(dialect)}.`,
+        "dialect",
+      );
     }
-    const prefix = options.dialect.tablePrefix ?? "graph_";
-    if (prefix !== "" && !isPlainIdentifier(prefix)) {
+    const prefix = options.tablePrefix ?? "graph_";
+    if (typeof prefix !== "string" || (prefix !== "" && !isPlainIdentifier(prefix))) {
       throw config(
         `tablePrefix ${JSON.stringify(prefix)} is not a plain SQL identifier; use letters, digits and _ ` +
           '(at most 48 characters, not starting with a digit), e.g. "graph_".',
-        "dialect.tablePrefix",
+        "tablePrefix",
       );
     }
-    const schema = options.dialect.schema;
+    const schema = options.schema;
     if (schema !== undefined) {
-      if (kind !== "postgres") {
+      if (!dialect.supportsSchemas) {
         throw config(
-          "dialect.schema is only supported on Postgres; on SQLite use tablePrefix or another file.",
-          "dialect.schema",
+          `schema is not supported by the ${dialect.name} dialect; use tablePrefix or another database.`,
+          "schema",
         );
       }
-      if (!isPlainIdentifier(schema)) {
+      if (typeof schema !== "string" || !isPlainIdentifier(schema)) {
         throw config(
           `schema ${JSON.stringify(schema)} is not a plain SQL identifier; use letters, digits and _ ` +
             '(at most 48 characters, not starting with a digit), e.g. "graph".',
-          "dialect.schema",
+          "schema",
         );
       }
     }
     this.policy = resolvePolicy(options.policy);
-    const writeLockKey = options.dialect.writeLockKey;
-    if (writeLockKey !== undefined && typeof writeLockKey !== "string") {
-      throw config("dialect.writeLockKey must be a string (the resolved database file path).", "dialect.writeLockKey");
-    }
-    this.dialect = new SqlDialect(kind, schema, prefix, writeLockKey);
+    this.dialect = new TableLayout(dialect, schema, prefix);
     // Without plugins: the store reads and writes its own column names (a CamelCasePlugin would rename them).
     this.#db = options.db.withoutPlugins();
     this.#serializer = options.serializer ?? defaultSerializer;
     this.#destroyOnClose = options.destroyOnClose ?? true;
-    this.#describeError = options.describeError;
-    this.#isConnectionLost = options.isConnectionLost ?? (() => false);
+    this.#describeError = options.describeError ?? dialect.describeError?.bind(dialect);
+    this.#isConnectionLost = options.isConnectionLost ?? dialect.isConnectionLost?.bind(dialect) ?? (() => false);
     this.#statements = new HotStatements(this.dialect);
   }
 
@@ -237,11 +239,11 @@ export class KyselyStore {
     const d = this.dialect;
     const key = lockKey(`${d.schema ?? ""}.${d.prefix}`);
     await this.#write(async (trx) => {
-      await d.beginMigration(trx, key);
+      await d.dialect.beginMigration(trx, { lockKey: key, schema: d.schema });
       await sql
         .raw(
           `CREATE TABLE IF NOT EXISTS ${d.table("migrations")} (version INTEGER NOT NULL PRIMARY KEY, ` +
-            `name TEXT NOT NULL, applied_at ${d.kind === "postgres" ? "BIGINT" : "INTEGER"} NOT NULL)`,
+            `name TEXT NOT NULL, applied_at ${d.dialect.types.integer} NOT NULL)`,
         )
         .execute(trx);
       const rows = (await d.scoped(trx).selectFrom(d.names.migrations).select("version").execute()) as {
@@ -259,7 +261,7 @@ export class KyselyStore {
         });
       }
       const context = {
-        kind: d.kind,
+        types: d.dialect.types,
         prefix: d.prefix,
         table: (name: "workflows" | "steps" | "migrations") => d.table(name),
       };
@@ -579,14 +581,9 @@ export class KyselyStore {
       const d = this.dialect;
       const row = await this.#write(async (trx) => {
         const q = d.scoped(trx);
-        const workflow = (await d
-          .lock(
-            q
-              .selectFrom(d.names.workflows)
-              .select(["lease_epoch", "lease_owner", "lease_expires_at"])
-              .where("id", "=", id),
-          )
-          .executeTakeFirst()) as Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at"> | undefined;
+        const workflow = (await trx.executeQuery(this.#statements.lockWorkflow(id))).rows[0] as
+          | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
+          | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
         this.#checkFence(id, workflow, fence, "updateWorkflow");
         return (await q
@@ -724,7 +721,8 @@ export class KyselyStore {
 
   /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */
   storageBytes(): Promise<number> {
-    return this.#run("storageBytes", undefined, () => this.#read((db) => this.dialect.storageBytes(db)));
+    const d = this.dialect;
+    return this.#run("storageBytes", undefined, () => this.#read((db) => d.dialect.storageBytes(db, d.tables)));
   }
 
   /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */
@@ -755,4 +753,12 @@ function superstepBound(value: number | undefined, operation: string, workflowId
   }
   if (value === Number.POSITIVE_INFINITY) return undefined;
   return Math.floor(Math.max(value, -1e15));
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? String(value);
+  const kind = (value as { kind?: unknown }).kind;
+  return typeof kind === "string"
+    ? `{ kind: ${JSON.stringify(kind)} } (the descriptor form was replaced by dialect objects)`
+    : "an object without the SqlDialect hooks";
 }

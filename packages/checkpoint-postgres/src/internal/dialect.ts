@@ -1,0 +1,81 @@
+/**
+ * The PostgreSQL side of the SQL store:
+ * - write transactions are ordinary (READ COMMITTED) transactions; a read-then-write locks the workflow row with
+ *   `SELECT … FOR NO KEY UPDATE`, which does not block the foreign-key checks of step inserts;
+ * - a statement that waited for that lock reads other tables from its older snapshot, so whether a step exists is
+ *   asked in a separate statement (`readsBeforeLockWait`);
+ * - migrations serialise concurrent `setup()` calls with `pg_advisory_xact_lock` and create the schema;
+ * - read snapshots are `REPEATABLE READ, READ ONLY`;
+ * - ids are `TEXT COLLATE "C"` (bytewise order, like SQLite's BINARY) and timestamps `BIGINT`.
+ */
+import type { AnyKysely, ErrorContext, SqlDialect, SqlTables } from "@graph/checkpoint/kysely";
+import { sql } from "kysely";
+import { isConnectionLost } from "./connection.js";
+
+/** Options of the PostgreSQL dialect. */
+export interface PostgresDialectOptions {
+  /** Turns a driver error into an actionable sentence (e.g. naming host and port), or `undefined`. */
+  readonly describeError?: (error: unknown, context: ErrorContext) => string | undefined;
+}
+
+function quote(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The PostgreSQL {@link SqlDialect}. */
+export class PostgresStoreDialect implements SqlDialect {
+  readonly name = "postgres";
+  readonly supportsSchemas = true;
+  readonly types = { integer: "BIGINT", key: 'TEXT COLLATE "C"' } as const;
+  readonly rowLock = " FOR NO KEY UPDATE OF w";
+  readonly readsBeforeLockWait = true;
+  readonly #describeError: PostgresDialectOptions["describeError"];
+
+  constructor(options: PostgresDialectOptions = {}) {
+    this.#describeError = options.describeError;
+  }
+
+  placeholder(index: number): string {
+    return `$${index}`;
+  }
+
+  writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {
+    return db.transaction().execute(body);
+  }
+
+  readTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {
+    return db.transaction().setIsolationLevel("repeatable read").setAccessMode("read only").execute(body);
+  }
+
+  async beginMigration(
+    trx: AnyKysely,
+    context: { readonly lockKey: number; readonly schema: string | undefined },
+  ): Promise<void> {
+    // Class id 0x67726170 ("grap") keeps our locks apart from an application's own advisory locks.
+    await sql`SELECT pg_advisory_xact_lock(${0x67726170}::int4, ${context.lockKey}::int4)`.execute(trx);
+    if (context.schema === undefined) return;
+    const exists = await sql<{
+      found: number;
+    }>`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${context.schema}`.execute(trx);
+    if (exists.rows.length === 0) await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${quote(context.schema)}`).execute(trx);
+  }
+
+  /**
+   * The size of the stored row tuples (`pg_column_size`), which — unlike relation sizes — shrinks when retention
+   * deletes rows and does not jump in 8 KB pages.
+   */
+  async storageBytes(db: AnyKysely, tables: SqlTables): Promise<number> {
+    const result = await sql<{ bytes: string | number | null }>`
+      SELECT (SELECT coalesce(sum(pg_column_size(w.*)), 0) FROM ${sql.raw(tables.workflows)} w)
+           + (SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM ${sql.raw(tables.steps)} s) AS bytes`.execute(db);
+    return Number(result.rows[0]?.bytes ?? 0);
+  }
+
+  describeError(error: unknown, context: ErrorContext): string | undefined {
+    return this.#describeError?.(error, context);
+  }
+
+  isConnectionLost(error: unknown): boolean {
+    return isConnectionLost(error);
+  }
+}
