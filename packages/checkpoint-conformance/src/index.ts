@@ -14,7 +14,7 @@ import { describe } from "vitest";
 import type { ChildProcessOptions, EngineCheckpointerFactory, EngineOptions } from "./internal/engine.js";
 import { describeEngine } from "./internal/engine.js";
 import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./internal/options.js";
-import { describeStorage } from "./internal/storage.js";
+import { describeStorage, STORAGE_AREAS, type StorageArea } from "./internal/storage/index.js";
 
 /**
  * Options of the engine half of the suite (crash/resume, lease races, growth through the runtime). Give
@@ -68,6 +68,7 @@ import { describeStorage } from "./internal/storage.js";
  * - `storageBytes` measures the bytes the backend stores (e.g. the database file size); the growth test uses
  *   the difference before/after writing 1,000 steps. Without it, the JSON size of `getSteps` is measured.
  * - `engine` configures the engine tests.
+ * - `only` limits the storage suite to some contract areas ({@link STORAGE_AREAS}).
  *
  * @example
  * ```ts
@@ -100,10 +101,38 @@ export type {
  */
 export function describeCheckpointer(options: DescribeCheckpointerOptions): void {
   describe(`checkpointer conformance: ${options.name}`, () => {
-    describe("storage", () => describeStorage(options));
+    describe("storage", () => describeStorage(options, options.only));
     // describeEngine registers its own `describe("engine", …)` block (an empty describe fails in vitest).
     if (options.engine?.skip !== true) describeEngine(options);
   });
 }
+/**
+ * Registers only the storage half of the suite (the `Checkpointer` contract, no runtime), optionally limited to some
+ * contract areas — the fast loop while writing an adapter.
+ *
+ * @example
+ * ```ts
+ * import { describeStorageConformance } from "@graph/checkpoint-conformance";
+ * describeStorageConformance({ name: "my-db", create: (o) => new MyCheckpointer(o) }, { only: ["leases", "steps"] });
+ * ```
+ */
+export function describeStorageConformance(
+  options: DescribeCheckpointerOptions,
+  filter: { readonly only?: readonly StorageArea[] } = {},
+): void {
+  describe(`checkpointer storage conformance: ${options.name}`, () =>
+    describeStorage(options, filter.only ?? options.only));
+}
+
 export { rejection, stepRecord } from "./testing.js";
 export { claimRounds, runTogether, startWorker, type Worker, waitUntil, workerStart } from "./workers.js";
+/**
+ * The contract areas of the storage suite, one test file each: `lifecycle`, `workflows`, `steps`, `listing`,
+ * `retention`, `deletion`, `serialization`, `leases`, `unknownIds`, `ids`, `growth`.
+ *
+ * @example
+ * ```ts
+ * describeCheckpointer({ ...options, only: STORAGE_AREAS.filter((area) => area !== "growth") });
+ * ```
+ */
+export { STORAGE_AREAS, type StorageArea };

@@ -54,6 +54,7 @@ export {
   decodeWorkflowCursor,
   encodeWorkflowCursor,
   foldSteps,
+  MAX_WORKFLOW_ID_BYTES,
   resolveListLimit,
   stepKey,
   validateStepRecord,

@@ -134,8 +134,22 @@ function invalidInput(operation: string, message: string, workflowId?: string, p
 }
 
 /**
+ * The longest workflow id every backend stores, in UTF-8 bytes. PostgreSQL cannot index a key over ~2.7 KB and child
+ * workflow ids extend their parent's (`parent/node/7`), so one limit well below that holds for every adapter.
+ *
+ * @example
+ * ```ts
+ * import { MAX_WORKFLOW_ID_BYTES } from "@graph/checkpoint";
+ * const fits = (id: string) => new TextEncoder().encode(id).length <= MAX_WORKFLOW_ID_BYTES;
+ * ```
+ */
+export const MAX_WORKFLOW_ID_BYTES = 1024;
+
+const utf8 = new TextEncoder();
+
+/**
  * Checks that an id is usable as a workflow id: a non-empty string without NUL characters (which some backends
- * cannot store).
+ * cannot store), at most {@link MAX_WORKFLOW_ID_BYTES} UTF-8 bytes long.
  *
  * @throws CheckpointError naming the operation.
  * @example
@@ -150,6 +164,20 @@ export function validateWorkflowId(id: unknown, operation: string): asserts id i
       `Invalid workflow id ${typeof id === "string" ? JSON.stringify(id) : String(id)} passed to ${operation}: ` +
         "a workflow id must be a non-empty string without NUL characters.",
     );
+  }
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: only long ids need encoding.
+  if (id.length * 3 > MAX_WORKFLOW_ID_BYTES) {
+    const bytes = utf8.encode(id).length;
+    if (bytes > MAX_WORKFLOW_ID_BYTES) {
+      throw invalidInput(
+        operation,
+        `Workflow id passed to ${operation} is ${bytes} bytes long (UTF-8), over the limit of ` +
+          `${MAX_WORKFLOW_ID_BYTES} bytes every checkpointer enforces (it starts ${JSON.stringify(id.slice(0, 40))}…). ` +
+          "Use a shorter id, e.g. a hash of the long key.",
+        undefined,
+        "id",
+      );
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Checkpointer, CheckpointPolicy } from "@graph/checkpoint";
 import type { EngineOptions } from "./engine.js";
+import type { StorageArea } from "./storage/index.js";
 
 /** What the suite passes to `create`: the policy the new checkpointer must use (when the test needs one). */
 export interface CreateCheckpointerOptions {
@@ -13,4 +14,6 @@ export interface DescribeCheckpointerOptions {
   readonly destroy?: (checkpointer: Checkpointer) => Promise<void>;
   readonly storageBytes?: (checkpointer: Checkpointer) => Promise<number>;
   readonly engine?: EngineOptions;
+  /** Run only these contract areas of the storage suite (default: all); e.g. `["leases"]` while working on leases. */
+  readonly only?: readonly StorageArea[];
 }
