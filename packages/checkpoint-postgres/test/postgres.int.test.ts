@@ -240,6 +240,35 @@ describe("PostgresCheckpointer", () => {
     await cp.close();
   });
 
+  it("listWorkflows skips a corrupt workflow row and reports it, on every page", async () => {
+    const name = schema();
+    const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: name });
+    for (const id of ["a", "b", "c", "d"]) await cp.createWorkflow({ id, graphName: "g", graphHash: "h" });
+    await admin(`UPDATE "${name}".workflows SET status = 'exploded' WHERE id = 'b'`);
+    await admin(`UPDATE "${name}".workflows SET pause = '{not json' WHERE id = 'c'`);
+    const first = await cp.listWorkflows({ limit: 2 });
+    expect(first.workflows.map((w) => w.id)).toEqual(["a"]);
+    expect(first.skipped?.map((s) => s.id)).toEqual(["b"]);
+    expect(isCheckpointError(first.skipped?.[0]?.error)).toBe(true);
+    expect(first.skipped?.[0]?.error.message).toMatch(/Stored workflow column status of workflow 'b' is corrupt/);
+    const second = await cp.listWorkflows({ limit: 2, ...(first.nextCursor ? { cursor: first.nextCursor } : {}) });
+    expect(second.workflows.map((w) => w.id)).toEqual(["d"]);
+    expect(second.skipped?.map((s) => s.id)).toEqual(["c"]);
+    const whole = await cp.listWorkflows();
+    expect(whole.workflows.map((w) => w.id)).toEqual(["a", "d"]);
+    expect(whole.skipped?.map((s) => s.id)).toEqual(["b", "c"]);
+    await cp.close();
+  });
+
+  it("a workflow id over the limit is rejected up front, naming the limit (not connection advice)", async () => {
+    const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
+    const error = await rejection(cp.createWorkflow({ id: "w".repeat(3000), graphName: "g", graphHash: "h" }));
+    expect(isCheckpointError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/3000 bytes long \(UTF-8\), over the limit of 1024 bytes/);
+    expect((error as Error).message).not.toMatch(/reachable/);
+    await cp.close();
+  });
+
   it("stores well under 1 KB per trivial step", async () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
     await cp.createWorkflow({ id: "size", graphName: "g", graphHash: "h" });

@@ -182,6 +182,30 @@ describe("SqliteCheckpointer", () => {
     await cp.close();
   });
 
+  it("listWorkflows skips a corrupt workflow row and reports it, on every page", async () => {
+    const file = tmpFile();
+    const cp = new SqliteCheckpointer({ path: file });
+    for (const id of ["a", "b", "c", "d"]) await cp.createWorkflow({ id, graphName: "g", graphHash: "h" });
+    const raw = new Database(file);
+    raw.prepare(`UPDATE graph_workflows SET status = 'exploded' WHERE id = 'b'`).run();
+    raw.prepare(`UPDATE graph_workflows SET pause = '{not json' WHERE id = 'c'`).run();
+    raw.close();
+    const first = await cp.listWorkflows({ limit: 2 });
+    expect(first.workflows.map((w) => w.id)).toEqual(["a"]);
+    expect(first.skipped?.map((s) => s.id)).toEqual(["b"]);
+    expect(isCheckpointError(first.skipped?.[0]?.error)).toBe(true);
+    expect(first.skipped?.[0]?.error).toMatchObject({ workflowId: "b", operation: "listWorkflows" });
+    expect(first.skipped?.[0]?.error.message).toMatch(/Stored workflow column status of workflow 'b' is corrupt/);
+    const second = await cp.listWorkflows({ limit: 2, ...(first.nextCursor ? { cursor: first.nextCursor } : {}) });
+    expect(second.workflows.map((w) => w.id)).toEqual(["d"]);
+    expect(second.skipped?.map((s) => s.id)).toEqual(["c"]);
+    expect(second.nextCursor).toBeUndefined();
+    const whole = await cp.listWorkflows();
+    expect(whole.workflows.map((w) => w.id)).toEqual(["a", "d"]);
+    expect(whole.skipped?.map((s) => s.id)).toEqual(["b", "c"]);
+    await cp.close();
+  });
+
   it("a file that is not a database gives an actionable CheckpointError", async () => {
     const file = tmpFile("garbage");
     fs.writeFileSync(file, "this is not a database, just text ".repeat(200));

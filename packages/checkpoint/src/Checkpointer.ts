@@ -8,6 +8,7 @@
  * @module
  */
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+import type { CheckpointError } from "./errors.js";
 
 /** Status of one step (one node execution) of a workflow. */
 export type StepStatus = "completed" | "failed" | "paused" | "stopped";
@@ -264,6 +265,25 @@ export interface ListWorkflowsOptions {
 export interface WorkflowPage {
   readonly workflows: readonly WorkflowRecord[];
   readonly nextCursor?: string;
+  /**
+   * Stored workflows of this page that could not be read (a corrupt row), left out of `workflows` — one per row,
+   * with the `CheckpointError` saying what is wrong. Absent when every row was readable. Paging continues past them.
+   */
+  readonly skipped?: readonly SkippedWorkflow[];
+}
+
+/**
+ * A workflow `listWorkflows` could not read: its id and why.
+ *
+ * @example
+ * ```ts
+ * const page = await checkpointer.listWorkflows();
+ * for (const { id, error } of page.skipped ?? []) console.warn(`workflow ${id} is unreadable: ${error.message}`);
+ * ```
+ */
+export interface SkippedWorkflow {
+  readonly id: string;
+  readonly error: CheckpointError;
 }
 
 /**

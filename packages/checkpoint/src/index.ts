@@ -12,6 +12,7 @@ export type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  SkippedWorkflow,
   StepKind,
   StepReadOptions,
   StepRecord,
@@ -43,8 +44,8 @@ export { isInputRecord } from "./internal/records.js";
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
 export { MemoryCheckpointer } from "./MemoryCheckpointer.js";
 /** Serialisation. */
-export type { Serializer, StoredValueContext } from "./Serializer.js";
-export { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
+export type { ClassCodec, ClassSerializer, Serializer, StoredValueContext } from "./Serializer.js";
+export { createSerializer, defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 /** Pure helpers shared by every adapter. */
 export type { FoldedState, StepSummary, WorkflowPosition } from "./state.js";
 export {

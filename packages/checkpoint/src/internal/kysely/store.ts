@@ -9,6 +9,7 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  SkippedWorkflow,
   StepReadOptions,
   StepRecord,
   WorkflowPage,
@@ -701,12 +702,24 @@ export class KyselyStore {
         .orderBy("id")
         .limit(limit + 1);
       const rows = (await this.#read(() => finalQuery.execute())) as WorkflowRow[];
-      const page = rows.slice(0, limit).map((row) => decodeWorkflow(row, this.#serializer, "listWorkflows"));
-      const last = page[page.length - 1];
+      // One corrupt row must not hide every other workflow: it is left out and reported in `skipped`.
+      const workflows: WorkflowRecord[] = [];
+      const skipped: SkippedWorkflow[] = [];
+      for (const row of rows.slice(0, limit)) {
+        try {
+          workflows.push(decodeWorkflow(row, this.#serializer, "listWorkflows"));
+        } catch (error) {
+          skipped.push({ id: row.id, error: this.#classify(error, "listWorkflows", row.id) as CheckpointError });
+        }
+      }
+      // The cursor follows the last row read, readable or not, so paging continues past a corrupt one.
+      const lastRow = rows.length > limit ? rows[limit - 1] : undefined;
+      const createdAt = lastRow === undefined ? Number.NaN : Number(lastRow.created_at);
       return {
-        workflows: page,
-        ...(rows.length > limit && last !== undefined
-          ? { nextCursor: encodeWorkflowCursor({ createdAt: last.createdAt, id: last.id }) }
+        workflows,
+        ...(skipped.length === 0 ? {} : { skipped }),
+        ...(lastRow !== undefined && Number.isSafeInteger(createdAt)
+          ? { nextCursor: encodeWorkflowCursor({ createdAt: new Date(createdAt), id: lastRow.id }) }
           : {}),
       };
     });
