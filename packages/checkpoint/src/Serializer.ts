@@ -18,21 +18,10 @@
  * arrays, symbol keys) is rejected with a `CheckpointError` whose `path` says where the value is, e.g.
  * `doc.meta[2]`, `cache.get("k")`, `tags.values()[0]`. Array holes are read back as `undefined`.
  *
- * Class instances (an `AIMessage`, an `Error`, a `RegExp`, your own classes) can be checkpointed once their class
- * is registered with an encode/decode pair: `createSerializer().register(AIMessage, { encode, decode })`. They are
- * stored as `{"$t":"Class","v":["AIMessage", <encoded data>]}`.
- *
  * @module
  */
 import { CheckpointError, isCheckpointError } from "./errors.js";
-import {
-  ClassRegistry,
-  decodeFromText,
-  encodeToText,
-  failureReason,
-  joinPath,
-  SERIALIZATION_ADVICE,
-} from "./internal/codec.js";
+import { decodeFromText, encodeToText, failureReason, joinPath, SERIALIZATION_ADVICE } from "./internal/codec.js";
 
 /**
  * Converts values to text and back. Implementations must round-trip what they accept exactly and throw for what
@@ -165,89 +154,4 @@ export function deserializeStored(serializer: Serializer, text: string, context:
       cause,
     });
   }
-}
-
-/**
- * How instances of one class are checkpointed: `encode` turns an instance into data the serializer can store
- * (plain data, Dates, Maps, other registered classes…), `decode` rebuilds the instance from that data.
- *
- * @example
- * ```ts
- * const point: ClassCodec<Point, { x: number; y: number }> = {
- *   encode: (p) => ({ x: p.x, y: p.y }),
- *   decode: (d) => new Point(d.x, d.y),
- * };
- * ```
- */
-export interface ClassCodec<T, D = any> {
-  /** The name stored with each instance (default: the class's `name`). Keep it stable: stored data refers to it. */
-  readonly name?: string;
-  readonly encode: (value: T) => D;
-  readonly decode: (data: D) => T;
-}
-
-/**
- * A {@link Serializer} (the default format) that also stores instances of registered classes.
- *
- * @example
- * ```ts
- * const serializer: ClassSerializer = createSerializer().register(RegExp, {
- *   encode: (r) => [r.source, r.flags],
- *   decode: ([source, flags]) => new RegExp(source, flags),
- * });
- * ```
- */
-export interface ClassSerializer extends Serializer {
-  /** Registers a class (subclasses without their own registration use it too); returns the serializer. */
-  register<T extends object>(type: abstract new (...args: any[]) => T, codec: ClassCodec<T>): ClassSerializer;
-}
-
-function registrationError(message: string): CheckpointError {
-  return new CheckpointError({ message: `serializer.register: ${message}`, operation: "register" });
-}
-
-/**
- * A serializer with the default format plus classes you register, for values such as LangChain messages, `Error`s
- * or your domain objects. Pass it to any checkpointer (`serializer` option); every process reading the data needs
- * the same registrations.
- *
- * @example
- * ```ts
- * import { createSerializer, MemoryCheckpointer } from "@graph/checkpoint";
- *
- * const serializer = createSerializer()
- *   .register(AIMessage, { encode: (m) => ({ content: m.content }), decode: (d) => new AIMessage(d) })
- *   .register(Error, { encode: (e) => ({ name: e.name, message: e.message }), decode: (d) => Object.assign(new Error(d.message), { name: d.name }) });
- * const checkpointer = new MemoryCheckpointer({ serializer });
- * ```
- */
-export function createSerializer(): ClassSerializer {
-  const classes = new ClassRegistry();
-  const serializer: ClassSerializer = {
-    serialize: (value: unknown): string => encodeToText(value, classes),
-    deserialize: (text: string): unknown => decodeFromText(text, classes),
-    register(type, codec) {
-      if (typeof type !== "function") {
-        throw registrationError(`expects a class as its first argument, got ${typeof type}.`);
-      }
-      if (typeof codec !== "object" || codec === null) {
-        throw registrationError(`class '${type.name}' needs { encode, decode } functions.`);
-      }
-      if (typeof codec.encode !== "function" || typeof codec.decode !== "function") {
-        throw registrationError(`class '${type.name}' needs both encode and decode to be functions.`);
-      }
-      const name = codec.name ?? type.name;
-      if (typeof name !== "string" || name === "") {
-        throw registrationError("an anonymous class needs { name } (the name stored with each instance).");
-      }
-      if (classes.byName.has(name) || classes.byType.has(type)) {
-        throw registrationError(
-          `class '${name}' is already registered; give the second one another { name } or register it once.`,
-        );
-      }
-      classes.add({ name, type, encode: codec.encode as (value: never) => unknown, decode: codec.decode });
-      return serializer;
-    },
-  };
-  return serializer;
 }

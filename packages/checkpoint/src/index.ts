@@ -44,8 +44,8 @@ export { isInputRecord } from "./internal/records.js";
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
 export { MemoryCheckpointer } from "./MemoryCheckpointer.js";
 /** Serialisation. */
-export type { ClassCodec, ClassSerializer, Serializer, StoredValueContext } from "./Serializer.js";
-export { createSerializer, defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
+export type { Serializer, StoredValueContext } from "./Serializer.js";
+export { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 /** Pure helpers shared by every adapter. */
 export type { FoldedState, StepSummary, WorkflowPosition } from "./state.js";
 export {

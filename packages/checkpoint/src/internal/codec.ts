@@ -93,38 +93,8 @@ function fail(segments: readonly Segment[], reason: string): never {
 function describeInstance(value: object): string {
   const constructorName = (value as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof constructorName === "string" && constructorName !== ""
-    ? `an instance of ${constructorName}, which is not a supported type (or register the class: ` +
-        `createSerializer().register(${constructorName}, { encode, decode }))`
+    ? `an instance of ${constructorName}, which is not a supported type`
     : "an object with a custom prototype, which is not a supported type";
-}
-
-/** How one registered class is written and read back. */
-export interface ClassEntry {
-  readonly name: string;
-  readonly type: abstract new (...args: never[]) => unknown;
-  readonly encode: (value: never) => unknown;
-  readonly decode: (data: unknown) => unknown;
-}
-
-/** The classes a serializer knows, by constructor and by stored name. */
-export class ClassRegistry {
-  readonly byType = new Map<unknown, ClassEntry>();
-  readonly byName = new Map<string, ClassEntry>();
-
-  add(entry: ClassEntry): void {
-    this.byType.set(entry.type, entry);
-    this.byName.set(entry.name, entry);
-  }
-
-  /** The entry of `object`'s own class, else of the nearest registered base class. */
-  find(object: object): ClassEntry | undefined {
-    if (this.byType.size === 0) return undefined;
-    for (let proto = Object.getPrototypeOf(object); proto !== null; proto = Object.getPrototypeOf(proto)) {
-      const entry = this.byType.get((proto as { constructor?: unknown }).constructor);
-      if (entry !== undefined) return entry;
-    }
-    return undefined;
-  }
 }
 
 function tagged(tag: string, v?: Json): Json {
@@ -151,11 +121,6 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 class Encoder {
   readonly path: Segment[] = [];
   readonly ancestors = new Set<object>();
-  readonly classes: ClassRegistry | undefined;
-
-  constructor(classes?: ClassRegistry) {
-    this.classes = classes;
-  }
 
   /** Encodes a child value under `segment`. */
   child(value: unknown, segment: Segment): Json {
@@ -223,17 +188,6 @@ class Encoder {
       return tagged("Set", items);
     }
     if (object instanceof Uint8Array) return tagged("Uint8Array", encodeBytes(object));
-    const entry = this.classes?.find(object);
-    if (entry !== undefined) {
-      let data: unknown;
-      try {
-        data = entry.encode(object as never);
-      } catch (error) {
-        return fail(this.path, `the encode function registered for class '${entry.name}' threw: ${String(error)}`);
-      }
-      // The class's data is encoded like any value (it may hold Dates, Maps or other registered classes).
-      return tagged("Class", [entry.name, this.child(data, "(encoded)")]);
-    }
     return fail(this.path, describeInstance(object));
   }
 
@@ -254,8 +208,8 @@ class Encoder {
 }
 
 /** Encodes `value` to JSON text. Throws `CheckpointError` (with a relative `path`) for unsupported values. */
-export function encodeToText(value: unknown, classes?: ClassRegistry): string {
-  return JSON.stringify(new Encoder(classes).encode(value));
+export function encodeToText(value: unknown): string {
+  return JSON.stringify(new Encoder().encode(value));
 }
 
 function corrupt(segments: readonly Segment[], reason: string): never {
@@ -276,11 +230,6 @@ function isJsonObject(value: unknown): value is { [key: string]: unknown } {
 
 class Decoder {
   readonly path: Segment[] = [];
-  readonly classes: ClassRegistry | undefined;
-
-  constructor(classes?: ClassRegistry) {
-    this.classes = classes;
-  }
 
   child(json: unknown, segment: Segment): unknown {
     this.path.push(segment);
@@ -355,26 +304,6 @@ class Decoder {
         v.forEach((item: unknown, i) => set.add(this.child(item, { setItem: i })));
         return set;
       }
-      case "Class": {
-        if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "string") {
-          return corrupt(this.path, "a class value without [name, data]");
-        }
-        const name = v[0] as string;
-        const entry = this.classes?.byName.get(name);
-        if (entry === undefined) {
-          return corrupt(
-            this.path,
-            `it holds an instance of class '${name}', which is not registered with this serializer ` +
-              `(register it: serializer.register(${name}, { encode, decode }))`,
-          );
-        }
-        const data = this.child(v[1], "(encoded)");
-        try {
-          return entry.decode(data);
-        } catch (error) {
-          return corrupt(this.path, `the decode function registered for class '${name}' threw: ${String(error)}`);
-        }
-      }
       case "Object":
         if (isJsonObject(v)) return this.decodePlain(v);
         return corrupt(this.path, "an escaped object without its fields");
@@ -385,7 +314,7 @@ class Decoder {
 }
 
 /** Decodes text written by {@link encodeToText}. Throws `CheckpointError` for malformed input. */
-export function decodeFromText(text: string, classes?: ClassRegistry): unknown {
+export function decodeFromText(text: string): unknown {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -398,5 +327,5 @@ export function decodeFromText(text: string, classes?: ClassRegistry): unknown {
       cause,
     });
   }
-  return new Decoder(classes).decode(json);
+  return new Decoder().decode(json);
 }
