@@ -210,7 +210,12 @@ export class RunnerCore {
             values: { ...values, ...item },
             workflowId: `${base}/${i}`,
             errorHandling: "continue",
-          }).pipe(Effect.map((r) => void (results[i] = r)));
+          }).pipe(
+            Effect.tap((r) => {
+              results[i] = r;
+            }),
+            Effect.asVoid,
+          );
         return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
           Effect.flatMap(() => {
             const failed = results.find((r) => r.status === "failed");
