@@ -14,7 +14,9 @@ const out = path.join(work, "dts");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 /** Each package's public entry is a root file, so its declarations are emitted too (not read as a library). */
-const entries = ["runtime", "core", "select", "checkpoint", "errors"].map((p) => path.join(root, "packages", p, "src/index.ts"));
+const entries = ["runtime", "core", "select", "checkpoint", "errors"].map((p) =>
+  path.join(root, "packages", p, "src/index.ts"),
+);
 
 /** Workspace packages (and subpaths) as emitted declaration files. */
 const workspace: Record<string, string> = {
