@@ -186,7 +186,8 @@ describe("RunResult and options", () => {
 
   it("timeoutMs fails an attempt that takes too long and aborts its signal", async () => {
     let aborted = false;
-    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async (_: Record<string, never>, ctx) => {
+    // biome-ignore lint/correctness/noEmptyPattern: `{}` is how a node declares that it reads no inputs.
+    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async ({}: Record<string, never>, ctx) => {
       ctx.signal.addEventListener("abort", () => (aborted = true));
       await new Promise((r) => setTimeout(r, 200));
       return 1;

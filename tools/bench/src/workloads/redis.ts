@@ -12,7 +12,7 @@ import { ourChain } from "../lib/graphs.js";
 import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, type MeasureOptions, measureAll, progress } from "../lib/timing.js";
 
-export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
 const LANGGRAPH_SKIPPED = {
   skipped:
