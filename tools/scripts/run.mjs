@@ -154,6 +154,7 @@ async function test(extra) {
     "typecheck",
     "test",
     "check-package",
+    "typebudget",
     "--outputStyle=stream",
     "--nxBail=false",
     ...extra,

@@ -8,25 +8,22 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Checkpointer, WorkflowRecord } from "@graph/checkpoint";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
+import type { OutputsOf, PausesOf } from "@graph/core";
 import {
   type EventProcessor,
   isVersionMismatchError,
   isWorkflowConflictError,
-  type PauseInfo,
   Runner,
   type RunResult,
   type RunStatus,
 } from "@graph/runtime";
 import { modelDelay, setModelDelay } from "./llm.js";
 import { box, describeDecision, makeStyle, ProgressView, TraceWriter } from "./ui.js";
-import {
-  type Decision,
-  MAX_REVISIONS,
-  type Resolution,
-  type ReviewRequest,
-  SAMPLE_TICKETS,
-  supportGraph,
-} from "./workflow.js";
+import { type Decision, MAX_REVISIONS, SAMPLE_TICKETS, supportGraph } from "./workflow.js";
+
+/** The support workflow's results and pauses, typed by its graph. */
+type SupportOutputs = OutputsOf<typeof supportGraph>;
+type SupportPause = PausesOf<typeof supportGraph>;
 
 const APP_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_DATA_DIR = path.join(APP_DIR, "data");
@@ -341,7 +338,7 @@ class Demo {
     }
   }
 
-  async runOnce(id: string, values: Record<string, unknown>): Promise<RunResult> {
+  async runOnce(id: string, values: Record<string, unknown>): Promise<RunResult<SupportOutputs, SupportPause>> {
     this.view.follow(id);
     const abort = new AbortController();
     this.#abort = abort;
@@ -387,10 +384,10 @@ class Demo {
   /** The answer to an approval: from the command line, a prompt, or automatic; undefined leaves it paused. */
   async answer(
     id: string,
-    pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey">,
+    pause: Pick<SupportPause, "nodeName" | "value" | "responseKey">,
   ): Promise<Decision | undefined> {
     const s = this.style;
-    const review = pause.value as ReviewRequest;
+    const review = pause.value;
     this.print();
     this.print(
       box(
@@ -459,11 +456,11 @@ class Demo {
     );
   }
 
-  outcome(id: string, status: RunStatus, values: Readonly<Record<string, unknown>>, error?: unknown): void {
+  outcome(id: string, status: RunStatus, values: Readonly<Partial<SupportOutputs>>, error?: unknown): void {
     const s = this.style;
     this.print();
     if (status === "completed") {
-      const resolution = values["resolution"] as Resolution | undefined;
+      const resolution = values.resolution;
       if (resolution?.outcome === "escalated") {
         this.print(box("⇪ Escalated", resolution.reply, s, out.columns || 100));
       } else if (resolution !== undefined) {
@@ -525,7 +522,8 @@ class Demo {
       case "paused": {
         const pause = workflow.pause;
         if (pause === undefined) return exitCode(await this.drive(id, {}));
-        const answer = await this.answer(id, pause);
+        // Read back from the checkpointer, which stores pauses untyped; this graph only pauses at its approval.
+        const answer = await this.answer(id, pause as SupportPause);
         if (answer === undefined) {
           this.leftPaused(id);
           return 0;

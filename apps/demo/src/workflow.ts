@@ -153,8 +153,7 @@ const prepareReview = node(
 );
 
 /** Low-risk replies go out without a human; high-risk ones pause the workflow until someone answers. */
-function autoApprove(value: unknown): Decision | undefined {
-  const review = value as ReviewRequest;
+function autoApprove(review: ReviewRequest): Decision | undefined {
   return review.risk === "low" ? { approved: true, by: "auto-approve policy" } : undefined;
 }
 

@@ -12,6 +12,7 @@ import type {
   ListWorkflowsOptions,
   NewWorkflow,
   Serializer,
+  StepReadOptions,
   StepRecord,
   WorkflowConflictError,
   WorkflowPage,
@@ -23,6 +24,7 @@ import {
   defaultSerializer,
   foldSteps,
   isCheckpointError,
+  isInputRecord,
   isWorkflowConflictError,
   resolvePolicy,
 } from "@graph/checkpoint";
@@ -339,11 +341,12 @@ export class RedisCheckpointer implements Checkpointer {
     return this.#run("getWorkflow", id, () => this.#operations.getWorkflow(id));
   }
 
-  /** Steps in `index` order, optionally only through a superstep. */
-  getSteps(id: string, options: { readonly throughSuperstep?: number } = {}): Promise<readonly StepRecord[]> {
+  /** Node steps in `index` order, optionally only through a superstep (input records only with `includeInputs`). */
+  getSteps(id: string, options: StepReadOptions = {}): Promise<readonly StepRecord[]> {
     return this.#run("getSteps", id, async () => {
       const read = await this.#operations.readSteps(id, options?.throughSuperstep, "getSteps");
-      return read?.steps ?? [];
+      const steps = read?.steps ?? [];
+      return options?.includeInputs === true ? steps : steps.filter((step) => !isInputRecord(step));
     });
   }
 

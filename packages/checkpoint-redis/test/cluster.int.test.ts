@@ -1,6 +1,7 @@
-// The conformance kit on a real Redis Cluster (one node owning every slot, started here and stopped by PID).
-// A cluster node rejects any command or script whose keys hash to different slots (CROSSSLOT), so this proves
-// that every script touches one slot and that one workflow's keys share it.
+// The conformance kit on a real Redis Cluster: three masters started here (stopped by PID), slots split between
+// them. A cluster node rejects any command or script whose keys hash to different slots (CROSSSLOT) and redirects
+// keys it does not own (MOVED), so this proves that every script touches one slot, that one workflow's keys share
+// it, and that cross-workflow operations (listing, deleting children, SCAN) work across nodes.
 import { describeCheckpointer } from "@graph/checkpoint-conformance";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,27 +9,44 @@ import { RedisCheckpointer } from "../src/index.js";
 import type { StartedServer } from "./fixtures/server.js";
 import { startRedisServer } from "./fixtures/server.js";
 
-let server: StartedServer | undefined;
+const servers: StartedServer[] = [];
 const clients: Cluster[] = [];
+const SLOT_RANGES = [
+  [0, 5460],
+  [5461, 10922],
+  [10923, 16383],
+] as const;
 
 beforeAll(async () => {
-  server = await startRedisServer(undefined, { cluster: true });
-  const admin = new Redis(server.url);
-  await admin.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (/cluster_state:ok/.test(String(await admin.call("CLUSTER", "INFO")))) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < SLOT_RANGES.length; i++) servers.push(await startRedisServer(undefined, { cluster: true }));
+  const admins = servers.map((server) => new Redis(server.url));
+  try {
+    for (const [i, admin] of admins.entries()) {
+      await admin.call("CLUSTER", "ADDSLOTSRANGE", String(SLOT_RANGES[i]![0]), String(SLOT_RANGES[i]![1]));
+      if (i > 0) await admins[0]!.call("CLUSTER", "MEET", "127.0.0.1", String(servers[i]!.port));
+    }
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const states = await Promise.all(admins.map((admin) => admin.call("CLUSTER", "INFO")));
+      if (
+        states.every((state) => /cluster_state:ok/.test(String(state)) && /cluster_known_nodes:3/.test(String(state)))
+      ) {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error("the three-node test cluster did not reach cluster_state:ok within 20 s");
+  } finally {
+    for (const admin of admins) admin.disconnect();
   }
-  admin.disconnect();
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   for (const client of clients) client.disconnect();
-  await server?.stop("SIGKILL");
+  for (const server of servers) await server.stop("SIGKILL");
 });
 
 function clusterClient(): Cluster {
-  const client = new Cluster([{ host: "127.0.0.1", port: server!.port }], { enableAutoPipelining: true });
+  const client = new Cluster([{ host: "127.0.0.1", port: servers[0]!.port }], { enableAutoPipelining: true });
   clients.push(client);
   return client;
 }
@@ -62,19 +80,23 @@ describe("keys on a cluster", () => {
       expect(await checkpointer.getState(id)).toEqual({ v: id });
     }
     for (const id of ["{a}", "x{y}z", "}{", "%7B", "plain"]) await checkpointer.deleteWorkflow(id);
-    const node = client.nodes("master")[0]!;
-    const [, left] = await node.scan("0", "MATCH", "slots:{*}:*", "COUNT", 10_000);
-    expect(left).toEqual([]);
-    const index = await node.zcard("slots:{graph-index}:all");
-    expect(index).toBe(0);
+    const masters = client.nodes("master");
+    expect(masters).toHaveLength(3);
+    for (const node of masters) {
+      const [, left] = await node.scan("0", "MATCH", "slots:*", "COUNT", 10_000);
+      expect(left).toEqual([]);
+    }
   });
 });
 
 describe("commands used", () => {
-  it("the whole suite above never sent KEYS (SCAN only)", async () => {
-    const admin = new Redis(server!.url);
-    const stats = await admin.info("commandstats");
-    admin.disconnect();
+  it("the whole suite above never sent KEYS to any node (SCAN only)", async () => {
+    let stats = "";
+    for (const server of servers) {
+      const admin = new Redis(server.url);
+      stats += await admin.info("commandstats");
+      admin.disconnect();
+    }
     expect(stats).toContain("cmdstat_scan:");
     expect(stats).toContain("cmdstat_evalsha:");
     expect(stats).not.toContain("cmdstat_keys:");

@@ -4,6 +4,7 @@ import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisCheckpointer } from "../src/index.js";
+import { startRedisServer } from "./fixtures/server.js";
 import { clearPrefixes, randomPrefix, redisUrl } from "./fixtures/store.js";
 
 const prefixes: string[] = [];
@@ -140,5 +141,21 @@ describe("RedisCheckpointer", () => {
     const error = (await rejection(checkpointer.getWorkflow("wf"))) as CheckpointError;
     expect(error._tag).toBe("CheckpointError");
     expect(error.message).toContain("after close()");
+  });
+
+  it("without a redis-server binary the test setup fails with install instructions (never a skip)", async () => {
+    const path = process.env["PATH"];
+    process.env["PATH"] = "/nonexistent";
+    try {
+      const error = await startRedisServer().then(
+        () => undefined,
+        (caught: unknown) => caught as Error,
+      );
+      expect(error?.message).toContain("found no `redis-server` binary");
+      expect(error?.message).toContain("apt-get install redis-server");
+      expect(error?.message).toContain("REDIS_URL");
+    } finally {
+      process.env["PATH"] = path;
+    }
   });
 });

@@ -13,7 +13,7 @@ import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
 import { FunctionNode } from "./node.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
-import type { Simplify } from "./types/util.js";
+import type { IsAny, Simplify } from "./types/util.js";
 
 /**
  * Any node a graph can hold.
@@ -432,7 +432,9 @@ export interface GraphConstructor {
   new <const Ns extends readonly AnyNode[], const Name extends string = string>(
     nodes: CheckedNodes<Ns>,
     options?: GraphOptions & { readonly name?: Name },
-  ): Graph<MergedGraph<Ns, Name>["in"], MergedGraph<Ns, Name>["out"], MergedGraph<Ns, Name>["meta"]>;
+  ): IsAny<Ns[number]> extends true
+    ? Graph
+    : Graph<MergedGraph<Ns, Name>["in"], MergedGraph<Ns, Name>["out"], MergedGraph<Ns, Name>["meta"]>;
   readonly prototype: Graph;
 }
 

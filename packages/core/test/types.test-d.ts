@@ -219,8 +219,14 @@ describe("untyped code and the escape hatch", () => {
     expectTypeOf<InputsOf<typeof g>>().toHaveProperty("anything");
   });
 
-  test("a hand-written Graph<In, Out> states the types", () => {
-    const typed: Graph<{ text: string }, { embedding: number[] }> = new Graph([embed]);
-    expectTypeOf<InputsOf<typeof typed>>().toEqualTypeOf<{ text: string }>();
+  test("a hand-written Graph<In, Out> types a graph built from untyped (any) nodes; a plain Graph opts out", () => {
+    const fromJs: any = node({ output: "y" }, ({ x }: { x: number }) => x);
+    const declared: Graph<{ x: number; text: string }, { y: number; embedding: number[] }> = new Graph([fromJs, embed]);
+    expectTypeOf<InputsOf<typeof declared>>().toEqualTypeOf<{ x: number; text: string }>();
+    expectTypeOf<OutputsOf<typeof declared>>().toEqualTypeOf<{ y: number; embedding: number[] }>();
+    const loose: Graph = rag;
+    expectTypeOf<InputsOf<typeof loose>>().toBeAny();
+    const anyGraph = new Graph([fromJs, embed]);
+    expectTypeOf<InputsOf<typeof anyGraph>>().toBeAny();
   });
 });

@@ -2,15 +2,8 @@ import type { Graph } from "@graph/core";
 import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
-import {
-  type MapOptions,
-  type RunHandle,
-  RunnerCore,
-  type RunnerOptions,
-  type RunOptions,
-  runPromise,
-  unwrap,
-} from "./internal/runner.js";
+import { RunnerCore, runPromise, unwrap } from "./internal/runner.js";
+import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
 

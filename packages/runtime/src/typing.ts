@@ -4,7 +4,7 @@
  */
 import type { Checkpoint } from "@graph/checkpoint";
 import type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf } from "@graph/core";
-import type { MapOptions, RunOptions } from "./internal/runner.js";
+import type { MapOptions, RunOptions } from "./options.js";
 import type { MapResult, RunResult } from "./RunResult.js";
 
 /** Anything `runner.run` accepts: a `Graph` (its phantom type record). */

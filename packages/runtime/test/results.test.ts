@@ -186,12 +186,14 @@ describe("RunResult and options", () => {
 
   it("timeoutMs fails an attempt that takes too long and aborts its signal", async () => {
     let aborted = false;
-    // biome-ignore lint/correctness/noEmptyPattern: `{}` is how a node declares that it reads no inputs.
-    const slow = node({ name: "slow", output: "y", timeoutMs: 20 }, async ({}: Record<string, never>, ctx) => {
-      ctx.signal.addEventListener("abort", () => (aborted = true));
-      await new Promise((r) => setTimeout(r, 200));
-      return 1;
-    });
+    const slow = node(
+      { name: "slow", output: "y", timeoutMs: 20, inputs: [] },
+      async (_: Record<string, never>, ctx) => {
+        ctx.signal.addEventListener("abort", () => (aborted = true));
+        await new Promise((r) => setTimeout(r, 200));
+        return 1;
+      },
+    );
     const error = await new Runner().run(new Graph([slow])).catch((e) => e);
     expect(isNodeExecutionError(error)).toBe(true);
     expect(error.cause.message).toContain("timed out after 20 ms");

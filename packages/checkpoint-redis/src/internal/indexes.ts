@@ -44,7 +44,7 @@ function pairs(reply: string[]): Entry[] {
 }
 
 /** Removes ids from every index. */
-export async function removeFromIndexes(context: IndexContext, ids: readonly string[]): Promise<void> {
+async function removeFromIndexes(context: IndexContext, ids: readonly string[]): Promise<void> {
   const { all, roots, ids: byId, ttl } = context.keys.index;
   for (let i = 0; i < ids.length; i += REMOVE_CHUNK) {
     await context.scripts.graphIndexRemove(all, roots, byId, ttl, ...ids.slice(i, i + REMOVE_CHUNK));

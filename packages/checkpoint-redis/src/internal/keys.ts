@@ -40,7 +40,7 @@ function tagOf(id: string): string {
 }
 
 /** Checks a key prefix: braces would change which part of a key Redis Cluster hashes. */
-export function validatePrefix(prefix: unknown): asserts prefix is string {
+function validatePrefix(prefix: unknown): asserts prefix is string {
   if (typeof prefix !== "string" || /[{}]/.test(prefix)) {
     throw new CheckpointError({
       message:

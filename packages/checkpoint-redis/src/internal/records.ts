@@ -16,7 +16,7 @@ import type {
   WorkflowRecord,
   WorkflowStatus,
 } from "@graph/checkpoint";
-import { CheckpointError, deserializeStored, serializeStored } from "@graph/checkpoint";
+import { CheckpointError, deserializeStored, isInputRecord, serializeStored } from "@graph/checkpoint";
 import { parseStepField } from "./keys.js";
 
 const WORKFLOW_STATUSES: readonly string[] = ["running", "completed", "paused", "stopped", "failed"];
@@ -35,8 +35,32 @@ function corrupt(workflowId: string, what: string, operation: string, nodeName?:
   });
 }
 
+/**
+ * Input records keep their turn boundary where node steps keep a gate's decision (input records have no other use
+ * for it), as the other adapters do: stored as the decision `["turn"]`, read back as `turnStart: true`.
+ */
+const TURN_MARK = "turn";
+
+function isTurnMark(decision: StepRecord["decision"]): boolean {
+  return Array.isArray(decision) && decision.length === 1 && decision[0] === TURN_MARK;
+}
+
+/** The decision stored for a step: an input record's turn boundary, else the gate's decision. */
+function storedDecision(step: StepRecord): StepRecord["decision"] {
+  if (!isInputRecord(step)) return step.decision;
+  return step.turnStart === true || isTurnMark(step.decision) ? [TURN_MARK] : undefined;
+}
+
+/** A decoded step as the contract describes it: input records get `kind: "input"` and `turnStart`, no decision. */
+function asContractRecord(step: StepRecord): StepRecord {
+  if (!isInputRecord(step)) return step;
+  const { decision, turnStart, kind: _kind, ...rest } = step;
+  const turn = turnStart === true || isTurnMark(decision);
+  return { ...rest, kind: "input", ...(turn ? { turnStart: true } : {}) };
+}
+
 /** The retention token of one value key. */
-export function keyToken(key: string): string {
+function keyToken(key: string): string {
   return `k${Buffer.from(key, "utf16le").toString("base64")}`;
 }
 
@@ -59,11 +83,12 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     step.error === undefined
       ? ""
       : serializeStored(serializer, normalizeError(step.error), { ...where, path: "error" });
+  const decision = storedDecision(step);
   const header = [
     step.index,
     step.status,
     step.inputVersions,
-    step.decision === undefined ? 0 : step.decision,
+    decision === undefined ? 0 : decision,
     step.childWorkflowId ?? null,
     step.truncated ? 1 : 0,
     step.startedAt.getTime(),
@@ -134,7 +159,7 @@ export function decodeStep(
   const error =
     errorText === undefined ? undefined : deserializeStored(serializer, errorText, { ...where, path: "error" });
   if (error !== undefined && !isStoredError(error)) throw bad("error");
-  return {
+  return asContractRecord({
     workflowId,
     superstep,
     nodeName,
@@ -149,7 +174,7 @@ export function decodeStep(
     ...(error === undefined ? {} : { error }),
     startedAt: new Date(startedAt as number),
     completedAt: new Date(completedAt as number),
-  };
+  });
 }
 
 /** A workflow hash as a flat `[field, value, …]` list (script replies) or an object (HGETALL). */

@@ -103,7 +103,9 @@ export class Analysis {
     const componentOf = new Map<string, number>();
     const comps = rawComponents.map((c) => [...c].sort((a, b) => this.position.get(a)! - this.position.get(b)!));
     comps.sort((a, b) => this.position.get(a[0]!)! - this.position.get(b[0]!)!);
-    comps.forEach((c, i) => c.forEach((n) => componentOf.set(n, i)));
+    comps.forEach((c, i) => {
+      for (const n of c) componentOf.set(n, i);
+    });
     this.componentOf = componentOf;
     this.components = comps;
     const cyclic = new Set<number>();

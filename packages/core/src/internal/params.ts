@@ -133,9 +133,10 @@ function splitTopLevel(src: string): string[] {
   const parts: string[] = [];
   let start = 0;
   scanTopLevel(src, (i) => {
-    if (src[i] !== ",") return;
+    if (src[i] !== ",") return false;
     parts.push(src.slice(start, i));
     start = i + 1;
+    return false;
   });
   parts.push(src.slice(start));
   return parts.map((p) => stripComments(p).trim()).filter((p) => p.length > 0);

@@ -66,8 +66,7 @@ export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolea
   if (cv !== undefined) return cv.some((c) => isAssignable(producer, c));
   const pl = literals(producer);
   const cl = literals(consumer);
-  if (cl !== undefined)
-    return pl !== undefined && pl.every((v) => cl.some((c) => JSON.stringify(c) === JSON.stringify(v)));
+  if (cl !== undefined) return pl?.every((v) => cl.some((c) => JSON.stringify(c) === JSON.stringify(v))) ?? false;
   const ct = typesOf(consumer);
   const pt = pl !== undefined ? [...new Set(pl.map(jsonType))] : typesOf(producer);
   if (ct !== undefined) {

@@ -8,7 +8,6 @@ import {
 } from "@graph/checkpoint";
 import {
   type AnyNode,
-  closestName,
   END,
   FunctionNode,
   GateNode,
@@ -23,16 +22,24 @@ import { Deferred, Effect, Either } from "effect";
 import {
   InfiniteLoopError,
   type InvalidOptionError,
-  MissingInputError,
+  type MissingInputError,
   NodeExecutionError,
-  UnknownValueError,
+  type UnknownValueError,
   VersionMismatchError,
 } from "../errors.js";
 import type { GraphEvent } from "../events.js";
 import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
 import { deepEqual, stableKey } from "./equal.js";
+import {
+  graphLabel,
+  type InputView,
+  missingInputError,
+  unansweredPauseError,
+  unknownValueError,
+} from "./inputErrors.js";
 import { ClosedRegions } from "./regions.js";
+import { responseKeys } from "./responseKeys.js";
 
 /** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
 interface Slot {
@@ -111,26 +118,6 @@ const decisionToStored = (d: readonly Target[] | null | undefined): string | rea
   d === null || d === undefined ? null : d.map((t) => (t === END ? END_DECISION : t));
 const decisionFromStored = (d: string | readonly string[] | null | undefined): readonly Target[] | null =>
   d === null || d === undefined ? null : (typeof d === "string" ? [d] : d).map((t) => (t === END_DECISION ? END : t));
-
-/** Response keys a graph needs passed in (its interrupts' and, through GraphNodes, nested ones), outer names. */
-const responseKeyCache = new WeakMap<Graph, ReadonlySet<string>>();
-export function responseKeys(graph: Graph): ReadonlySet<string> {
-  let keys = responseKeyCache.get(graph);
-  if (keys === undefined) {
-    const set = new Set<string>();
-    for (const n of graph.nodes.values()) {
-      if (n instanceof InterruptNode) set.add(n.responseKey);
-      else if (n instanceof GraphNode)
-        for (const k of responseKeys(n.graph)) {
-          const outer = n.outerOutput(k);
-          if (outer !== undefined) set.add(outer);
-        }
-    }
-    keys = set;
-    responseKeyCache.set(graph, keys);
-  }
-  return keys;
-}
 
 /**
  * One run of one graph: restores state (when there is a store), merges the caller's values, then runs supersteps
@@ -317,7 +304,7 @@ export class Engine {
     let ok = false;
     for (const g of controllers) {
       const pending = this.#pending.get(g);
-      if (pending !== undefined && pending.has(name)) {
+      if (pending?.has(name)) {
         ok = true;
         break;
       }
@@ -1122,6 +1109,17 @@ export class Engine {
     };
   }
 
+  #inputView(): InputView {
+    return {
+      graph: this.graph,
+      workflowId: this.config.workflowId,
+      values: this.config.values,
+      pausedAt: this.#workflow?.pause?.nodeName,
+      hasStore: this.config.shared.store !== undefined,
+      isChild: this.config.isChild,
+    };
+  }
+
   #checkMissing(): Effect.Effect<void, MissingInputError | UnknownValueError> {
     return Effect.suspend((): Effect.Effect<void, MissingInputError | UnknownValueError> => {
       const spec = this.graph.inputs;
@@ -1132,84 +1130,20 @@ export class Engine {
       );
       const known = new Set<string>([...spec.all, ...this.graph.outputs, ...responseKeys(this.graph)]);
       const unknown = Object.keys(this.config.values).filter((k) => !known.has(k));
-      if (missing.length > 0) return Effect.fail(this.#missingError(missing, unknown));
+      if (missing.length > 0) return Effect.fail(missingInputError(this.#inputView(), missing, unknown));
       if (unknown.length === 0 || this.config.isChild) return Effect.void;
       const pending = this.#workflow?.status === "paused" ? this.#workflow.pause?.responseKey : undefined;
       const answered = pending !== undefined && Object.hasOwn(this.config.values, pending);
-      if (pending !== undefined && !answered) return Effect.fail(this.#unansweredPause(pending, unknown));
-      if (this.config.unknownValues === "error") return Effect.fail(this.#unknownError(unknown, known));
+      if (pending !== undefined && !answered)
+        return Effect.fail(unansweredPauseError(this.#inputView(), pending, unknown));
+      if (this.config.unknownValues === "error")
+        return Effect.fail(unknownValueError(this.#inputView(), unknown, known));
       this.#event("Warning", {
-        message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${this.#where()}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
+        message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${graphLabel(this.graph)}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
         unknownInputs: unknown,
       });
       return Effect.void;
     });
-  }
-
-  #where(): string {
-    return this.graph.name ? `graph '${this.graph.name}'` : "the graph";
-  }
-
-  /** A resume whose values do not answer the pending pause (usually a misspelled response key). */
-  #unansweredPause(pending: string, unknown: readonly string[]): UnknownValueError {
-    const close = closestName(pending, unknown);
-    const node = this.#workflow?.pause?.nodeName ?? "?";
-    return new UnknownValueError(
-      `Workflow '${this.config.workflowId}' is paused at '${node}', waiting for '${pending}', but the run got ${unknown.map((k) => `'${k}'`).join(", ")}, which ${this.#where()} does not know.\n` +
-        (close === undefined ? "" : `  → Did you mean '${pending}' instead of '${close}'?\n`) +
-        `  How to fix: answer with the pending response key: runner.run(graph, { workflowId: '${this.config.workflowId}', values: { ${pending}: … } }).`,
-      unknown,
-    );
-  }
-
-  #unknownError(unknown: readonly string[], known: ReadonlySet<string>): UnknownValueError {
-    const hints = unknown.map((k) => {
-      const close = closestName(k, known);
-      return close === undefined ? undefined : `  → Did you mean '${close}' instead of '${k}'?`;
-    });
-    const inputs = [...this.graph.inputs.all];
-    return new UnknownValueError(
-      `Unknown value(s) for ${this.#where()}: ${unknown.map((k) => `'${k}'`).join(", ")} — no node reads or produces ${unknown.length === 1 ? "it" : "them"}.\n` +
-        `${hints.filter((h): h is string => h !== undefined).join("\n")}${hints.some((h) => h !== undefined) ? "\n" : ""}` +
-        `  → Inputs: ${inputs.length === 0 ? "(none)" : inputs.map((k) => `'${k}'`).join(", ")}\n` +
-        `  How to fix: correct the name, or pass unknownValues: "ignore" to the run to drop values the graph does not use.`,
-      unknown,
-    );
-  }
-
-  #missingError(missing: readonly string[], unknown: readonly string[]): MissingInputError {
-    const provided = Object.keys(this.config.values);
-    const a = this.#analysis;
-    const hints: string[] = [];
-    for (const m of missing) {
-      const close = closestName(m, unknown);
-      if (close !== undefined) {
-        hints.push(`  → Did you mean '${m}' instead of '${close}'?`);
-        continue;
-      }
-      // A misspelled parameter name looks like a missing input: point at the output it was probably meant to read.
-      const output = closestName(m, a.producers.keys());
-      if (output !== undefined) {
-        const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
-        hints.push(
-          `  → '${m}' (read by ${readers}) is not produced by any node: did you mean '${output}', produced by '${a.producers.get(output)![0]}'? If so, fix the parameter name.`,
-        );
-      }
-    }
-    const answers = provided.filter((p) => responseKeys(this.graph).has(p));
-    if (this.config.shared.store === undefined && answers.length > 0 && !this.config.isChild) {
-      hints.push(
-        `  → This looks like answering a pause (${answers.map((k) => `'${k}'`).join(", ")}), but this runner has no checkpointer, so the paused run kept nothing. ` +
-          `Resuming needs the original values again together with the answer, or a Runner with a checkpointer (new Runner({ checkpointer })).`,
-      );
-    }
-    const message =
-      `Missing required input(s) for ${this.#where()}: ${missing.map((m) => `'${m}'`).join(", ")}.\n` +
-      `  → Provided: ${provided.length === 0 ? "(nothing)" : provided.map((p) => `'${p}'`).join(", ")}\n` +
-      (hints.length > 0 ? `${hints.join("\n")}\n` : "") +
-      `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
-      `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
-    return new MissingInputError(message, missing, provided);
   }
 
   /** Loads the workflow (if it exists): checks the graph version, folds steps into state, restores gates. */
@@ -1257,7 +1191,10 @@ export class Engine {
           return Effect.void;
         }
         return loadChildResult(store, step.childWorkflowId!, n.graph, this.config.runId).pipe(
-          Effect.map((r) => void this.#nested.set(n.name, r)),
+          Effect.tap((r) => {
+            this.#nested.set(n.name, r);
+          }),
+          Effect.asVoid,
         );
       },
       { discard: true },
@@ -1363,9 +1300,12 @@ export class Engine {
             .pipe(Effect.asVoid);
     const claim = this.config.isChild
       ? Effect.void
-      : store
-          .claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs })
-          .pipe(Effect.map((lease) => void (this.#lease = lease)));
+      : store.claimWorkflow(id, { owner: shared.owner, ttlMs: shared.leaseTtlMs }).pipe(
+          Effect.tap((lease) => {
+            this.#lease = lease;
+          }),
+          Effect.asVoid,
+        );
     return create.pipe(
       Effect.zipRight(claim),
       // A workflow created just now is already "running" with no pause or error: skip a write.
@@ -1598,7 +1538,9 @@ export function mapItems(
     const out: Record<string, unknown>[] = new Array(length);
     for (let i = 0; i < length; i++) {
       const item: Record<string, unknown> = {};
-      params.forEach(([name], j) => (item[name] = lists[j]![i]));
+      params.forEach(([name], j) => {
+        item[name] = lists[j]![i];
+      });
       out[i] = item;
     }
     return out;
@@ -1672,7 +1614,12 @@ function loadChildResult(
       return Effect.forEach(children, ([n, id]) =>
         n.mapOverConfig !== undefined
           ? Effect.succeed(undefined)
-          : loadChildResult(store, id, n.graph, runId).pipe(Effect.map((r) => void (values[n.name] = r))),
+          : loadChildResult(store, id, n.graph, runId).pipe(
+              Effect.tap((r) => {
+                values[n.name] = r;
+              }),
+              Effect.asVoid,
+            ),
       ).pipe(Effect.map(() => new RunResult({ status, values, workflowId, runId })));
     }),
   );

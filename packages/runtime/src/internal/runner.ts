@@ -1,70 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { type Checkpoint, type Checkpointer, WorkflowConflictError } from "@graph/checkpoint";
+import { WorkflowConflictError } from "@graph/checkpoint";
 import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
 import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
-import type { NodeCache } from "../cache.js";
 import { IncompatibleRunnerError, type InvalidOptionError, type NodeExecutionError } from "../errors.js";
-import type { EventProcessor, GraphEvent } from "../events.js";
+import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine, mapItems, type RunError } from "./engine.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions } from "./options.js";
 
-/** Options of the runner. */
-export interface RunnerOptions {
-  readonly checkpointer?: Checkpointer;
-  readonly cache?: NodeCache;
-  readonly maxConcurrency?: number;
-  readonly eventProcessors?: readonly EventProcessor[];
-  /** Lease length for workflows this runner runs; renewed while running. Default 30 s. */
-  readonly leaseTtlMs?: number;
-  /** Lease owner id. Default `host:pid:random`. */
-  readonly owner?: string;
-  /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */
-  readonly eventBufferSize?: number;
-}
-
-/** Options of one run. */
-export interface RunOptions {
-  readonly values?: Readonly<Record<string, unknown>>;
-  readonly workflowId?: string;
-  /** Fork: start a new workflow id from this checkpoint. */
-  readonly checkpoint?: Checkpoint;
-  /** `@graph/select` patterns that filter `result.values`. */
-  readonly select?: string | readonly string[];
-  /** How many times one node may run in one run (a loop's iterations) before `InfiniteLoopError`. Default 1000. */
-  readonly maxIterations?: number;
-  /** "raise" (default) rejects with `NodeExecutionError`; "continue" resolves with `status: "failed"`. */
-  readonly errorHandling?: "raise" | "continue";
-  /** Aborting it stops the run (like `handle.stop()`). */
-  readonly signal?: AbortSignal;
-  /** Run even if the stored workflow was created by another graph version. */
-  readonly force?: boolean;
-  /**
-   * Values the graph does not know (no node reads or produces them, usually a typo): `"error"` (default) rejects
-   * the run with `UnknownValueError` and a "did you mean"; `"ignore"` drops them with a `Warning` event.
-   */
-  readonly unknownValues?: "error" | "ignore";
-}
-
-/** Options of `runner.map`. */
-export interface MapOptions extends Omit<RunOptions, "checkpoint"> {
-  readonly mapOver: string | readonly string[];
-  readonly mapMode?: "zip" | "product";
-  readonly maxConcurrency?: number;
-}
-
-/** What `runner.start` returns. */
-export interface RunHandle {
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly events: AsyncIterable<GraphEvent>;
-  readonly result: Promise<RunResult>;
-  stop(info?: unknown): void;
-}
+// The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
+export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
 
 const isGraph = (value: unknown): value is Graph =>
   typeof value === "object" &&
@@ -261,7 +210,12 @@ export class RunnerCore {
             values: { ...values, ...item },
             workflowId: `${base}/${i}`,
             errorHandling: "continue",
-          }).pipe(Effect.map((r) => void (results[i] = r)));
+          }).pipe(
+            Effect.tap((r) => {
+              results[i] = r;
+            }),
+            Effect.asVoid,
+          );
         return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
           Effect.flatMap(() => {
             const failed = results.find((r) => r.status === "failed");
