@@ -1,14 +1,14 @@
 /**
  * The tagged errors of `@graph/checkpoint`.
  *
- * Both classes carry a `_tag` and a brand (`Symbol.for("@graph/error")`), so they can be matched with
- * `e._tag === "CheckpointError"` or with the guards below even when two copies of the package are loaded (where
- * `instanceof` would fail).
+ * Both classes extend the shared `TaggedError` of `@graph/errors`: they carry a `_tag` and the `@graph` brand
+ * (`Symbol.for("@graph/error")`), so they can be matched with `e._tag === "CheckpointError"` or with the guards
+ * below even when two copies of the package are loaded (where `instanceof` would fail).
  *
  * @module
  */
 
-const GraphErrorBrand: unique symbol = Symbol.for("@graph/error") as never;
+import { ERROR_BRAND, TaggedError, tagGuard } from "@graph/errors";
 
 /**
  * The brand every `@graph/*` error carries. Guards check it together with `_tag`.
@@ -19,7 +19,7 @@ const GraphErrorBrand: unique symbol = Symbol.for("@graph/error") as never;
  * const isGraphError = (e: unknown) => typeof e === "object" && e !== null && GRAPH_ERROR_BRAND in e;
  * ```
  */
-export const GRAPH_ERROR_BRAND: typeof GraphErrorBrand = GraphErrorBrand;
+export const GRAPH_ERROR_BRAND: typeof ERROR_BRAND = ERROR_BRAND;
 
 /**
  * Options of {@link CheckpointError}. Everything but `message` is optional context.
@@ -55,17 +55,16 @@ export interface CheckpointErrorOptions {
  * }
  * ```
  */
-export class CheckpointError extends Error {
+export class CheckpointError extends TaggedError<"CheckpointError"> {
   readonly _tag = "CheckpointError" as const;
-  readonly [GraphErrorBrand] = true as const;
+  override readonly name = "CheckpointError";
   declare readonly workflowId?: string;
   declare readonly nodeName?: string;
   declare readonly path?: string;
   declare readonly operation?: string;
 
   constructor(options: CheckpointErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "CheckpointError";
+    super(options.message, { cause: options.cause });
     if (options.workflowId !== undefined) this.workflowId = options.workflowId;
     if (options.nodeName !== undefined) this.nodeName = options.nodeName;
     if (options.path !== undefined) this.path = options.path;
@@ -106,19 +105,17 @@ export interface WorkflowConflictErrorOptions {
  * }
  * ```
  */
-export class WorkflowConflictError extends Error {
+export class WorkflowConflictError extends TaggedError<"WorkflowConflictError"> {
   readonly _tag = "WorkflowConflictError" as const;
-  readonly [GraphErrorBrand] = true as const;
+  override readonly name = "WorkflowConflictError";
   readonly workflowId: string;
   declare readonly heldBy?: string;
   declare readonly expiresAt?: Date;
 
   constructor(options: WorkflowConflictErrorOptions) {
-    super(
-      options.message ?? conflictMessage(options.workflowId, options.heldBy, options.expiresAt),
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
-    this.name = "WorkflowConflictError";
+    super(options.message ?? conflictMessage(options.workflowId, options.heldBy, options.expiresAt), {
+      cause: options.cause,
+    });
     this.workflowId = options.workflowId;
     if (options.heldBy !== undefined) this.heldBy = options.heldBy;
     if (options.expiresAt !== undefined) this.expiresAt = new Date(options.expiresAt.getTime());
@@ -134,15 +131,6 @@ function conflictMessage(workflowId: string, heldBy: string | undefined, expires
   );
 }
 
-function hasTag(value: unknown, tag: string): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { _tag?: unknown })._tag === tag &&
-    (value as { [GraphErrorBrand]?: unknown })[GraphErrorBrand] === true
-  );
-}
-
 /**
  * True when `value` is a {@link CheckpointError} (from any copy of this package).
  *
@@ -151,9 +139,8 @@ function hasTag(value: unknown, tag: string): boolean {
  * if (isCheckpointError(error)) console.error(error.path);
  * ```
  */
-export function isCheckpointError(value: unknown): value is CheckpointError {
-  return hasTag(value, "CheckpointError");
-}
+export const isCheckpointError: (value: unknown) => value is CheckpointError =
+  tagGuard<CheckpointError>("CheckpointError");
 
 /**
  * True when `value` is a {@link WorkflowConflictError} (from any copy of this package).
@@ -163,6 +150,5 @@ export function isCheckpointError(value: unknown): value is CheckpointError {
  * if (isWorkflowConflictError(error)) console.error(error.heldBy);
  * ```
  */
-export function isWorkflowConflictError(value: unknown): value is WorkflowConflictError {
-  return hasTag(value, "WorkflowConflictError");
-}
+export const isWorkflowConflictError: (value: unknown) => value is WorkflowConflictError =
+  tagGuard<WorkflowConflictError>("WorkflowConflictError");

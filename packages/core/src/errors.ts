@@ -1,4 +1,4 @@
-import { hasTag, TaggedError } from "./internal/errorBase.js";
+import { hasTag, TaggedError } from "@graph/errors";
 
 /**
  * A graph or node was defined in a way that cannot run: bad names, unknown gate targets, conflicting producers,
@@ -17,7 +17,7 @@ export class GraphConfigError extends TaggedError<"GraphConfigError"> {
   /** Node or graph the problem is about, when there is one. */
   readonly where: string | undefined;
   constructor(message: string, options: { where?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, { cause: options.cause });
     this.where = options.where;
   }
 }

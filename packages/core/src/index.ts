@@ -1,3 +1,4 @@
+export { isTaggedError, TaggedError as GraphError } from "@graph/errors";
 export { END, type End } from "./END.js";
 export {
   GraphConfigError,
@@ -29,7 +30,6 @@ export {
   type Target,
 } from "./gates.js";
 export { Analysis as GraphAnalysis } from "./internal/analysis.js";
-export { hasTag as isTaggedError, TaggedError as GraphError } from "./internal/errorBase.js";
 export { closestName } from "./internal/suggest.js";
 export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";

@@ -1,4 +1,4 @@
-import { GraphError, isTaggedError } from "@graph/core";
+import { TaggedError as GraphError, isTaggedError } from "@graph/errors";
 import type { RunResult } from "./RunResult.js";
 
 /**
@@ -62,7 +62,7 @@ export class NodeExecutionError extends GraphError<"NodeExecutionError"> {
   override readonly name = "NodeExecutionError";
   readonly nodeName: string;
   override readonly cause: unknown;
-  partialResult: RunResult | undefined;
+  readonly partialResult: RunResult | undefined;
   constructor(nodeName: string, cause: unknown, partialResult?: RunResult) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`Node '${nodeName}' failed: ${reason}`);

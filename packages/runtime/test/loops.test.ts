@@ -273,3 +273,50 @@ describe("the agent supervisor (exclusive writers inside a loop)", () => {
     expect((error as Error).message).toContain("set entrypoint");
   });
 });
+
+describe("a feedback pair inside a gated loop", () => {
+  it("stays a feedback pair when no gate lies between its nodes (no ping-pong)", async () => {
+    const calls: string[] = [];
+    const nextQuestion = node({ name: "nextQuestion", output: "question" }, async ({ round }: { round: number }) => {
+      calls.push("nextQuestion");
+      return later(`q${round}`);
+    });
+    const answer = node(
+      { name: "answer", output: "reply" },
+      async ({ question, memory }: { question: string; memory: string[] }) => {
+        calls.push("answer");
+        return later(`${question}/${memory.length}`);
+      },
+    );
+    const remember = node(
+      { name: "remember", output: "memory" },
+      ({ memory, reply }: { memory: string[]; reply: string }) => {
+        calls.push("remember");
+        return [...memory, reply];
+      },
+    );
+    const countRounds = node({ name: "countRounds", output: "round" }, ({ memory }: { memory: string[] }) => {
+      calls.push("countRounds");
+      return memory.length;
+    });
+    const more = route({ name: "more", targets: ["nextQuestion", END] }, ({ round }: { round: number }) =>
+      round >= 2 ? END : "nextQuestion",
+    );
+    const graph = new Graph([nextQuestion, answer, remember, countRounds, more], { entrypoint: "nextQuestion" }).bind({
+      memory: [],
+    });
+    const result = await new Runner().run(graph, { values: { round: 0 } });
+    expect(result.status).toBe("completed");
+    expect(calls).toEqual([
+      "nextQuestion",
+      "answer",
+      "remember",
+      "countRounds",
+      "nextQuestion",
+      "answer",
+      "remember",
+      "countRounds",
+    ]);
+    expect(result.values.memory).toEqual(["q0/0", "q1/1"]);
+  });
+});

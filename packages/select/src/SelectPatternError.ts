@@ -4,8 +4,7 @@
  * @module
  */
 
-/** The brand every `@graph/*` error carries, shared across packages and duplicated copies of them. */
-const ERROR_BRAND: unique symbol = Symbol.for("@graph/error") as never;
+import { TaggedError, tagGuard } from "@graph/errors";
 
 /**
  * Why a pattern was rejected — a closed union, so `switch (error.reason)` is exhaustive.
@@ -64,11 +63,9 @@ export type SelectPatternErrorReason =
  * }
  * ```
  */
-export class SelectPatternError extends Error {
+export class SelectPatternError extends TaggedError<"SelectPatternError"> {
   /** Discriminant for `catch` blocks and tagged-error unions. */
   readonly _tag = "SelectPatternError" as const;
-  /** The `Symbol.for("@graph/error")` brand shared by every `@graph/*` error. */
-  readonly [ERROR_BRAND] = true as const;
   /** Set explicitly so minifiers and stack traces keep it. */
   override readonly name = "SelectPatternError";
   /** The offending pattern exactly as given (`""` when the value was not a string). */
@@ -110,11 +107,5 @@ export class SelectPatternError extends Error {
  * }
  * ```
  */
-export function isSelectPatternError(value: unknown): value is SelectPatternError {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<PropertyKey, unknown>)[ERROR_BRAND] === true &&
-    (value as { readonly _tag?: unknown })._tag === "SelectPatternError"
-  );
-}
+export const isSelectPatternError: (value: unknown) => value is SelectPatternError =
+  tagGuard<SelectPatternError>("SelectPatternError");

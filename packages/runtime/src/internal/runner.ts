@@ -5,7 +5,7 @@ import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpo
 import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
-import { IncompatibleRunnerError, type InvalidOptionError, type NodeExecutionError } from "../errors.js";
+import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
 import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
@@ -288,9 +288,8 @@ function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResu
     options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
   if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
     const error = result.error;
-    if (isTaggedError(error, "NodeExecutionError")) {
-      (error as NodeExecutionError).partialResult = selected;
-      return Effect.fail(error as NodeExecutionError);
+    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError")) {
+      return Effect.fail(new NodeExecutionError(error.nodeName, error.cause, selected));
     }
     return Effect.fail(error as RunError);
   }

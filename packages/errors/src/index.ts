@@ -1,0 +1,8 @@
+/**
+ * The tagged-error base shared by every `@graph/*` package.
+ *
+ * @module
+ */
+
+export { hasTag, isGraphError, isTaggedError, tagGuard } from "./guards.js";
+export { type AnyTaggedError, ERROR_BRAND, TaggedError, type TaggedErrorOptions } from "./TaggedError.js";
