@@ -111,8 +111,18 @@ function checkEntry(entry: unknown, i: number): RegisteredClass {
  *
  * const serializer = createSerializer({
  *   classes: [
- *     { name: "AIMessage", type: AIMessage, encode: (m: AIMessage) => ({ content: m.content }), decode: (v) => new AIMessage(v) },
- *     { name: "Error", type: Error, encode: (e: Error) => ({ message: e.message }), decode: (v) => new Error(v.message) },
+ *     {
+ *       name: "AIMessage",
+ *       type: AIMessage,
+ *       encode: (m: AIMessage) => ({ content: m.content }),
+ *       decode: (v: { content: string }) => new AIMessage(v),
+ *     },
+ *     {
+ *       name: "Error",
+ *       type: Error,
+ *       encode: (e: Error) => ({ message: e.message }),
+ *       decode: (v: { message: string }) => new Error(v.message),
+ *     },
  *   ],
  * });
  * const checkpointer = new MemoryCheckpointer({ serializer });
