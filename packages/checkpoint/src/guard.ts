@@ -128,6 +128,7 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
       return closePromise !== undefined;
     },
     ...(adapter.policy === undefined ? {} : { policy: adapter.policy }),
+    ...(adapter.serializer === undefined ? {} : { serializer: adapter.serializer }),
     setup,
     createWorkflow: (workflow) =>
       call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
