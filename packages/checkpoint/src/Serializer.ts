@@ -16,7 +16,8 @@
  *
  * Anything else (functions, symbols, circular references, class instances, `WeakMap`, `Promise`, other typed
  * arrays, symbol keys) is rejected with a `CheckpointError` whose `path` says where the value is, e.g.
- * `doc.meta[2]`, `cache.get("k")`, `tags.values()[0]`. Array holes are read back as `undefined`.
+ * `doc.meta[2]`, `cache.get("k")`, `tags.values()[0]`. Array holes are read back as `undefined`. Class instances
+ * can be stored by registering their class with `createSerializer({ classes })` (`{"$t":"Class","n":name,"v":…}`).
  *
  * @module
  */

@@ -26,6 +26,8 @@ export { END_DECISION, INPUT_STEP } from "./Checkpointer.js";
 /** Durability / retention policy. */
 export type { CheckpointPolicy, Durability, Retention } from "./CheckpointPolicy.js";
 export { DEFAULT_POLICY, resolvePolicy } from "./CheckpointPolicy.js";
+export type { ClassCodec, SerializerOptions } from "./createSerializer.js";
+export { createSerializer } from "./createSerializer.js";
 /** Tagged errors and their brand-checking guards. */
 export type { CheckpointErrorOptions, WorkflowConflictErrorOptions } from "./errors.js";
 export {

@@ -14,10 +14,13 @@ const out = path.join(work, "dts");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 /** Each package's public entry is a root file, so its declarations are emitted too (not read as a library). */
-const entries = ["runtime", "core", "select", "checkpoint"].map((p) => path.join(root, "packages", p, "src/index.ts"));
+const entries = ["runtime", "core", "select", "checkpoint", "errors"].map((p) =>
+  path.join(root, "packages", p, "src/index.ts"),
+);
 
 /** Workspace packages (and subpaths) as emitted declaration files. */
 const workspace: Record<string, string> = {
+  "@graph/errors": "packages/errors/src/index.d.ts",
   "@graph/core": "packages/core/src/index.d.ts",
   "@graph/select": "packages/select/src/index.d.ts",
   "@graph/checkpoint": "packages/checkpoint/src/index.d.ts",

@@ -19,7 +19,27 @@ export const failureReason: unique symbol = Symbol("@graph/checkpoint/failureRea
 export const SERIALIZATION_ADVICE =
   "Checkpointed values must be plain data: JSON values, Date, Map, Set, BigInt, Uint8Array or undefined. " +
   "Convert the value (for example to a string or a plain object) before returning it, " +
-  "or give the checkpointer a custom serializer.";
+  "register its class with createSerializer({ classes }), or give the checkpointer a custom serializer.";
+
+/**
+ * A class registered with the codec: instances whose prototype is exactly `type.prototype` are stored as
+ * `{"$t":"Class","n":name,"v":encode(instance)}` (the encoded form is itself encoded, so it may hold Dates, Maps
+ * or other registered classes) and read back with `decode`.
+ */
+export interface RegisteredClass {
+  readonly name: string;
+  readonly type: abstract new (...args: never[]) => object;
+  readonly encode: (value: never) => unknown;
+  readonly decode: (value: never) => unknown;
+}
+
+/** Registered classes, indexed both ways. */
+export interface ClassRegistry {
+  readonly byPrototype: ReadonlyMap<object, RegisteredClass>;
+  readonly byName: ReadonlyMap<string, RegisteredClass>;
+}
+
+const NO_CLASSES: ClassRegistry = { byPrototype: new Map(), byName: new Map() };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -122,6 +142,8 @@ class Encoder {
   readonly path: Segment[] = [];
   readonly ancestors = new Set<object>();
 
+  constructor(readonly classes: ClassRegistry) {}
+
   /** Encodes a child value under `segment`. */
   child(value: unknown, segment: Segment): Json {
     this.path.push(segment);
@@ -167,6 +189,8 @@ class Encoder {
     }
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto === Object.prototype || proto === null) return this.encodePlain(object);
+    const registered = this.classes.byPrototype.get(proto as object);
+    if (registered !== undefined) return this.encodeRegistered(object, registered);
     if (object instanceof Date) {
       const time = object.getTime();
       return tagged("Date", Number.isNaN(time) ? null : object.toISOString());
@@ -191,6 +215,19 @@ class Encoder {
     return fail(this.path, describeInstance(object));
   }
 
+  encodeRegistered(object: object, registered: RegisteredClass): Json {
+    let encoded: unknown;
+    try {
+      encoded = (registered.encode as (value: object) => unknown)(object);
+    } catch (cause) {
+      return fail(
+        this.path,
+        `the encode function registered for class '${registered.name}' threw (${describeThrown(cause)})`,
+      );
+    }
+    return { $t: "Class", n: registered.name, v: this.encode(encoded) };
+  }
+
   encodePlain(object: object): Json {
     for (const symbol of Object.getOwnPropertySymbols(object)) {
       if (Object.prototype.propertyIsEnumerable.call(object, symbol)) {
@@ -207,9 +244,13 @@ class Encoder {
   }
 }
 
+function describeThrown(cause: unknown): string {
+  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+}
+
 /** Encodes `value` to JSON text. Throws `CheckpointError` (with a relative `path`) for unsupported values. */
-export function encodeToText(value: unknown): string {
-  return JSON.stringify(new Encoder().encode(value));
+export function encodeToText(value: unknown, classes: ClassRegistry = NO_CLASSES): string {
+  return JSON.stringify(new Encoder(classes).encode(value));
 }
 
 function corrupt(segments: readonly Segment[], reason: string): never {
@@ -230,6 +271,8 @@ function isJsonObject(value: unknown): value is { [key: string]: unknown } {
 
 class Decoder {
   readonly path: Segment[] = [];
+
+  constructor(readonly classes: ClassRegistry) {}
 
   child(json: unknown, segment: Segment): unknown {
     this.path.push(segment);
@@ -253,7 +296,26 @@ class Decoder {
     }
     const object = json as { [key: string]: unknown };
     if (!Object.hasOwn(object, TAG)) return this.decodePlain(object);
+    if (object[TAG] === "Class") return this.decodeRegistered(object["n"], object["v"]);
     return this.decodeTagged(object[TAG], object["v"]);
+  }
+
+  decodeRegistered(name: unknown, v: unknown): unknown {
+    if (typeof name !== "string") return corrupt(this.path, "a class instance without a class name");
+    const registered = this.classes.byName.get(name);
+    if (registered === undefined) {
+      return corrupt(
+        this.path,
+        `it is an instance of class '${name}', which is not registered with this serializer ` +
+          "(register it with createSerializer({ classes }))",
+      );
+    }
+    const fields = this.decode(v);
+    try {
+      return (registered.decode as (value: unknown) => unknown)(fields);
+    } catch (cause) {
+      return corrupt(this.path, `the decode function registered for class '${name}' threw (${describeThrown(cause)})`);
+    }
   }
 
   decodeTagged(tag: unknown, v: unknown): unknown {
@@ -314,7 +376,7 @@ class Decoder {
 }
 
 /** Decodes text written by {@link encodeToText}. Throws `CheckpointError` for malformed input. */
-export function decodeFromText(text: string): unknown {
+export function decodeFromText(text: string, classes: ClassRegistry = NO_CLASSES): unknown {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -327,5 +389,5 @@ export function decodeFromText(text: string): unknown {
       cause,
     });
   }
-  return new Decoder().decode(json);
+  return new Decoder(classes).decode(json);
 }
