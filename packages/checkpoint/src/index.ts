@@ -56,8 +56,10 @@ export {
   decodeWorkflowCursor,
   encodeWorkflowCursor,
   foldSteps,
+  MAX_WORKFLOW_ID_BYTES,
   resolveListLimit,
   stepKey,
   validateStepRecord,
   validateWorkflowId,
+  workflowIdTooLong,
 } from "./state.js";
