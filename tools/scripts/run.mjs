@@ -80,7 +80,8 @@ function install(scope) {
   say("better-sqlite3 has no prebuilt binary for every platform: the first install may build it from source (~1 min)");
   const nodedir = process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined);
   const args = ["install", "--frozen-lockfile", "--reporter=append-only"];
-  if (scope === "demo") args.push("--filter", "@graph/demo...");
+  // The demo and the packages it depends on at run time (pnpm always adds the workspace root's own tools).
+  if (scope === "demo") args.push("--filter-prod", "@graph/demo...");
   const status = run(pnpmPath(), args, {
     stdio: ["ignore", process.stderr, process.stderr],
     env: { ...env, npm_config_loglevel: undefined, ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }) },

@@ -264,7 +264,7 @@ describe("PostgresCheckpointer", () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
     const error = await rejection(cp.createWorkflow({ id: "w".repeat(3000), graphName: "g", graphHash: "h" }));
     expect(isCheckpointError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/3000 bytes long \(UTF-8\), over the limit of 1024 bytes/);
+    expect((error as Error).message).toMatch(/3000 UTF-8 bytes long; the limit is 1024 bytes/);
     expect((error as Error).message).not.toMatch(/reachable/);
     await cp.close();
   });

@@ -154,6 +154,8 @@ export class RedisCheckpointer implements Checkpointer {
   readonly prefix: string;
   /** Where the server is (`host:port`), as error messages name it. */
   readonly address: ServerAddress;
+  /** The serializer values are stored with (the runtime snapshots async/exit steps with it). */
+  readonly serializer: Serializer;
   readonly #client: Redis | Cluster;
   readonly #owned: boolean;
   readonly #context: IndexContext;
@@ -211,11 +213,12 @@ export class RedisCheckpointer implements Checkpointer {
     this.#client.on("ready", () => {
       this.#lastConnectionError = undefined;
     });
+    this.serializer = options.serializer ?? defaultSerializer;
     this.#context = {
       client: this.#client,
       scripts: defineScripts(this.#client),
       keys,
-      serializer: options.serializer ?? defaultSerializer,
+      serializer: this.serializer,
     };
     this.#operations = new WorkflowOperations(this.#context, this.policy);
   }

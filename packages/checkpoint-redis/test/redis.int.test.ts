@@ -1,5 +1,6 @@
 // Behaviour specific to the Redis adapter (the contract itself is covered by conformance.int.test.ts).
 import type { CheckpointError } from "@graph/checkpoint";
+import { defaultSerializer } from "@graph/checkpoint";
 import { rejection, stepRecord } from "@graph/checkpoint-conformance";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
@@ -127,6 +128,19 @@ describe("RedisCheckpointer", () => {
       expect((error as CheckpointError)?._tag).toBe("CheckpointError");
       expect((error as CheckpointError).operation).toBe("constructor");
     }
+  });
+
+  it("exposes the serializer it stores values with (the runtime snapshots async/exit steps with it)", async () => {
+    const custom = {
+      serialize: (value: unknown) => JSON.stringify(value),
+      deserialize: (text: string) => JSON.parse(text),
+    };
+    const plain = open();
+    const withCustom = open({ serializer: custom });
+    expect(plain.serializer).toBe(defaultSerializer);
+    expect(withCustom.serializer).toBe(custom);
+    await plain.close();
+    await withCustom.close();
   });
 
   it("close leaves an application's client open; calls after close fail with CheckpointError", async () => {

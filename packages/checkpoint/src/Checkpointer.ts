@@ -9,6 +9,7 @@
  */
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import type { CheckpointError } from "./errors.js";
+import type { Serializer } from "./Serializer.js";
 
 /** Status of one step (one node execution) of a workflow. */
 export type StepStatus = "completed" | "failed" | "paused" | "stopped";
@@ -311,6 +312,12 @@ export interface Checkpointer {
    * (`@graph/checkpoint/effect`) applies `durability`.
    */
   readonly policy?: CheckpointPolicy;
+  /**
+   * Optional: the serializer the adapter stores values with. With `async` and `exit` durability the runtime's
+   * store uses it to snapshot a step's values when the step ends, so a later mutation cannot change what is
+   * stored and an unsaveable value fails at the step that produced it.
+   */
+  readonly serializer?: Serializer;
   /** Create tables / run migrations. Idempotent; safe when two processes call it at once. */
   setup(): Promise<void>;
   /** Create the workflow if it does not exist. Returns the stored record and whether it was created now. */

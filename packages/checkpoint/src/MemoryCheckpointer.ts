@@ -108,6 +108,8 @@ const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "p
  */
 export class MemoryCheckpointer implements Checkpointer {
   readonly policy: CheckpointPolicy;
+  /** The serializer values are stored with (the runtime snapshots async/exit steps with it). */
+  readonly serializer: Serializer;
   readonly #serializer: Serializer;
   readonly #workflows = new Map<string, StoredWorkflow>();
   #closed = false;
@@ -115,6 +117,7 @@ export class MemoryCheckpointer implements Checkpointer {
   constructor(options: MemoryCheckpointerOptions = {}) {
     this.policy = resolvePolicy(options.policy);
     this.#serializer = options.serializer ?? defaultSerializer;
+    this.serializer = this.#serializer;
   }
 
   async setup(): Promise<void> {

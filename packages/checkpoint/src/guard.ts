@@ -7,6 +7,7 @@
 import type { Checkpointer, Fence, StepRecord } from "./Checkpointer.js";
 import type { WorkflowConflictError } from "./errors.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
+import { MAX_WORKFLOW_ID_BYTES, workflowIdTooLong } from "./state.js";
 
 /**
  * The errors a guarded checkpointer (and the Effect `CheckpointStore`) fails with.
@@ -128,10 +129,13 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
       return closePromise !== undefined;
     },
     ...(adapter.policy === undefined ? {} : { policy: adapter.policy }),
+    ...(adapter.serializer === undefined ? {} : { serializer: adapter.serializer }),
     setup,
     createWorkflow: (workflow) =>
+      checkIdLength("createWorkflow", workflowIdOf(workflow)) ??
       call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
-    claimWorkflow: (id, options) => call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
+    claimWorkflow: (id, options) =>
+      checkIdLength("claimWorkflow", id) ?? call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
     saveStep: (step, fence) =>
       call("saveStep", workflowIdOf(step), () =>
@@ -179,6 +183,18 @@ function workflowIdOf(value: unknown): string | undefined {
   const record = value as { id?: unknown; workflowId?: unknown };
   const id = record.workflowId ?? record.id;
   return typeof id === "string" ? id : undefined;
+}
+
+/**
+ * Rejects ids over {@link MAX_WORKFLOW_ID_BYTES} before any backend sees them (PostgreSQL would fail with an index
+ * error that reads like a connection problem).
+ */
+function checkIdLength(operation: string, id: string | undefined): Promise<never> | undefined {
+  const tooLong = typeof id === "string" ? workflowIdTooLong(id) : undefined;
+  if (tooLong === undefined) return undefined;
+  return Promise.reject(
+    new CheckpointError({ message: `${tooLong} (in ${operation})`, operation, path: "workflowId" }),
+  );
 }
 
 function closedError(operation: string, workflowId?: string): CheckpointError {

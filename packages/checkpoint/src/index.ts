@@ -62,4 +62,5 @@ export {
   stepKey,
   validateStepRecord,
   validateWorkflowId,
+  workflowIdTooLong,
 } from "./state.js";

@@ -134,18 +134,35 @@ function invalidInput(operation: string, message: string, workflowId?: string, p
 }
 
 /**
- * The longest workflow id every backend stores, in UTF-8 bytes. PostgreSQL cannot index a key over ~2.7 KB and child
- * workflow ids extend their parent's (`parent/node/7`), so one limit well below that holds for every adapter.
+ * The longest workflow id every checkpointer accepts, in UTF-8 bytes. One limit for all backends, so an id that
+ * works in tests on memory also works on PostgreSQL (whose index entries cannot hold ids much over 2.7 KB).
  *
  * @example
  * ```ts
  * import { MAX_WORKFLOW_ID_BYTES } from "@graph/checkpoint";
- * const fits = (id: string) => new TextEncoder().encode(id).length <= MAX_WORKFLOW_ID_BYTES;
+ * const fits = (id: string) => Buffer.byteLength(id, "utf8") <= MAX_WORKFLOW_ID_BYTES;
  * ```
  */
 export const MAX_WORKFLOW_ID_BYTES = 1024;
 
-const utf8 = new TextEncoder();
+/**
+ * `undefined` when `id` fits {@link MAX_WORKFLOW_ID_BYTES}; otherwise the message saying it does not (the limit,
+ * the actual length and the id's start).
+ *
+ * @example
+ * ```ts
+ * workflowIdTooLong("a".repeat(2000)); // "Workflow id 'aaaa…' is 2000 UTF-8 bytes long; …"
+ * ```
+ */
+export function workflowIdTooLong(id: string): string | undefined {
+  if (id.length * 3 <= MAX_WORKFLOW_ID_BYTES) return undefined;
+  const bytes = Buffer.byteLength(id, "utf8");
+  if (bytes <= MAX_WORKFLOW_ID_BYTES) return undefined;
+  return (
+    `Workflow id ${JSON.stringify(`${id.slice(0, 32)}…`)} is ${bytes} UTF-8 bytes long; the limit is ` +
+    `${MAX_WORKFLOW_ID_BYTES} bytes on every checkpointer. Use a shorter id (for example a hash of the long key).`
+  );
+}
 
 /**
  * Checks that an id is usable as a workflow id: a non-empty string without NUL characters (which some backends
@@ -165,20 +182,8 @@ export function validateWorkflowId(id: unknown, operation: string): asserts id i
         "a workflow id must be a non-empty string without NUL characters.",
     );
   }
-  // A UTF-16 code unit is at most 3 UTF-8 bytes: only long ids need encoding.
-  if (id.length * 3 > MAX_WORKFLOW_ID_BYTES) {
-    const bytes = utf8.encode(id).length;
-    if (bytes > MAX_WORKFLOW_ID_BYTES) {
-      throw invalidInput(
-        operation,
-        `Workflow id passed to ${operation} is ${bytes} bytes long (UTF-8), over the limit of ` +
-          `${MAX_WORKFLOW_ID_BYTES} bytes every checkpointer enforces (it starts ${JSON.stringify(id.slice(0, 40))}…). ` +
-          "Use a shorter id, e.g. a hash of the long key.",
-        undefined,
-        "id",
-      );
-    }
-  }
+  const tooLong = workflowIdTooLong(id);
+  if (tooLong !== undefined) throw invalidInput(operation, `${tooLong} (in ${operation})`, undefined, "workflowId");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

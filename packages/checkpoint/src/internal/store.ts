@@ -23,6 +23,7 @@ import { resolvePolicy } from "../CheckpointPolicy.js";
 import { CheckpointError, isCheckpointError } from "../errors.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
 import { classifyCheckpointerError, guardCheckpointer } from "../guard.js";
+import { snapshotStep } from "./snapshot.js";
 
 /** The runtime's view of a checkpointer; see `@graph/checkpoint/effect`. */
 export interface CheckpointStoreService {
@@ -240,6 +241,11 @@ export function makeCheckpointStore(
         // Setup failures surface at the first save rather than in the background.
         if (!ready) yield* setup;
         yield* takeFailure(workflowId);
+        // Written later: copy the values now (and fail now when they cannot be stored).
+        step = yield* Effect.try({
+          try: () => snapshotStep(step, checkpointer.serializer),
+          catch: (error) => classifyCheckpointerError(error, "saveStep", workflowId),
+        });
         if (policy.durability === "exit") {
           const buffered = buffers.get(workflowId);
           if (buffered === undefined) buffers.set(workflowId, [{ step, fence }]);

@@ -1,3 +1,4 @@
+import { workflowIdTooLong } from "@graph/checkpoint";
 import { InvalidOptionError } from "../errors.js";
 
 /**
@@ -76,6 +77,9 @@ export function checkRunOptions(options: unknown, method: string): void {
   if (values !== undefined && !isRecord(values)) fail(where, "values", values, "an object of named values");
   const id = options["workflowId"];
   if (id !== undefined && (typeof id !== "string" || id === "")) fail(where, "workflowId", id, "a non-empty string");
+  const tooLong = typeof id === "string" ? workflowIdTooLong(id) : undefined;
+  if (tooLong !== undefined)
+    throw new InvalidOptionError(`${where}: option 'workflowId' is too long. ${tooLong}`, "workflowId");
   const signal = options["signal"];
   if (
     signal !== undefined &&

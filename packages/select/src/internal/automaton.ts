@@ -19,7 +19,7 @@ const WILDCARD = 4;
  * The first part must be a prefix, the last a suffix, and the middle parts occur in order in between; taking
  * the earliest occurrence of each middle part is always safe, so this never backtracks.
  */
-export function wildcardMatches(parts: readonly string[], name: string): boolean {
+function wildcardMatches(parts: readonly string[], name: string): boolean {
   const first = parts[0] as string;
   const lastIndex = parts.length - 1;
   const final = parts[lastIndex] as string;

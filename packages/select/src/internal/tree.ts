@@ -3,7 +3,7 @@ import type { SelectOptions, TreeAdapter } from "../Tree.js";
 import { compileMatcher } from "./matcher.js";
 
 /** Sets an own data property, even for the key `__proto__` (where `=` would change the prototype). */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__") {
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   } else {

@@ -71,8 +71,8 @@ export function describeIds({ run }: StorageContext): void {
         ]) {
           const error = await rejection(attempt());
           assertCheckpointError(error);
-          expect((error as Error).message).toContain(`${MAX_WORKFLOW_ID_BYTES + 1} bytes long`);
-          expect((error as Error).message).toContain(`limit of ${MAX_WORKFLOW_ID_BYTES} bytes`);
+          expect((error as Error).message).toContain(`${MAX_WORKFLOW_ID_BYTES + 1} UTF-8 bytes long`);
+          expect((error as Error).message).toContain(`the limit is ${MAX_WORKFLOW_ID_BYTES} bytes`);
         }
         expect(await checkpointer.getWorkflow(tooLong)).toBeUndefined();
       });

@@ -1,0 +1,18 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, it } from "vitest";
+// Runtime workflows (see planExecute.int.test.ts for why they run from here).
+import { downstreamMutationKeepsStoredOutput } from "../../runtime/test/workflows/asyncSnapshot.js";
+import { SqliteCheckpointer } from "../src/index.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "graph-snapshot-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('durability "async" on SQLite (a real database file)', () => {
+  it("a downstream node mutating its input does not change the stored upstream output", () =>
+    downstreamMutationKeepsStoredOutput(
+      new SqliteCheckpointer({ path: path.join(dir, "mutate.db"), policy: { durability: "async" } }),
+      "snap-sqlite",
+    ));
+});
