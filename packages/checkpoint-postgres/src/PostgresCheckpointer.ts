@@ -142,10 +142,21 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
         );
       }
       server = addressOf(connectionString);
+      const max = connection.max ?? 10;
+      if (!Number.isSafeInteger(max) || max < 1) {
+        throw configError(`max must be a positive integer (the pool size), got ${String(max)}.`, "max");
+      }
+      const timeout = connection.connectionTimeoutMs ?? 10_000;
+      if (!Number.isSafeInteger(timeout) || timeout < 0) {
+        throw configError(
+          `connectionTimeoutMs must be a non-negative integer of milliseconds, got ${String(timeout)}.`,
+          "connectionTimeoutMs",
+        );
+      }
       const pool = new pg.Pool({
         connectionString,
-        max: connection.max ?? 10,
-        connectionTimeoutMillis: connection.connectionTimeoutMs ?? 10_000,
+        max,
+        connectionTimeoutMillis: timeout,
         idleTimeoutMillis: 30_000,
         keepAlive: true,
         application_name: "graph-checkpoint",

@@ -260,6 +260,24 @@ describe("PostgresCheckpointer", () => {
     await cp.close();
   });
 
+  it("rejects a bad pool size, connection timeout or serializer with CheckpointErrors", () => {
+    for (const [options, message] of [
+      [{ max: 0 }, /max must be a positive integer/],
+      [{ max: 2.5 }, /max must be a positive integer/],
+      [{ connectionTimeoutMs: -1 }, /connectionTimeoutMs must be a non-negative integer/],
+      [{ serializer: { serialize: "x" } }, /serializer must be an object with serialize/],
+    ] as const) {
+      let error: unknown;
+      try {
+        new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: "unused", ...(options as object) });
+      } catch (e) {
+        error = e;
+      }
+      expect(isCheckpointError(error)).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
   it("a workflow id over the limit is rejected up front, naming the limit (not connection advice)", async () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
     const error = await rejection(cp.createWorkflow({ id: "w".repeat(3000), graphName: "g", graphHash: "h" }));

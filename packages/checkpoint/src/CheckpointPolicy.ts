@@ -87,6 +87,12 @@ function invalid(message: string, path: string): CheckpointError {
  * ```
  */
 export function resolvePolicy(partial: Partial<CheckpointPolicy> = {}): CheckpointPolicy {
+  if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
+    throw invalid(
+      `policy must be an object like { durability: "async", retention: "full" }, got ${partial === null ? "null" : typeof partial}.`,
+      "policy",
+    );
+  }
   const durability = partial.durability ?? DEFAULT_POLICY.durability;
   if (!DURABILITIES.includes(durability)) {
     throw invalid(`durability must be "sync", "async" or "exit", got ${JSON.stringify(durability)}.`, "durability");

@@ -32,6 +32,7 @@ import {
   validateClaimOptions,
   validateFence,
 } from "./internal/leases.js";
+import { checkOptionsObject, checkSerializer } from "./internal/options.js";
 import { readRecord, selectRecords, storedDecision } from "./internal/records.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
@@ -115,8 +116,9 @@ export class MemoryCheckpointer implements Checkpointer {
   #closed = false;
 
   constructor(options: MemoryCheckpointerOptions = {}) {
+    checkOptionsObject(options, "MemoryCheckpointer", "{ policy?, serializer? }");
     this.policy = resolvePolicy(options.policy);
-    this.#serializer = options.serializer ?? defaultSerializer;
+    this.#serializer = checkSerializer(options.serializer, "MemoryCheckpointer");
     this.serializer = this.#serializer;
   }
 

@@ -23,7 +23,7 @@ import type { WorkflowConflictError } from "../../errors.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "../../errors.js";
 import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import type { Serializer } from "../../Serializer.js";
-import { defaultSerializer, serializeStored } from "../../Serializer.js";
+import { serializeStored } from "../../Serializer.js";
 import type { SqlDialect } from "../../SqlDialect.js";
 import {
   compactSteps,
@@ -41,6 +41,7 @@ import {
   validateClaimOptions,
   validateFence,
 } from "../leases.js";
+import { checkSerializer } from "../options.js";
 import { selectRecords } from "../records.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
@@ -137,7 +138,7 @@ export class KyselyStore {
     this.dialect = new TableLayout(dialect, schema, prefix);
     // Without plugins: the store reads and writes its own column names (a CamelCasePlugin would rename them).
     this.#db = options.db.withoutPlugins();
-    this.#serializer = options.serializer ?? defaultSerializer;
+    this.#serializer = checkSerializer(options.serializer, name);
     this.#destroyOnClose = options.destroyOnClose ?? true;
     this.#describeError = options.describeError ?? dialect.describeError?.bind(dialect);
     this.#isConnectionLost = options.isConnectionLost ?? dialect.isConnectionLost?.bind(dialect) ?? (() => false);
