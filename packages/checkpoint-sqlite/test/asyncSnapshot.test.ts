@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, it } from "vitest";
 // Runtime workflows (see planExecute.int.test.ts for why they run from here).
-import { downstreamMutationKeepsStoredOutput } from "../../runtime/test/workflows/asyncSnapshot.js";
+import {
+  downstreamMutationKeepsStoredOutput,
+  unsaveableValueFailsAtItsStep,
+} from "../../runtime/test/workflows/asyncSnapshot.js";
 import { SqliteCheckpointer } from "../src/index.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "graph-snapshot-"));
@@ -14,5 +17,11 @@ describe('durability "async" on SQLite (a real database file)', () => {
     downstreamMutationKeepsStoredOutput(
       new SqliteCheckpointer({ path: path.join(dir, "mutate.db"), policy: { durability: "async" } }),
       "snap-sqlite",
+    ));
+
+  it("an unsaveable value fails at the step that produced it (the adapter's serializer snapshots it)", () =>
+    unsaveableValueFailsAtItsStep(
+      new SqliteCheckpointer({ path: path.join(dir, "unsaveable.db"), policy: { durability: "async" } }),
+      "unsaveable-sqlite",
     ));
 });

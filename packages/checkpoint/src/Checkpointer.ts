@@ -256,6 +256,19 @@ export interface ListWorkflowsOptions {
 }
 
 /**
+ * Steps of one workflow and the fence they are written under, for {@link Checkpointer.saveStepBatch}.
+ *
+ * @example
+ * ```ts
+ * await checkpointer.saveStepBatch?.([{ steps: [stepA], fence: { epoch: 3 } }, { steps: [childStep] }]);
+ * ```
+ */
+export interface StepGroup {
+  readonly steps: readonly StepRecord[];
+  readonly fence?: Fence;
+}
+
+/**
  * One page of {@link Checkpointer.listWorkflows}.
  *
  * @example
@@ -334,6 +347,12 @@ export interface Checkpointer {
    * get one `saveStep` per step.
    */
   saveSteps?(steps: readonly StepRecord[], fence?: Fence): Promise<void>;
+  /**
+   * Optional: saves steps of several workflows in one transaction (all or none), each group of one workflow with
+   * its own fence. The `async` durability writer uses it to commit everything queued at once (a map's child
+   * workflows included) in one transaction instead of one per workflow.
+   */
+  saveStepBatch?(groups: readonly StepGroup[]): Promise<void>;
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;
   getWorkflow(id: string): Promise<WorkflowRecord | undefined>;
   /** Node steps in `index` order: one record per executed node (input records only with `includeInputs: true`). */

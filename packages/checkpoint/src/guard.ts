@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Checkpointer, Fence, StepRecord } from "./Checkpointer.js";
+import type { Checkpointer, Fence, StepGroup, StepRecord } from "./Checkpointer.js";
 import type { WorkflowConflictError } from "./errors.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 import { MAX_WORKFLOW_ID_BYTES, workflowIdTooLong } from "./state.js";
@@ -148,6 +148,12 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
             call("saveSteps", steps[0]?.workflowId, () =>
               fence === undefined ? adapter.saveSteps!(steps) : adapter.saveSteps!(steps, fence),
             ),
+        }),
+    ...(adapter.saveStepBatch === undefined
+      ? {}
+      : {
+          saveStepBatch: (groups: readonly StepGroup[]) =>
+            call("saveStepBatch", groups[0]?.steps[0]?.workflowId, () => adapter.saveStepBatch!(groups)),
         }),
     updateWorkflow: (id, update, fence) =>
       call("updateWorkflow", id, () =>

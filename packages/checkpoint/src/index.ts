@@ -13,6 +13,7 @@ export type {
   ListWorkflowsOptions,
   NewWorkflow,
   SkippedWorkflow,
+  StepGroup,
   StepKind,
   StepReadOptions,
   StepRecord,

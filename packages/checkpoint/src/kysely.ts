@@ -24,6 +24,7 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  StepGroup,
   StepRecord,
   WorkflowPage,
   WorkflowRecord,
@@ -101,11 +102,14 @@ export interface KyselyCheckpointerOptions {
 export class KyselyCheckpointer implements Checkpointer {
   /** The resolved policy (retention and `ttlMs` are applied by this store; durability by the runtime). */
   readonly policy: CheckpointPolicy;
+  /** The serializer values are stored with (the runtime snapshots async/exit steps with it). */
+  readonly serializer: Serializer;
   readonly #store: KyselyStore;
 
   constructor(options: KyselyCheckpointerOptions) {
     this.#store = new KyselyStore(options, new.target.name);
     this.policy = this.#store.policy;
+    this.serializer = this.#store.serializer;
   }
 
   /** Creates the tables (and schema) or migrates them. Idempotent; safe when several processes call it at once. */
@@ -132,6 +136,11 @@ export class KyselyCheckpointer implements Checkpointer {
   /** Saves several steps of one workflow in one transaction (all or none). */
   saveSteps(steps: readonly StepRecord[], fence?: Fence): Promise<void> {
     return this.#store.saveSteps(steps, fence);
+  }
+
+  /** Saves steps of several workflows in one transaction (all or none), each group under its own fence. */
+  saveStepBatch(groups: readonly StepGroup[]): Promise<void> {
+    return this.#store.saveStepBatch(groups);
   }
 
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {

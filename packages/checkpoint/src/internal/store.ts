@@ -146,6 +146,13 @@ export function makeCheckpointStore(
     // workflow and the workflow's later queued steps are skipped (writing them would leave a gap in the history).
     const runJobs = (jobs: readonly Job[]) =>
       Effect.gen(function* () {
+        // Everything queued at once, several workflows included, in one transaction when the adapter can; on a
+        // failure (all or none was written) fall back to one write per workflow, so the failure is attributed.
+        const batched = yield* writeBatch(jobs);
+        if (batched) {
+          for (const job of jobs) yield* settle(job);
+          return;
+        }
         let i = 0;
         while (i < jobs.length) {
           const workflowId = jobs[i]!.step.workflowId;
@@ -164,6 +171,40 @@ export function makeCheckpointStore(
           i = j;
         }
       }).pipe(Effect.uninterruptible);
+
+    const settle = (job: Job) =>
+      Effect.suspend(() => {
+        const workflowId = job.step.workflowId;
+        if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
+        if (lastJob === job.done) lastJob = undefined;
+        return Deferred.succeed(job.done, undefined);
+      });
+
+    /** One `saveStepBatch` call for every workflow of `jobs`; false when not possible or it failed. */
+    const writeBatch = (jobs: readonly Job[]): Effect.Effect<boolean> =>
+      Effect.suspend(() => {
+        if (checkpointer.saveStepBatch === undefined) return Effect.succeed(false);
+        const groups = new Map<string, { steps: StepRecord[]; fence: Fence | undefined }>();
+        for (const job of jobs) {
+          const workflowId = job.step.workflowId;
+          if (failures.has(workflowId)) return Effect.succeed(false);
+          const group = groups.get(workflowId);
+          if (group === undefined) groups.set(workflowId, { steps: [job.step], fence: job.fence });
+          else if (group.fence?.epoch !== job.fence?.epoch) return Effect.succeed(false);
+          else group.steps.push(job.step);
+        }
+        if (groups.size < 2) return Effect.succeed(false);
+        // Sorted by id: concurrent writers lock workflow rows in one order (no deadlock between two batches).
+        const batch = [...groups.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([, group]) =>
+            group.fence === undefined ? { steps: group.steps } : { steps: group.steps, fence: group.fence },
+          );
+        return lift("saveStepBatch", batch[0]?.steps[0]?.workflowId, () => checkpointer.saveStepBatch!(batch)).pipe(
+          Effect.as(true),
+          Effect.orElseSucceed(() => false),
+        );
+      });
 
     if (policy.durability === "async") {
       const takeBatch = Effect.flatMap(Queue.take(queue), (head) =>

@@ -10,6 +10,7 @@ import type {
   ListWorkflowsOptions,
   NewWorkflow,
   SkippedWorkflow,
+  StepGroup,
   StepReadOptions,
   StepRecord,
   WorkflowPage,
@@ -81,6 +82,10 @@ export class KyselyStore {
   readonly dialect: TableLayout;
   readonly #db: AnyDb;
   readonly #serializer: Serializer;
+  /** The serializer values are stored with (the runtime snapshots async/exit steps with it). */
+  get serializer(): Serializer {
+    return this.#serializer;
+  }
   readonly #destroyOnClose: boolean;
   readonly #describeError: KyselyCheckpointerOptions["describeError"];
   readonly #isConnectionLost: (error: unknown) => boolean;
@@ -438,75 +443,105 @@ export class KyselyStore {
     const workflowId = typeof first?.workflowId === "string" ? first.workflowId : undefined;
     return this.#run(operation, workflowId, async () => {
       if (steps.length === 0) return;
-      const rows = steps.map((step) => {
-        validateStepRecord(step);
-        requireStorableId(step.workflowId, operation);
-        if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, operation, "node name");
-        if (step.workflowId !== first!.workflowId) {
-          throw new CheckpointError({
-            message: `${operation}: every step of one call must belong to one workflow ('${first!.workflowId}' and '${step.workflowId}').`,
-            operation,
-            workflowId: first!.workflowId,
-          });
-        }
-        // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
-        return encodeStep(step, this.#serializer);
-      });
-      validateFence(first!.workflowId, fence, operation);
-      const d = this.dialect;
-      const id = first!.workflowId;
+      const rows = this.#encodeGroup(steps, fence, operation);
+      await this.#write((trx) => this.#saveGroup(trx, steps, rows, fence, operation));
+    });
+  }
+
+  /** Saves groups of steps of several workflows in one transaction (all or none); see `Checkpointer.saveStepBatch`. */
+  saveStepBatch(groups: readonly StepGroup[]): Promise<void> {
+    const operation = "saveStepBatch";
+    return this.#run(operation, undefined, async () => {
+      if (!Array.isArray(groups)) {
+        throw new CheckpointError({ message: `${operation} expects an array of { steps, fence? }.`, operation });
+      }
+      const encoded = groups
+        .filter((group) => group?.steps?.length > 0)
+        .map((group) => ({ ...group, rows: this.#encodeGroup(group.steps, group.fence, operation) }));
+      if (encoded.length === 0) return;
       await this.#write(async (trx) => {
-        const q = d.scoped(trx);
-        let stepCount = 0;
-        let lastSuperstep = -1;
-        for (let i = 0; i < steps.length; i++) {
-          const step = steps[i]!;
-          const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName)))
-            .rows[0] as
-            | (Pick<
-                WorkflowRow,
-                "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"
-              > & {
-                existing: unknown;
-              })
-            | undefined;
-          if (workflow === undefined) throw unknownWorkflowError(id, operation);
-          if (i === 0) {
-            this.#checkFence(id, workflow, fence, operation);
-            stepCount = Number(workflow.step_count);
-            lastSuperstep = Number(workflow.last_superstep);
-          }
-          const existence = this.#statements.stepExists(id, step.superstep, step.nodeName);
-          const found = existence === undefined ? workflow.existing : (await trx.executeQuery(existence)).rows[0];
-          const existing = found === null || found === undefined ? undefined : found;
-          await trx.executeQuery(this.#statements.upsertStep(rows[i]!));
-          stepCount += existing === undefined ? 1 : 0;
-          lastSuperstep = Math.max(lastSuperstep, step.superstep);
-          if (this.policy.retention !== "full") {
-            const summaries = (
-              (await q
-                .selectFrom(d.names.steps)
-                .select(["superstep", "node_name", "idx", "value_keys"])
-                .where("workflow_id", "=", id)
-                .execute()) as StepSummaryRow[]
-            ).map((summary) => decodeSummary(summary, id));
-            for (const doomed of compactSteps(summaries, this.policy)) {
-              const deleted = await q
-                .deleteFrom(d.names.steps)
-                .where("workflow_id", "=", id)
-                .where("superstep", "=", doomed.superstep)
-                .where("node_name", "=", doomed.nodeName)
-                .executeTakeFirst();
-              stepCount -= Number(deleted.numDeletedRows);
-            }
-          }
-          // Later steps of the batch read the counters through the same row; keep it current.
-          if (i === steps.length - 1 || this.policy.retention !== "full") {
-            await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
-          }
-        }
+        for (const group of encoded) await this.#saveGroup(trx, group.steps, group.rows, group.fence, operation);
       });
     });
+  }
+
+  /** Validates one workflow's steps and serialises them, before any transaction opens. */
+  #encodeGroup(steps: readonly StepRecord[], fence: Fence | undefined, operation: string): StepRow[] {
+    const first = steps[0]!;
+    const rows = steps.map((step) => {
+      validateStepRecord(step);
+      requireStorableId(step.workflowId, operation);
+      if (LONE_SURROGATE.test(step.nodeName)) requireStorableId(step.nodeName, operation, "node name");
+      if (step.workflowId !== first.workflowId) {
+        throw new CheckpointError({
+          message: `${operation}: every step of one group must belong to one workflow ('${first.workflowId}' and '${step.workflowId}').`,
+          operation,
+          workflowId: first.workflowId,
+        });
+      }
+      // Serialise before the transaction: a value that cannot be stored leaves nothing behind.
+      return encodeStep(step, this.#serializer);
+    });
+    validateFence(first.workflowId, fence, operation);
+    return rows;
+  }
+
+  /** Writes one workflow's encoded steps inside `trx`: fence check, upserts, counters, retention. */
+  async #saveGroup(
+    trx: AnyDb,
+    steps: readonly StepRecord[],
+    rows: readonly StepRow[],
+    fence: Fence | undefined,
+    operation: string,
+  ): Promise<void> {
+    const d = this.dialect;
+    const id = steps[0]!.workflowId;
+    const q = d.scoped(trx);
+    let stepCount = 0;
+    let lastSuperstep = -1;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const workflow = (await trx.executeQuery(this.#statements.lockForStep(id, step.superstep, step.nodeName)))
+        .rows[0] as
+        | (Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"> & {
+            existing: unknown;
+          })
+        | undefined;
+      if (workflow === undefined) throw unknownWorkflowError(id, operation);
+      if (i === 0) {
+        this.#checkFence(id, workflow, fence, operation);
+        stepCount = Number(workflow.step_count);
+        lastSuperstep = Number(workflow.last_superstep);
+      }
+      const existence = this.#statements.stepExists(id, step.superstep, step.nodeName);
+      const found = existence === undefined ? workflow.existing : (await trx.executeQuery(existence)).rows[0];
+      const existing = found === null || found === undefined ? undefined : found;
+      await trx.executeQuery(this.#statements.upsertStep(rows[i]!));
+      stepCount += existing === undefined ? 1 : 0;
+      lastSuperstep = Math.max(lastSuperstep, step.superstep);
+      if (this.policy.retention !== "full") {
+        const summaries = (
+          (await q
+            .selectFrom(d.names.steps)
+            .select(["superstep", "node_name", "idx", "value_keys"])
+            .where("workflow_id", "=", id)
+            .execute()) as StepSummaryRow[]
+        ).map((summary) => decodeSummary(summary, id));
+        for (const doomed of compactSteps(summaries, this.policy)) {
+          const deleted = await q
+            .deleteFrom(d.names.steps)
+            .where("workflow_id", "=", id)
+            .where("superstep", "=", doomed.superstep)
+            .where("node_name", "=", doomed.nodeName)
+            .executeTakeFirst();
+          stepCount -= Number(deleted.numDeletedRows);
+        }
+      }
+      // Later steps of the batch read the counters through the same row; keep it current.
+      if (i === steps.length - 1 || this.policy.retention !== "full") {
+        await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
+      }
+    }
   }
 
   #checkFence(
