@@ -287,7 +287,7 @@ describe("PostgresCheckpointer", () => {
     await cp.close();
   });
 
-  it("stores well under 1 KB per trivial step", async () => {
+  it("stores well under 1 KB per trivial step", { timeout: 120_000 }, async () => {
     const cp = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: schema() });
     await cp.createWorkflow({ id: "size", graphName: "g", graphHash: "h" });
     const before = await cp.storageBytes();

@@ -120,10 +120,18 @@ describe("properties", () => {
   });
 
   it("selecting twice equals selecting once", () => {
+    // Compared through `shape`: vitest's toStrictEqual reads `.constructor` to compare types, which a tree with an
+    // own "constructor" key (a prototype-less record here) answers with its own child — two equal copies then
+    // differ by identity.
+    const shape = (value: unknown): unknown => {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+      const prototype = Object.getPrototypeOf(value) === null ? "null" : "object";
+      return { prototype, entries: Object.entries(value).map(([key, child]) => [key, shape(child)]) };
+    };
     fc.assert(
       fc.property(tree, patterns, (t, ps) => {
         const once = selectTree(t, ps);
-        expect(selectTree(once, ps)).toStrictEqual(once);
+        expect(shape(selectTree(once, ps))).toStrictEqual(shape(once));
       }),
     );
   });
