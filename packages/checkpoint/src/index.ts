@@ -42,6 +42,14 @@ export {
 /** The guard the runtime wraps every adapter in. */
 export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
 export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
+/** Lease and fencing helpers for adapters: claim/fence validation and conflict errors worded like every backend. */
+export {
+  leaseHeldError,
+  staleFenceError,
+  unknownWorkflowError,
+  validateClaimOptions,
+  validateFence,
+} from "./internal/leases.js";
 export { isInputRecord } from "./internal/records.js";
 /** The in-memory checkpointer. */
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";

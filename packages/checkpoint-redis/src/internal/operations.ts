@@ -13,21 +13,20 @@ import type {
   WorkflowStatus,
   WorkflowUpdate,
 } from "@graph/checkpoint";
-import { CheckpointError, serializeStored, validateStepRecord } from "@graph/checkpoint";
+import {
+  CheckpointError,
+  leaseHeldError,
+  serializeStored,
+  staleFenceError,
+  unknownWorkflowError,
+  validateFence,
+  validateStepRecord,
+} from "@graph/checkpoint";
 import type { IndexContext } from "./indexes.js";
 import { deleteWorkflows, descendantsOf, listWorkflows, pruneExpired } from "./indexes.js";
 import { stepField } from "./keys.js";
 import { decodeStep, decodeWorkflow, encodeStep, hashFromPairs, normalizeError } from "./records.js";
-import {
-  isStorableText,
-  leaseHeldError,
-  requireStorableId,
-  staleFenceError,
-  superstepBound,
-  unknownWorkflowError,
-  validateClaimOptions,
-  validateFence,
-} from "./validation.js";
+import { isStorableText, requireStorableId, superstepBound, validateClaimOptions } from "./validation.js";
 
 const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 

@@ -1,8 +1,8 @@
 /**
- * Input checks and the wording of lease errors, matching the other adapters (the shared helpers of
- * `@graph/checkpoint` are internal to that package).
+ * Redis-specific input checks: text Redis cannot store verbatim (NUL, lone surrogates) in ids and owners. The lease
+ * and fencing errors come from `@graph/checkpoint`, shared with the other adapters.
  */
-import { CheckpointError, validateWorkflowId, WorkflowConflictError } from "@graph/checkpoint";
+import { CheckpointError, validateWorkflowId } from "@graph/checkpoint";
 
 /** A lone UTF-16 surrogate has no UTF-8 encoding: Redis would store U+FFFD instead, and ids would not round-trip. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -53,54 +53,6 @@ export function validateClaimOptions(id: string, options: { readonly owner: stri
       path: "ttlMs",
     });
   }
-}
-
-/** Validates a fence passed to a write. */
-export function validateFence(id: string, fence: { readonly epoch: number } | undefined, operation: string): void {
-  if (fence === undefined) return;
-  if (typeof fence !== "object" || fence === null || !Number.isSafeInteger(fence.epoch)) {
-    throw new CheckpointError({
-      message: `${operation}('${id}'): the fence must be { epoch } with the integer epoch of a lease from claimWorkflow.`,
-      workflowId: id,
-      operation,
-      path: "fence",
-    });
-  }
-}
-
-/** The error for a claim that met another owner's live lease. */
-export function leaseHeldError(id: string, owner: string, expiresAt: Date): WorkflowConflictError {
-  return new WorkflowConflictError({ workflowId: id, heldBy: owner, expiresAt });
-}
-
-/** The error for a write whose fencing epoch is stale. */
-export function staleFenceError(
-  id: string,
-  operation: string,
-  fenceEpoch: number,
-  current: { readonly epoch: number; readonly owner?: string; readonly expiresAt?: Date },
-): WorkflowConflictError {
-  const by = current.owner === undefined ? "" : ` by owner '${current.owner}'`;
-  return new WorkflowConflictError({
-    workflowId: id,
-    ...(current.owner === undefined ? {} : { heldBy: current.owner }),
-    ...(current.expiresAt === undefined ? {} : { expiresAt: current.expiresAt }),
-    message:
-      `Workflow '${id}' was claimed${by} (lease epoch ${current.epoch}) after this run claimed it ` +
-      `(epoch ${fenceEpoch}), so this run's ${operation} was rejected and nothing was written. ` +
-      "Stop this run: the workflow continues under its current owner.",
-  });
-}
-
-/** The error for a write to a workflow that does not exist. */
-export function unknownWorkflowError(id: string, operation: string): CheckpointError {
-  return new CheckpointError({
-    message:
-      `${operation}: workflow '${id}' does not exist. Create it with createWorkflow first ` +
-      "(it may also have been deleted or expired by the ttlMs policy).",
-    workflowId: id,
-    operation,
-  });
 }
 
 /** Validates and normalises a superstep bound (`Infinity` = no bound). */
