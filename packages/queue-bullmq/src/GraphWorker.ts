@@ -1,0 +1,233 @@
+import type { Checkpointer, Serializer } from "@graph/checkpoint";
+import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
+import type { Graph } from "@graph/core";
+import type { RunHandle } from "@graph/runtime";
+import { Runner, RunResult } from "@graph/runtime";
+import { type Job, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { StreamWriter } from "./internal/eventStream.js";
+import { type QueueKeys, queueKeys } from "./internal/keys.js";
+import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
+import { encodeEvent, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
+
+/** Options of a {@link GraphWorker}. */
+export interface GraphWorkerOptions {
+  /** Redis URL (`redis://host:port/db`) of the queue. */
+  readonly connection: string;
+  /** The checkpointer every worker and the submitters share: the only source of truth of a run. */
+  readonly checkpointer: Checkpointer;
+  /** The graphs this worker runs, found by `name` (give each one); a job's `definitionHash` must match. */
+  readonly graphs: readonly Graph[];
+  /** The queue's name. Default `"graph"`. */
+  readonly queue?: string;
+  /** Key prefix. Default `"graph"`. */
+  readonly prefix?: string;
+  /** Runs at once in this process. Default 4. */
+  readonly concurrency?: number;
+  /** The runs' checkpointer lease; another worker adopts a dead worker's run once it expired. Default 30 s. */
+  readonly leaseTtlMs?: number;
+  /** BullMQ's job lock: a dead worker's job is delivered again once it expired. Default 30 s. */
+  readonly lockDurationMs?: number;
+  /** How often held runs' stop requests are polled (a pub/sub message normally arrives first). Default 250 ms. */
+  readonly stopPollMs?: number;
+  /** How long `close()` lets running runs finish before stopping them for another worker to resume. Default 10 s. */
+  readonly closeTimeoutMs?: number;
+  /** Call `close()` on SIGTERM and SIGINT. Default true. */
+  readonly handleSignals?: boolean;
+  /** Lease owner id. Default `host:pid:random`. */
+  readonly owner?: string;
+}
+
+/**
+ * A worker process's side of the queue: takes run jobs, runs them with a `Runner` on the shared checkpointer,
+ * streams their events and result to the submitter, and lets interrupts free it (the answer is a new job, on any
+ * worker). A job whose worker died is delivered again and resumed from the checkpointer.
+ *
+ * @example
+ * ```ts
+ * import { MemoryCheckpointer } from "@graph/checkpoint";
+ * import { graph, node } from "@graph/core";
+ * import { GraphWorker } from "@graph/queue-bullmq";
+ *
+ * const double = node({ inputs: ["x"], outputs: ["y"] }, ({ x }: { x: number }) => ({ y: x * 2 }));
+ * const worker = new GraphWorker({
+ *   connection: "redis://127.0.0.1:6379",
+ *   checkpointer: new MemoryCheckpointer(),
+ *   graphs: [graph([double], { name: "doubler" })],
+ * });
+ * await worker.start();
+ * ```
+ */
+export class GraphWorker {
+  readonly #options: GraphWorkerOptions;
+  readonly #keys: QueueKeys;
+  readonly #graphs: ReadonlyMap<string, Graph>;
+  readonly #serializer: Serializer;
+  readonly #runner: Runner;
+  readonly #held = new Map<string, RunHandle>();
+  /** Runs this worker stopped because it is closing: their jobs go back to the queue. */
+  readonly #handedBack = new Set<string>();
+  #redis: Redis | undefined;
+  #subscriber: Redis | undefined;
+  #worker: Worker<RunJobData> | undefined;
+  #unwatch: (() => Promise<void>) | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #onSignal = (): void => {
+    void this.close();
+  };
+
+  constructor(options: GraphWorkerOptions) {
+    this.#options = options;
+    this.#keys = queueKeys(options.queue ?? "graph", options.prefix);
+    this.#graphs = new Map(options.graphs.map((g) => [g.name ?? "graph", g]));
+    this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
+    this.#runner = new Runner({
+      checkpointer: options.checkpointer,
+      ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    });
+  }
+
+  /** Connects and starts taking jobs. */
+  async start(): Promise<void> {
+    const o = this.#options;
+    this.#redis = new Redis(o.connection, { maxRetriesPerRequest: null });
+    this.#subscriber = new Redis(o.connection, { maxRetriesPerRequest: null });
+    this.#unwatch = await watchStops(
+      this.#subscriber,
+      this.#redis,
+      this.#keys,
+      () => this.#held.keys(),
+      (id, info) => void this.#runner.stop(id, info),
+      o.stopPollMs ?? 250,
+    );
+    const lockDuration = o.lockDurationMs ?? 30_000;
+    this.#worker = new Worker<RunJobData>(o.queue ?? "graph", (job) => this.#process(job), {
+      connection: { url: o.connection, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+      concurrency: o.concurrency ?? 4,
+      lockDuration,
+      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+      // A run whose worker died is resumed as often as workers die; the checkpointer keeps it correct.
+      maxStalledCount: 1_000_000,
+    });
+    this.#worker.on("error", () => {});
+    await this.#worker.waitUntilReady();
+    if (o.handleSignals !== false) {
+      process.once("SIGTERM", this.#onSignal);
+      process.once("SIGINT", this.#onSignal);
+    }
+  }
+
+  /**
+   * Stops taking jobs, lets running runs finish for `closeTimeoutMs`, then stops the rest (their steps are
+   * checkpointed and their jobs go back to the queue for another worker), and closes the runner and connections.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    process.removeListener("SIGTERM", this.#onSignal);
+    process.removeListener("SIGINT", this.#onSignal);
+    const closed = this.#worker?.close();
+    const timer = setTimeout(() => {
+      for (const id of this.#held.keys()) {
+        this.#handedBack.add(id);
+        void this.#runner.stop(id, { reason: "worker closing" });
+      }
+    }, this.#options.closeTimeoutMs ?? 10_000);
+    await closed;
+    clearTimeout(timer);
+    await this.#unwatch?.();
+    await this.#runner.close();
+    await this.#subscriber?.quit().catch(() => {});
+    await this.#redis?.quit().catch(() => {});
+  }
+
+  async #process(job: Job<RunJobData>): Promise<void> {
+    const data = job.data;
+    const redis = this.#redis!;
+    const writer = new StreamWriter(redis, this.#keys.events(data.workflowId, data.submission));
+    const refusal = this.#refusal(data);
+    if (refusal !== undefined) {
+      writer.append("error", this.#serializer.serialize(errorToWire(refusal)));
+      return writer.flush(true);
+    }
+    const graph = this.#graphs.get(data.graphName)!;
+    const requested = await readStop(redis, this.#keys, data.workflowId);
+    if (requested !== undefined) {
+      // Stopped while queued: nothing runs, nothing is written to the checkpointer.
+      const stopped = new RunResult({ status: "stopped", values: {}, workflowId: data.workflowId, runId: "" });
+      writer.append("result", encodeResult(this.#serializer, stopped));
+      await clearStop(redis, this.#keys, data.workflowId);
+      return writer.flush(true);
+    }
+    const inputsKey = this.#keys.inputs(data.workflowId, data.submission);
+    const stored = data.hasValues ? await redis.get(inputsKey) : null;
+    const values = stored === null ? undefined : (this.#serializer.deserialize(stored) as Record<string, unknown>);
+    if (job.attemptsMade > 0 || stored === null) writer.append("attempt", String(job.attemptsMade));
+    const handle = this.#runner.start(graph, {
+      ...data.options,
+      workflowId: data.workflowId,
+      ...(values === undefined ? {} : { values }),
+    } as never);
+    this.#held.set(data.workflowId, handle);
+    const pump = (async () => {
+      let inputsDurable = stored === null;
+      for await (const event of handle.events) {
+        // The run's first superstep starts after its input step was saved: a retry resumes without the inputs.
+        if (!inputsDurable && event.type === "SuperstepStart") {
+          inputsDurable = true;
+          redis.del(inputsKey).catch(() => {});
+        }
+        writer.append("event", encodeEvent(this.#serializer, event));
+      }
+    })().catch(() => {});
+    let retry: unknown;
+    try {
+      const result = await handle.result;
+      await pump;
+      if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
+        retry = new Error(`Workflow '${data.workflowId}' handed back: its worker is closing.`);
+      else {
+        writer.append("result", encodeResult(this.#serializer, result));
+        if (result.status === "stopped") await clearStop(redis, this.#keys, data.workflowId);
+      }
+    } catch (error) {
+      await pump;
+      // Another process holds the lease (a dead worker's run, until its lease expires): try again later.
+      if (isWorkflowConflictError(error) || this.#handedBack.has(data.workflowId)) retry = error;
+      else writer.append("error", this.#serializer.serialize(errorToWire(error)));
+    } finally {
+      this.#held.delete(data.workflowId);
+      this.#handedBack.delete(data.workflowId);
+    }
+    if (retry !== undefined) {
+      await writer.flush();
+      throw retry;
+    }
+    await redis.del(inputsKey);
+    await writer.flush(true);
+  }
+
+  #refusal(data: RunJobData): Error | undefined {
+    const graph = this.#graphs.get(data.graphName);
+    if (graph === undefined)
+      return new UnknownGraphError({
+        graphName: data.graphName,
+        workflowId: data.workflowId,
+        known: [...this.#graphs.keys()],
+      });
+    if (graph.definitionHash !== data.definitionHash)
+      return new GraphVersionError({
+        graphName: data.graphName,
+        workflowId: data.workflowId,
+        expected: data.definitionHash,
+        actual: graph.definitionHash,
+      });
+    return undefined;
+  }
+}
