@@ -8,7 +8,7 @@ import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
-import { clearStop, requestStop } from "./internal/stopSignal.js";
+import { requestStop } from "./internal/stopSignal.js";
 import { decodeResult, errorFromWire, pickWireOptions, type RunJobData, type WireError } from "./internal/wire.js";
 import type { AnyGraph, RemoteResultOf, RemoteResumeOptions, RemoteRunHandle, RemoteStartArgs } from "./typing.js";
 
