@@ -4,8 +4,9 @@ import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
 import { Runner, RunResult } from "@graph/runtime";
 import { type Job, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { connect } from "./internal/connection.js";
 import { StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
@@ -47,14 +48,16 @@ export interface GraphWorkerOptions {
  * @example
  * ```ts
  * import { MemoryCheckpointer } from "@graph/checkpoint";
- * import { graph, node } from "@graph/core";
+ * import { Graph, node } from "@graph/core";
  * import { GraphWorker } from "@graph/queue-bullmq";
  *
- * const double = node({ inputs: ["x"], outputs: ["y"] }, ({ x }: { x: number }) => ({ y: x * 2 }));
+ * const double = node({ output: "y" }, function double({ x }: { x: number }) {
+ *   return x * 2;
+ * });
  * const worker = new GraphWorker({
  *   connection: "redis://127.0.0.1:6379",
  *   checkpointer: new MemoryCheckpointer(),
- *   graphs: [graph([double], { name: "doubler" })],
+ *   graphs: [new Graph([double], { name: "doubler" })],
  * });
  * await worker.start();
  * ```
@@ -92,8 +95,8 @@ export class GraphWorker {
   /** Connects and starts taking jobs. */
   async start(): Promise<void> {
     const o = this.#options;
-    this.#redis = new Redis(o.connection, { maxRetriesPerRequest: null });
-    this.#subscriber = new Redis(o.connection, { maxRetriesPerRequest: null });
+    this.#redis = connect(o.connection);
+    this.#subscriber = connect(o.connection);
     this.#unwatch = await watchStops(
       this.#subscriber,
       this.#redis,

@@ -3,8 +3,9 @@ import { defaultSerializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { GraphEvent, RunOptions, RunResult } from "@graph/runtime";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { connect } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
@@ -32,11 +33,13 @@ export interface RemoteRunnerOptions {
  *
  * @example
  * ```ts
- * import { graph, node } from "@graph/core";
+ * import { Graph, node } from "@graph/core";
  * import { RemoteRunner } from "@graph/queue-bullmq";
  *
- * const double = node({ inputs: ["x"], outputs: ["y"] }, ({ x }: { x: number }) => ({ y: x * 2 }));
- * const doubler = graph([double], { name: "doubler" });
+ * const double = node({ output: "y" }, function double({ x }: { x: number }) {
+ *   return x * 2;
+ * });
+ * const doubler = new Graph([double], { name: "doubler" });
  * const remote = new RemoteRunner({ connection: "redis://127.0.0.1:6379", queue: "graph" });
  * const result = await remote.run(doubler, { values: { x: 21 }, workflowId: "d-1" });
  * console.log(result.values.y);
@@ -55,7 +58,7 @@ export class RemoteRunner {
     const queue = options.queue ?? "graph";
     this.#url = options.connection;
     this.#keys = queueKeys(queue, options.prefix);
-    this.#redis = new Redis(options.connection, { maxRetriesPerRequest: null });
+    this.#redis = connect(options.connection);
     this.#queue = new Queue<RunJobData>(queue, {
       connection: { url: options.connection, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
@@ -158,7 +161,7 @@ export class RemoteRunner {
 
   async #follow(workflowId: string, prepared: Promise<string>, events: EventQueue<GraphEvent>): Promise<RunResult> {
     const submission = await prepared;
-    const reader = new Redis(this.#url, { maxRetriesPerRequest: null });
+    const reader = connect(this.#url);
     this.#readers.add(reader);
     try {
       const key = this.#keys.events(workflowId, submission);
