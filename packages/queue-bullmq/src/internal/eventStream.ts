@@ -13,7 +13,7 @@ export interface StreamEntry {
 }
 
 /** How long a finished run's stream stays readable. */
-export const FINISHED_STREAM_TTL_S = 24 * 3600;
+const FINISHED_STREAM_TTL_S = 24 * 3600;
 
 /**
  * Appends entries in order. Commands go out on one connection without waiting for each other, so order holds and a
