@@ -6,7 +6,7 @@ import { Runner, RunResult } from "@graph/runtime";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
-import { connect } from "./internal/connection.js";
+import { connect, redisUrl } from "./internal/connection.js";
 import { StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
@@ -14,8 +14,8 @@ import { encodeEvent, encodeResult, errorToWire, type RunJobData } from "./inter
 
 /** Options of a {@link GraphWorker}. */
 export interface GraphWorkerOptions {
-  /** Redis URL (`redis://host:port/db`) of the queue. */
-  readonly connection: string;
+  /** Redis URL (`redis://host:port/db`) of the queue. Default `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  readonly connection?: string | undefined;
   /** The checkpointer every worker and the submitters share: the only source of truth of a run. */
   readonly checkpointer: Checkpointer;
   /** The graphs this worker runs, found by `name` (give each one); a job's `definitionHash` must match. */
@@ -95,8 +95,9 @@ export class GraphWorker {
   /** Connects and starts taking jobs. */
   async start(): Promise<void> {
     const o = this.#options;
-    this.#redis = connect(o.connection);
-    this.#subscriber = connect(o.connection);
+    const url = redisUrl(o.connection);
+    this.#redis = connect(url);
+    this.#subscriber = connect(url);
     this.#unwatch = await watchStops(
       this.#subscriber,
       this.#redis,
@@ -107,7 +108,7 @@ export class GraphWorker {
     );
     const lockDuration = o.lockDurationMs ?? 30_000;
     this.#worker = new Worker<RunJobData>(o.queue ?? "graph", (job) => this.#process(job), {
-      connection: { url: o.connection, maxRetriesPerRequest: null },
+      connection: { url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
       concurrency: o.concurrency ?? 4,
       lockDuration,

@@ -5,7 +5,7 @@ import type { GraphEvent, RunOptions, RunResult } from "@graph/runtime";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
-import { connect } from "./internal/connection.js";
+import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
@@ -15,8 +15,8 @@ import type { AnyGraph, RemoteResultOf, RemoteResumeOptions, RemoteRunHandle, Re
 
 /** Options of a {@link RemoteRunner}. */
 export interface RemoteRunnerOptions {
-  /** Redis URL (`redis://host:port/db`) of the queue. */
-  readonly connection: string;
+  /** Redis URL (`redis://host:port/db`) of the queue. Default `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  readonly connection?: string | undefined;
   /** The queue's name: the same on the workers. Default `"graph"`. */
   readonly queue?: string;
   /** Key prefix: the same on the workers. Default `"graph"`. */
@@ -56,11 +56,11 @@ export class RemoteRunner {
 
   constructor(options: RemoteRunnerOptions) {
     const queue = options.queue ?? "graph";
-    this.#url = options.connection;
+    this.#url = redisUrl(options.connection);
     this.#keys = queueKeys(queue, options.prefix);
-    this.#redis = connect(options.connection);
+    this.#redis = connect(this.#url);
     this.#queue = new Queue<RunJobData>(queue, {
-      connection: { url: options.connection, maxRetriesPerRequest: null },
+      connection: { url: this.#url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
     });
     this.#serializer = options.checkpointer?.serializer ?? defaultSerializer;

@@ -10,3 +10,9 @@ export function connect(url: string): Redis {
   redis.on("error", () => {});
   return redis;
 }
+
+/** The queue's Redis URL: the option, else `REDIS_URL`, else the local default. */
+export function redisUrl(option: string | undefined): string {
+  const env = process.env["REDIS_URL"];
+  return option ?? (env !== undefined && env !== "" ? env : "redis://127.0.0.1:6379");
+}
