@@ -9,8 +9,12 @@ import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
+import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
+import { gatherResults, runChunk } from "./internal/mapWorker.js";
 import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
-import { encodeEvent, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
+import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
+
+type AnyJobData = RunJobData | ChunkJobData | GatherJobData;
 
 /** Options of a {@link GraphWorker}. */
 export interface GraphWorkerOptions {
@@ -73,7 +77,7 @@ export class GraphWorker {
   readonly #handedBack = new Set<string>();
   #redis: Redis | undefined;
   #subscriber: Redis | undefined;
-  #worker: Worker<RunJobData> | undefined;
+  #worker: Worker<AnyJobData> | undefined;
   #unwatch: (() => Promise<void>) | undefined;
   #closing: Promise<void> | undefined;
   readonly #onSignal = (): void => {
@@ -107,7 +111,7 @@ export class GraphWorker {
       o.stopPollMs ?? 250,
     );
     const lockDuration = o.lockDurationMs ?? 30_000;
-    this.#worker = new Worker<RunJobData>(o.queue ?? "graph", (job) => this.#process(job), {
+    this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job) => this.#dispatch(job), {
       connection: { url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
       concurrency: o.concurrency ?? 4,
@@ -149,6 +153,48 @@ export class GraphWorker {
     await this.#runner.close();
     await this.#subscriber?.quit().catch(() => {});
     await this.#redis?.quit().catch(() => {});
+  }
+
+  #dispatch(job: Job<AnyJobData>): Promise<unknown> {
+    const data = job.data;
+    if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
+    if ("kind" in data && data.kind === "gather") return this.#gather(data);
+    return this.#process(job as Job<RunJobData>);
+  }
+
+  /** A distributed map's chunk: its items as child workflows; returns only how many finished. */
+  async #chunk(data: ChunkJobData): Promise<number> {
+    if (this.#refusal(data) !== undefined) return 0; // the gather job reports the refusal
+    const graph = this.#graphs.get(data.graphName)!;
+    return runChunk(data, graph, this.#runner, this.#options.checkpointer, this.#serializer, this.#redis!, this.#keys);
+  }
+
+  /** A distributed map's gather job: every chunk finished; the results, read in item order, go to the stream. */
+  async #gather(data: GatherJobData): Promise<void> {
+    const redis = this.#redis!;
+    const writer = new StreamWriter(redis, this.#keys.events(data.mapId, data.submission));
+    const refusal = this.#refusal(data);
+    if (refusal !== undefined) writer.append("error", this.#serializer.serialize(errorToWire(refusal)));
+    else {
+      const gathered = await gatherResults(data, this.#graphs.get(data.graphName)!, this.#options.checkpointer);
+      const failed = gathered.results.find((r) => r.status === "failed");
+      if (failed !== undefined && data.errorHandling === "raise") {
+        const stored = failed.error as { tag?: string; name: string; message: string };
+        writer.append(
+          "error",
+          this.#serializer.serialize({
+            tag: stored.tag ?? stored.name,
+            name: stored.name,
+            message: stored.message,
+            fields: { workflowId: failed.workflowId },
+          }),
+        );
+      } else writer.append("result", encodeMapResult(this.#serializer, gathered));
+    }
+    await writer.flush(true);
+    const chunkKeys = Array.from({ length: data.chunks }, (_, c) => this.#keys.mapChunk(data.mapId, c));
+    if (chunkKeys.length > 0) await redis.del(...chunkKeys);
+    await clearStop(redis, this.#keys, data.mapId);
   }
 
   async #process(job: Job<RunJobData>): Promise<void> {
@@ -217,18 +263,21 @@ export class GraphWorker {
     await writer.flush(true);
   }
 
-  #refusal(data: RunJobData): Error | undefined {
+  #refusal(
+    data: Pick<RunJobData, "graphName" | "definitionHash"> & { workflowId?: string; mapId?: string },
+  ): Error | undefined {
+    const workflowId = data.workflowId ?? data.mapId ?? "";
     const graph = this.#graphs.get(data.graphName);
     if (graph === undefined)
       return new UnknownGraphError({
         graphName: data.graphName,
-        workflowId: data.workflowId,
+        workflowId,
         known: [...this.#graphs.keys()],
       });
     if (graph.definitionHash !== data.definitionHash)
       return new GraphVersionError({
         graphName: data.graphName,
-        workflowId: data.workflowId,
+        workflowId,
         expected: data.definitionHash,
         actual: graph.definitionHash,
       });

@@ -1,17 +1,39 @@
 import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import { defaultSerializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import type { GraphEvent, RunOptions, RunResult } from "@graph/runtime";
-import { Queue } from "bullmq";
+import type { GraphEvent, MapOptions, RunOptions } from "@graph/runtime";
+import { RunResult } from "@graph/runtime";
+import { FlowProducer, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
+import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
 import { requestStop } from "./internal/stopSignal.js";
-import { decodeResult, errorFromWire, pickWireOptions, type RunJobData, type WireError } from "./internal/wire.js";
-import type { AnyGraph, RemoteResultOf, RemoteResumeOptions, RemoteRunHandle, RemoteStartArgs } from "./typing.js";
+import {
+  decodeResult,
+  errorFromWire,
+  pickWireOptions,
+  type RunJobData,
+  type WireError,
+  type WireMapItem,
+} from "./internal/wire.js";
+import type {
+  AnyGraph,
+  MapResultOf,
+  RemoteResultOf,
+  RemoteResumeOptions,
+  RemoteRunHandle,
+  RemoteStartArgs,
+} from "./typing.js";
+
+/** Options of `RemoteRunner.map`: `runner.map`'s, and the chunk size. */
+export interface RemoteMapOptions extends Omit<MapOptions, "signal" | "maxConcurrency"> {
+  /** Items per chunk job. Default 500. */
+  readonly chunkSize?: number;
+}
 
 /** Options of a {@link RemoteRunner}. */
 export interface RemoteRunnerOptions {
@@ -53,6 +75,7 @@ export class RemoteRunner {
   readonly #serializer: Serializer;
   readonly #url: string;
   readonly #readers = new Set<Redis>();
+  readonly #flows: FlowProducer;
 
   constructor(options: RemoteRunnerOptions) {
     const queue = options.queue ?? "graph";
@@ -64,6 +87,10 @@ export class RemoteRunner {
       prefix: this.#keys.prefix,
     });
     this.#serializer = options.checkpointer?.serializer ?? defaultSerializer;
+    this.#flows = new FlowProducer({
+      connection: { url: this.#url, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+    });
   }
 
   /** Runs a graph on a worker to completion (or pause / stop / failure). */
@@ -108,6 +135,95 @@ export class RemoteRunner {
   }
 
   /**
+   * Runs the graph once per item of the `mapOver` inputs (zip or product) on the workers: the items are split into
+   * chunk jobs of `chunkSize` (added as one flow, never one job per item); each chunk runs its items as child
+   * workflows `<workflowId>/<i>` on the shared checkpointer; the results are read back in item order. A chunk whose
+   * worker died runs again, skipping its finished items. `errorHandling: "raise"` (default) rejects with the first
+   * failed item's error (in item order); "continue" resolves with every item's result.
+   */
+  async map<G extends Graph>(graph: G, options: RemoteMapOptions): Promise<MapResultOf<G>> {
+    const mapId = options.workflowId ?? crypto.randomUUID();
+    const mapOver = typeof options.mapOver === "string" ? [options.mapOver] : [...options.mapOver];
+    const values = options.values ?? {};
+    const items = mapItems(values, mapOver, options.mapMode ?? "zip");
+    const ranges = chunkRanges(items.length, options.chunkSize ?? 500);
+    const submission = crypto.randomUUID();
+    const tx = this.#redis.multi().del(this.#keys.stop(mapId));
+    ranges.forEach(([start, end], c) =>
+      tx.set(
+        this.#keys.mapChunk(mapId, c),
+        this.#serializer.serialize(items.slice(start, end).map((item) => ({ ...values, ...item }))),
+      ),
+    );
+    await tx.exec();
+    const base = { graphName: graph.name ?? "graph", definitionHash: graph.definitionHash, mapId };
+    const wireOptions = pickWireOptions({ ...options, errorHandling: "continue" });
+    const queueName = this.#queue.name;
+    const jobId = jobIdOf(mapId);
+    const gather: GatherJobData = {
+      kind: "gather",
+      ...base,
+      submission,
+      total: items.length,
+      chunks: ranges.length,
+      errorHandling: options.errorHandling ?? "raise",
+    };
+    await this.#flows.add({
+      name: "map-gather",
+      queueName,
+      data: gather,
+      opts: { jobId, removeOnComplete: true, removeOnFail: true },
+      children: ranges.map(([start, end], chunk) => ({
+        name: "map-chunk",
+        queueName,
+        data: { kind: "chunk", ...base, chunk, start, end, options: wireOptions } satisfies ChunkJobData,
+        opts: {
+          jobId: `${jobId}-c${chunk}`,
+          removeOnComplete: true,
+          attempts: 10_000,
+          backoff: { type: "fixed", delay: 500 },
+        },
+      })),
+    });
+    const reader = connect(this.#url);
+    this.#readers.add(reader);
+    try {
+      const key = this.#keys.events(mapId, submission);
+      for await (const entry of readStream(reader, key, (e) => e.kind === "result" || e.kind === "error")) {
+        if (entry.kind === "error") throw rebuildError(this.#serializer.deserialize(entry.body) as WireError);
+        if (entry.kind !== "result") continue;
+        const map = this.#serializer.deserialize(entry.body) as { status: RunResult["status"]; results: WireMapItem[] };
+        const results = map.results.map(
+          (r) =>
+            new RunResult({
+              status: r.status,
+              values: r.values,
+              workflowId: r.workflowId,
+              runId: r.runId,
+              ...(r.error === undefined
+                ? {}
+                : {
+                    error: errorFromWire({
+                      tag: r.error.tag ?? r.error.name,
+                      name: r.error.name,
+                      message: r.error.message,
+                      fields: {},
+                    }),
+                  }),
+            }),
+        );
+        const columns: Record<string, unknown[]> = {};
+        for (const o of graph.outputs) columns[o] = results.map((r) => (r.values as Record<string, unknown>)[o]);
+        return { status: map.status, results, values: columns } as MapResultOf<G>;
+      }
+      throw new Error(`The event stream of map '${mapId}' ended without a result.`);
+    } finally {
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
+  }
+
+  /**
    * Stops a run wherever it runs: the worker holding it stops it as `runner.stop` would; a run still queued never
    * starts a node. Resolves to false when the queue has no job for the workflow.
    */
@@ -120,6 +236,7 @@ export class RemoteRunner {
   async close(): Promise<void> {
     for (const reader of this.#readers) reader.disconnect();
     await this.#queue.close();
+    await this.#flows.close();
     await this.#redis.quit().catch(() => {});
   }
 

@@ -12,9 +12,10 @@ export {
   UnknownGraphError,
 } from "./errors.js";
 export { GraphWorker, type GraphWorkerOptions } from "./GraphWorker.js";
-export { RemoteRunner, type RemoteRunnerOptions } from "./RemoteRunner.js";
+export { type RemoteMapOptions, RemoteRunner, type RemoteRunnerOptions } from "./RemoteRunner.js";
 export type {
   AnyGraph,
+  MapResultOf,
   RemoteResultOf,
   RemoteResumeOptions,
   RemoteRunHandle,

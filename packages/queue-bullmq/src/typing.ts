@@ -5,7 +5,7 @@
  * @module
  */
 import type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf } from "@graph/core";
-import type { GraphEvent, RunOptions, RunResult } from "@graph/runtime";
+import type { GraphEvent, MapResult, RunOptions, RunResult } from "@graph/runtime";
 
 /** Anything a runner accepts: a `Graph` (its phantom type record). */
 export interface AnyGraph {
@@ -46,3 +46,6 @@ export interface RemoteRunHandle<G extends AnyGraph = AnyGraph> {
   /** Stops the run wherever it runs (or before it starts). */
   stop(info?: unknown): Promise<void>;
 }
+
+/** The result of `RemoteRunner.map` over `G`. */
+export type MapResultOf<G extends AnyGraph> = MapResult<ResultOutputsOf<G>>;

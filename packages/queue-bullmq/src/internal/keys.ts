@@ -8,6 +8,7 @@ export interface QueueKeys {
   inputs(workflowId: string, submission: string): string;
   events(workflowId: string, submission: string): string;
   stop(workflowId: string): string;
+  mapChunk(mapId: string, chunk: number): string;
   readonly stopChannel: string;
 }
 
@@ -18,6 +19,7 @@ export function queueKeys(queue: string, prefix = "graph"): QueueKeys {
     inputs: (id, submission) => `${base}:inputs:${id}:${submission}`,
     events: (id, submission) => `${base}:events:${id}:${submission}`,
     stop: (id) => `${base}:stop:${id}`,
+    mapChunk: (id, chunk) => `${base}:map:${id}:${chunk}`,
     stopChannel: `${base}:stop`,
   };
 }

@@ -91,6 +91,32 @@ export function encodeResult(serializer: Serializer, result: RunResult): string 
   });
 }
 
+/** A map's result: its status and every item's result, in item order. */
+export function encodeMapResult(
+  serializer: Serializer,
+  map: { readonly status: RunResult["status"]; readonly results: readonly RunResult[] },
+): string {
+  return safeSerialize(serializer, {
+    status: map.status,
+    results: map.results.map((r) => ({
+      status: r.status,
+      values: r.values,
+      workflowId: r.workflowId,
+      runId: r.runId,
+      ...(r.error === undefined ? {} : { error: r.error }),
+    })),
+  });
+}
+
+/** The plain form of one item of a map's result (its error as the checkpointer stored it). */
+export interface WireMapItem {
+  readonly status: RunResult["status"];
+  readonly values: Record<string, unknown>;
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly error?: { readonly tag?: string; readonly name: string; readonly message: string };
+}
+
 export function decodeResult(serializer: Serializer, text: string): RunResult {
   const r = serializer.deserialize(text) as {
     status: RunResult["status"];
