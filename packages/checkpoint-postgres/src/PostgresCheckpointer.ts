@@ -81,7 +81,7 @@ export interface PostgresKyselyOptions extends PostgresCommonOptions {
  *
  * @example
  * ```ts
- * const options: PostgresCheckpointerOptions = { connectionString: process.env.DATABASE_URL, schema: "graph" };
+ * const options: PostgresCheckpointerOptions = { connectionString: "postgres://app@db:5432/app", schema: "graph" };
  * ```
  */
 export type PostgresCheckpointerOptions = PostgresConnectionStringOptions | PostgresPoolOptions | PostgresKyselyOptions;
@@ -101,7 +101,7 @@ function configError(message: string, path: string): CheckpointError {
  * @example
  * ```ts
  * import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
- * const checkpointer = new PostgresCheckpointer({ connectionString: process.env.DATABASE_URL });
+ * const checkpointer = new PostgresCheckpointer(); // no connectionString: connects to process.env.DATABASE_URL
  * await checkpointer.setup();
  * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
  * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });

@@ -113,7 +113,7 @@ export interface RedisClientOptions extends RedisCommonOptions {
  *
  * @example
  * ```ts
- * const options: RedisCheckpointerOptions = { url: process.env.REDIS_URL, policy: { ttlMs: 7 * 86_400_000 } };
+ * const options: RedisCheckpointerOptions = { url: "redis://cache:6379/1", policy: { ttlMs: 7 * 86_400_000 } };
  * ```
  */
 export type RedisCheckpointerOptions = RedisUrlOptions | RedisClientOptions;
@@ -140,7 +140,7 @@ function positive(value: number | undefined, fallback: number, path: string, int
  * @example
  * ```ts
  * import { RedisCheckpointer } from "@graph/checkpoint-redis";
- * const checkpointer = new RedisCheckpointer({ url: process.env.REDIS_URL });
+ * const checkpointer = new RedisCheckpointer(); // no url: REDIS_URL, else redis://127.0.0.1:6379
  * await checkpointer.setup();
  * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
  * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });
