@@ -4,6 +4,7 @@
 
 declare module "@opentelemetry/sdk-trace-node" {
   import { BasicTracerProvider, type SDKRegistrationConfig } from "@opentelemetry/sdk-trace-base";
+
   export * from "@opentelemetry/sdk-trace-base";
   /** A tracer provider whose `register()` also installs the AsyncLocalStorage context manager. */
   export class NodeTracerProvider extends BasicTracerProvider {
@@ -12,8 +13,8 @@ declare module "@opentelemetry/sdk-trace-node" {
 }
 
 declare module "@opentelemetry/resources" {
-  import type { TracerConfig } from "@opentelemetry/sdk-trace-base";
   import type { AttributeValue } from "@opentelemetry/api";
+  import type { TracerConfig } from "@opentelemetry/sdk-trace-base";
   export type Resource = NonNullable<TracerConfig["resource"]>;
   export function resourceFromAttributes(attributes: Record<string, AttributeValue>): Resource;
 }

@@ -14,7 +14,7 @@ import type { DescribeCheckpointerOptions } from "./options.js";
 import { adapterRef, loadFactory } from "./processes.js";
 
 /** Delegates every operation to `inner`, after `before(operation)` (which may throw), with its own close/policy. */
-export function delegate(
+function delegate(
   inner: Checkpointer,
   hooks: {
     readonly policy: CheckpointPolicy | undefined;

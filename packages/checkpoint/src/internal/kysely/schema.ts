@@ -30,7 +30,7 @@ export function quoteIdentifier(name: string): string {
 }
 
 /** What a migration needs to render its DDL. */
-export interface DdlContext {
+interface DdlContext {
   readonly types: SqlDialect["types"];
   readonly prefix: string;
   /** A quoted, schema-qualified table reference. */

@@ -8,7 +8,7 @@ import type { TableLayout } from "./layout.js";
 import type { StepRow } from "./rows.js";
 
 /** The columns of a step row, in insert order. */
-export const STEP_COLUMNS = [
+const STEP_COLUMNS = [
   "workflow_id",
   "superstep",
   "node_name",
