@@ -79,9 +79,12 @@ function install(scope) {
   else say(`installing the workspace with ${PNPM}`);
   say("better-sqlite3 has no prebuilt binary for every platform: the first install may build it from source (~1 min)");
   const nodedir = process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined);
-  const args = ["install", "--frozen-lockfile", "--reporter=append-only"];
-  // The demo and the packages it depends on at run time (pnpm always adds the workspace root's own tools).
-  if (scope === "demo") args.push("--filter-prod", "@graph/demo...");
+  // A demo install leaves out devDependencies, so going from it to the whole workspace changes what node_modules
+  // holds: pnpm then rebuilds it, and must not stop to ask (there is no terminal in CI).
+  const args = ["install", "--frozen-lockfile", "--reporter=append-only", "--config.confirm-modules-purge=false"];
+  // The demo and the packages it depends on at run time. `--prod` keeps out every devDependency, the workspace
+  // root's own tools (nx, vitest, biome, …) included, which `--filter-prod` alone still installs.
+  if (scope === "demo") args.push("--prod", "--filter-prod", "@graph/demo...");
   const status = run(pnpmPath(), args, {
     stdio: ["ignore", process.stderr, process.stderr],
     env: { ...env, npm_config_loglevel: undefined, ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }) },
