@@ -68,6 +68,24 @@ function installed() {
 }
 
 /**
+ * The peer dependencies of the workspace packages (effect, zod, kysely, …). The demo runs the packages from their
+ * source folders, so a package's import of its peer resolves from `packages/<name>/node_modules`, where only its own
+ * devDependency puts it. Without devDependencies the demo's install hoists these to the root `node_modules`
+ * instead (the demo itself depends on the versions it uses).
+ */
+function externalPeers() {
+  const names = new Set();
+  const dir = path.join(root, "packages");
+  for (const name of fs.readdirSync(dir)) {
+    const manifest = path.join(dir, name, "package.json");
+    if (!fs.existsSync(manifest)) continue;
+    const peers = JSON.parse(fs.readFileSync(manifest, "utf8")).peerDependencies ?? {};
+    for (const [peer, range] of Object.entries(peers)) if (!String(range).startsWith("workspace:")) names.add(peer);
+  }
+  return [...names].sort();
+}
+
+/**
  * Installs the workspace ("all") or only the demo and the packages it uses ("demo"). pnpm's output goes to stderr.
  * Only this pnpm process gets `npm_config_nodedir`: node-gyp (building better-sqlite3) reads it, while every npm
  * process that saw it would warn about an unknown config.
@@ -84,7 +102,10 @@ function install(scope) {
   const args = ["install", "--frozen-lockfile", "--reporter=append-only", "--config.confirm-modules-purge=false"];
   // The demo and the packages it depends on at run time. `--prod` keeps out every devDependency, the workspace
   // root's own tools (nx, vitest, biome, …) included, which `--filter-prod` alone still installs.
-  if (scope === "demo") args.push("--prod", "--filter-prod", "@graph/demo...");
+  if (scope === "demo") {
+    args.push("--prod", "--filter-prod", "@graph/demo...");
+    for (const name of externalPeers()) args.push(`--public-hoist-pattern=${name}`);
+  }
   const status = run(pnpmPath(), args, {
     stdio: ["ignore", process.stderr, process.stderr],
     env: { ...env, npm_config_loglevel: undefined, ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }) },
