@@ -67,6 +67,17 @@ function installed() {
   }
 }
 
+/** Whether node_modules holds an install with devDependencies, whoever made it. */
+function hasFullInstall() {
+  try {
+    return /"?devDependencies"?\s*:\s*true/.test(
+      fs.readFileSync(path.join(root, "node_modules/.modules.yaml"), "utf8"),
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The peer dependencies of the workspace packages (effect, zod, kysely, …). The demo runs the packages from their
  * source folders, so a package's import of its peer resolves from `packages/<name>/node_modules`, where only its own
@@ -93,9 +104,16 @@ function externalPeers() {
 function install(scope) {
   const have = installed();
   if (have === "all" || have === scope) return;
+  // A full node_modules (made from an older lockfile, or by a plain `pnpm install`) is updated as a whole: pnpm
+  // refuses to narrow it to the demo's packages in place (it was made with other hoisting settings).
+  if (scope === "demo" && hasFullInstall()) scope = "all";
   if (scope === "demo") say(`installing the demo and the @graph packages it uses with ${PNPM}`);
   else say(`installing the workspace with ${PNPM}`);
-  say("better-sqlite3 has no prebuilt binary for every platform: the first install may build it from source (~1 min)");
+  if (!fs.existsSync(path.join(root, "node_modules/.modules.yaml"))) {
+    say(
+      "better-sqlite3 has no prebuilt binary for every platform: this first install may build it from source (~1 min)",
+    );
+  }
   const nodedir = process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined);
   // A demo install leaves out devDependencies, so going from it to the whole workspace changes what node_modules
   // holds: pnpm then rebuilds it, and must not stop to ask (there is no terminal in CI).
