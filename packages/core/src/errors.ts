@@ -44,7 +44,7 @@ export class RenameError extends TaggedError<"RenameError"> {
 }
 
 /**
- * True for a {@link GraphConfigError} (checks the `_tag` and the @graph brand, so it works across package copies).
+ * True for a {@link GraphConfigError} (checks the `_tag` and the `@graph` brand, so it works across package copies).
  *
  * @example
  * ```ts
