@@ -9,10 +9,12 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   SkippedWorkflow,
   StepGroup,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   WorkflowPage,
   WorkflowRecord,
   WorkflowStatus,
@@ -37,11 +39,15 @@ import {
 } from "../../state.js";
 import {
   leaseHeldError,
+  leaseLostError,
   staleFenceError,
+  stopAction,
   unknownWorkflowError,
   validateClaimOptions,
   validateFence,
+  validateRenewal,
 } from "../leases.js";
+import { decodeStopRequest, encodeStopRequest } from "../stopRequests.js";
 import { checkSerializer } from "../options.js";
 import { selectRecords } from "../records.js";
 import type { AnyDb } from "./layout.js";
@@ -433,6 +439,102 @@ export class KyselyStore {
     });
   }
 
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    return this.#run("renewWorkflow", id, async () => {
+      requireStorableId(id, "renewWorkflow");
+      validateRenewal(id, lease, options);
+      const d = this.dialect;
+      return this.#write(async (trx) => {
+        const expiresAt = Date.now() + Math.ceil(options.ttlMs);
+        // One conditional UPDATE: only the same owner at the same epoch extends; a released or re-claimed lease
+        // is never taken back.
+        const renewed = (await trx.executeQuery(this.#statements.renew(id, lease.owner, lease.epoch, expiresAt)))
+          .rows[0] as { lease_epoch: number | string; stop_requested: string | null } | undefined;
+        if (renewed !== undefined) {
+          const stop = this.#decodeStop(id, renewed.stop_requested, "renewWorkflow");
+          return {
+            workflowId: id,
+            owner: lease.owner,
+            epoch: lease.epoch,
+            expiresAt: new Date(expiresAt),
+            ...(stop === undefined ? {} : { stopRequested: stop }),
+          };
+        }
+        const current = (await d
+          .scoped(trx)
+          .selectFrom(d.names.workflows)
+          .select(["lease_owner", "lease_epoch", "lease_expires_at"])
+          .where("id", "=", id)
+          .executeTakeFirst()) as Pick<WorkflowRow, "lease_owner" | "lease_epoch" | "lease_expires_at"> | undefined;
+        if (current === undefined) throw unknownWorkflowError(id, "renewWorkflow");
+        throw leaseLostError(id, lease, {
+          epoch: Number(current.lease_epoch),
+          ...(current.lease_owner === null
+            ? {}
+            : { owner: current.lease_owner, expiresAt: new Date(Number(current.lease_expires_at ?? 0)) }),
+        });
+      });
+    });
+  }
+
+  requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
+    return this.#run("requestStop", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const d = this.dialect;
+      const row = await this.#write(async (trx) => {
+        const q = d.scoped(trx);
+        const current = (await q
+          .selectFrom(d.names.workflows)
+          .selectAll()
+          .where("id", "=", id)
+          .$call((query) => (d.dialect.rowLock === "" ? query : query.forNoKeyUpdate()))
+          .executeTakeFirst()) as WorkflowRow | undefined;
+        if (current === undefined) return undefined;
+        const now = Date.now();
+        const live = current.lease_owner !== null && Number(current.lease_expires_at ?? 0) > now;
+        const action = stopAction(current.status, live);
+        if (action === "none") return current;
+        const stop = current.stop_requested ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
+        return (await q
+          .updateTable(d.names.workflows)
+          .set(
+            action === "flag"
+              ? { stop_requested: stop, updated_at: now }
+              : {
+                  stop_requested: stop,
+                  status: "stopped",
+                  lease_owner: null,
+                  lease_expires_at: null,
+                  lease_epoch: sql`lease_epoch + 1`,
+                  updated_at: now,
+                },
+          )
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as WorkflowRow;
+      });
+      return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "requestStop");
+    });
+  }
+
+  getStopRequest(id: string): Promise<StopRequest | undefined> {
+    return this.#run("getStopRequest", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const row = (await this.#read((db) => db.executeQuery(this.#statements.stopRequest(id)))).rows[0] as
+        | { stop_requested: string | null }
+        | undefined;
+      return this.#decodeStop(id, row?.stop_requested ?? null, "getStopRequest");
+    });
+  }
+
+  #decodeStop(id: string, text: string | null, operation: string): StopRequest | undefined {
+    return text === null ? undefined : decodeStopRequest(this.#serializer, id, text, operation);
+  }
+
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
     return this.saveSteps([step], fence, "saveStep");
   }
@@ -444,7 +546,10 @@ export class KyselyStore {
     return this.#run(operation, workflowId, async () => {
       if (steps.length === 0) return;
       const rows = this.#encodeGroup(steps, fence, operation);
-      await this.#write((trx) => this.#saveGroup(trx, steps, rows, fence, operation));
+      await this.#write(async (trx) => {
+        await this.#lockInOrder(trx, [{ steps, fence }]);
+        await this.#saveGroup(trx, steps, rows, fence, operation);
+      });
     });
   }
 
@@ -460,9 +565,28 @@ export class KyselyStore {
         .map((group) => ({ ...group, rows: this.#encodeGroup(group.steps, group.fence, operation) }));
       if (encoded.length === 0) return;
       await this.#write(async (trx) => {
+        await this.#lockInOrder(trx, encoded);
         for (const group of encoded) await this.#saveGroup(trx, group.steps, group.rows, group.fence, operation);
       });
     });
+  }
+
+  /**
+   * Locks every workflow row a multi-row write touches (the written workflows and the roots guarding them) in id
+   * order first, so two writers never wait for each other in opposite orders.
+   */
+  async #lockInOrder(
+    trx: AnyDb,
+    groups: readonly { readonly steps: readonly StepRecord[]; readonly fence?: Fence | undefined }[],
+  ): Promise<void> {
+    const ids: string[] = [];
+    for (const group of groups) {
+      const id = group.steps[0]!.workflowId;
+      ids.push(id);
+      if (group.fence?.workflowId !== undefined) ids.push(group.fence.workflowId);
+    }
+    const lock = this.#statements.lockInOrder(ids);
+    if (lock !== undefined) await trx.executeQuery(lock);
   }
 
   /** Validates one workflow's steps and serialises them, before any transaction opens. */
@@ -509,7 +633,7 @@ export class KyselyStore {
         | undefined;
       if (workflow === undefined) throw unknownWorkflowError(id, operation);
       if (i === 0) {
-        this.#checkFence(id, workflow, fence, operation);
+        await this.#checkFence(trx, id, workflow, fence, operation);
         stepCount = Number(workflow.step_count);
         lastSuperstep = Number(workflow.last_superstep);
       }
@@ -544,20 +668,41 @@ export class KyselyStore {
     }
   }
 
-  #checkFence(
+  /**
+   * Checks the fence inside the write's transaction: against the written workflow's row (already locked), or for
+   * a child guarded by its root, against the root's row, locked here so no claim can slip in before the commit.
+   */
+  async #checkFence(
+    trx: AnyDb,
     id: string,
     workflow: Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">,
     fence: Fence | undefined,
     operation: string,
-  ): void {
-    const epoch = Number(workflow.lease_epoch);
-    if (fence === undefined || fence.epoch === epoch) return;
-    throw staleFenceError(id, operation, fence.epoch, {
-      epoch,
-      ...(workflow.lease_owner === null
-        ? {}
-        : { owner: workflow.lease_owner, expiresAt: new Date(Number(workflow.lease_expires_at ?? 0)) }),
-    });
+  ): Promise<void> {
+    if (fence === undefined) return;
+    const guardId = fence.workflowId ?? id;
+    let guard = workflow;
+    if (guardId !== id) {
+      const row = (await trx.executeQuery(this.#statements.lockWorkflow(guardId))).rows[0] as
+        | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
+        | undefined;
+      if (row === undefined) throw unknownWorkflowError(guardId, operation);
+      guard = row;
+    }
+    const epoch = Number(guard.lease_epoch);
+    if (fence.epoch === epoch) return;
+    throw staleFenceError(
+      guardId,
+      operation,
+      fence.epoch,
+      {
+        epoch,
+        ...(guard.lease_owner === null
+          ? {}
+          : { owner: guard.lease_owner, expiresAt: new Date(Number(guard.lease_expires_at ?? 0)) }),
+      },
+      id,
+    );
   }
 
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
@@ -615,14 +760,19 @@ export class KyselyStore {
                 path: "error",
               });
       }
+      if (update.stopRequested === null) changes["stop_requested"] = null;
       const d = this.dialect;
       const row = await this.#write(async (trx) => {
         const q = d.scoped(trx);
+        // A child guarded by its root: lock the root first (the order every multi-row write uses).
+        if (fence?.workflowId !== undefined && fence.workflowId !== id) {
+          await trx.executeQuery(this.#statements.lockWorkflow(fence.workflowId));
+        }
         const workflow = (await trx.executeQuery(this.#statements.lockWorkflow(id))).rows[0] as
           | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
           | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
-        this.#checkFence(id, workflow, fence, "updateWorkflow");
+        await this.#checkFence(trx, id, workflow, fence, "updateWorkflow");
         return (await q
           .updateTable(d.names.workflows)
           .set({ ...changes, updated_at: Date.now() })
