@@ -18,7 +18,7 @@ export function encodeStopRequest(
   return serializeStored(serializer, info === undefined ? { at: requestedAt } : { at: requestedAt, info }, {
     workflowId,
     operation,
-    path: "stopRequested.info",
+    path: "stopRequested",
   });
 }
 
