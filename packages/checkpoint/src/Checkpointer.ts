@@ -394,7 +394,11 @@ export interface Checkpointer {
    * never takes a lease back. The result carries the workflow's pending stop request, so a renewal is also the
    * cross-process stop poll. Unknown ids → `CheckpointError`.
    */
-  renewWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">, options: { readonly ttlMs: number }): Promise<RenewedLease>;
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease>;
   /**
    * Asks the workflow to stop, from any process. Atomically:
    * - a live lease (someone runs it): records `stopRequested` (the first request is kept); the holder sees it at

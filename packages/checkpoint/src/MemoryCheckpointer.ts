@@ -37,9 +37,9 @@ import {
   validateFence,
   validateRenewal,
 } from "./internal/leases.js";
-import { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
 import { readRecord, selectRecords, storedDecision } from "./internal/records.js";
+import { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 import {
@@ -234,8 +234,7 @@ export class MemoryCheckpointer implements Checkpointer {
     const now = Date.now();
     const action = stopAction(workflow.status, workflow.lease !== undefined && workflow.lease.expiresAt > now);
     if (action === "none") return this.#toRecord(workflow);
-    const stopText =
-      workflow.stopText ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
+    const stopText = workflow.stopText ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
     workflow.stopText = stopText;
     if (action === "stop") {
       workflow.status = "stopped";
@@ -456,7 +455,10 @@ export class MemoryCheckpointer implements Checkpointer {
       guard.id,
       operation,
       fence.epoch,
-      { epoch: guard.epoch, ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }) },
+      {
+        epoch: guard.epoch,
+        ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }),
+      },
       workflow.id,
     );
   }

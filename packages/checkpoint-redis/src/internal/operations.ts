@@ -168,7 +168,8 @@ export class WorkflowOperations {
       String(options.ttlMs),
     )) as string[];
     if (reply[0] === "ok") {
-      const stop = reply[2] === undefined || reply[2] === "" ? undefined : this.#decodeStop(id, reply[2], "renewWorkflow");
+      const stop =
+        reply[2] === undefined || reply[2] === "" ? undefined : this.#decodeStop(id, reply[2], "renewWorkflow");
       return {
         workflowId: id,
         owner: lease.owner,

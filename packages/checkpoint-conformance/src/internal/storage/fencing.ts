@@ -94,10 +94,9 @@ export function describeFencing({ run }: StorageContext): void {
       await run(async (checkpointer) => {
         const { root, child, item, current } = await takenOver(checkpointer, "child-current");
         await checkpointer.saveStep(step(child, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }), current);
-        await (checkpointer.saveSteps ?? ((s: readonly StepRecord[], f?: Fence) => checkpointer.saveStep(s[0]!, f)))(
-          [step(item, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } })],
-          current,
-        );
+        const itemStep = step(item, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } });
+        if (checkpointer.saveSteps !== undefined) await checkpointer.saveSteps([itemStep], current);
+        else await checkpointer.saveStep(itemStep, current);
         if (checkpointer.saveStepBatch !== undefined) {
           await checkpointer.saveStepBatch([
             { steps: [step(root, { superstep: 0, nodeName: "r", index: 0, values: { r: 1 } })], fence: current },

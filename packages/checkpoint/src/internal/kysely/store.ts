@@ -47,9 +47,9 @@ import {
   validateFence,
   validateRenewal,
 } from "../leases.js";
-import { decodeStopRequest, encodeStopRequest } from "../stopRequests.js";
 import { checkSerializer } from "../options.js";
 import { selectRecords } from "../records.js";
+import { decodeStopRequest, encodeStopRequest } from "../stopRequests.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
@@ -498,7 +498,8 @@ export class KyselyStore {
         const live = current.lease_owner !== null && Number(current.lease_expires_at ?? 0) > now;
         const action = stopAction(current.status, live);
         if (action === "none") return current;
-        const stop = current.stop_requested ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
+        const stop =
+          current.stop_requested ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
         return (await q
           .updateTable(d.names.workflows)
           .set(
