@@ -103,6 +103,8 @@ describe("the Effect store: renewal and stop requests", () => {
     const error = await guarded.renewWorkflow("wf", { owner: "a", epoch: 1 }, { ttlMs: 1000 }).catch((e: unknown) => e);
     expect(isCheckpointError(error)).toBe(true);
     expect((error as Error).message).toContain("has no renewWorkflow()");
-    expect(await guarded.requestStop("wf").catch((e: unknown) => (e as Error).message)).toContain("has no requestStop()");
+    expect(await guarded.requestStop("wf").catch((e: unknown) => (e as Error).message)).toContain(
+      "has no requestStop()",
+    );
   });
 });
