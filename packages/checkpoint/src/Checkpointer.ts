@@ -349,7 +349,8 @@ export interface SkippedWorkflow {
 }
 
 /**
- * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`.
+ * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`,
+ * `RedisCheckpointer`.
  * Every implementation must pass `@graph/checkpoint-conformance`.
  *
  * Rules every adapter keeps:
