@@ -358,6 +358,11 @@ export interface SkippedWorkflow {
  * - A value that cannot be serialised → `CheckpointError` naming workflow, node and value path; nothing written.
  * - `claimWorkflow` is exclusive across processes: while an unexpired lease is held by another owner it throws
  *   `WorkflowConflictError`; claiming by the same owner renews; an expired lease can be taken (epoch + 1).
+ * - A fenced write (`saveStep`, `saveSteps`, `saveStepBatch`, `updateWorkflow`) checks the guarding workflow's epoch
+ *   (the written one, or for a child workflow its root: {@link Fence.workflowId}) in the same transaction / script
+ *   as the write: a stale epoch writes nothing.
+ * - `renewWorkflow` never takes a lease back: once released or claimed by another owner it fails with reason
+ *   `"lease-lost"`.
  * - Unknown workflow ids: getters return `undefined` / empty; writers throw `CheckpointError`.
  *
  * @example
