@@ -39,9 +39,6 @@ import {
 } from "../../state.js";
 import {
   leaseHeldError,
-  leaseLostError,
-  staleFenceError,
-  stopAction,
   unknownWorkflowError,
   validateClaimOptions,
   validateFence,
@@ -49,9 +46,10 @@ import {
 } from "../leases.js";
 import { checkSerializer } from "../options.js";
 import { selectRecords } from "../records.js";
-import { decodeStopRequest, encodeStopRequest } from "../stopRequests.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
+import type { LeaseContext } from "./leases.js";
+import { checkFence, decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
 import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
@@ -100,6 +98,10 @@ export class KyselyStore {
   #closed: Promise<void> | undefined;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #statements: HotStatements;
+  /** What the lease and stop operations need (see `leases.ts`). */
+  get #leaseContext(): LeaseContext {
+    return { layout: this.dialect, statements: this.#statements, serializer: this.#serializer };
+  }
 
   constructor(options: KyselyCheckpointerOptions, name = "KyselyCheckpointer") {
     this.#name = name;
@@ -447,77 +449,14 @@ export class KyselyStore {
     return this.#run("renewWorkflow", id, async () => {
       requireStorableId(id, "renewWorkflow");
       validateRenewal(id, lease, options);
-      const d = this.dialect;
-      return this.#write(async (trx) => {
-        const expiresAt = Date.now() + Math.ceil(options.ttlMs);
-        // One conditional UPDATE: only the same owner at the same epoch extends; a released or re-claimed lease
-        // is never taken back.
-        const renewed = (await trx.executeQuery(this.#statements.renew(id, lease.owner, lease.epoch, expiresAt)))
-          .rows[0] as { lease_epoch: number | string; stop_requested: string | null } | undefined;
-        if (renewed !== undefined) {
-          const stop = this.#decodeStop(id, renewed.stop_requested, "renewWorkflow");
-          return {
-            workflowId: id,
-            owner: lease.owner,
-            epoch: lease.epoch,
-            expiresAt: new Date(expiresAt),
-            ...(stop === undefined ? {} : { stopRequested: stop }),
-          };
-        }
-        const current = (await d
-          .scoped(trx)
-          .selectFrom(d.names.workflows)
-          .select(["lease_owner", "lease_epoch", "lease_expires_at"])
-          .where("id", "=", id)
-          .executeTakeFirst()) as Pick<WorkflowRow, "lease_owner" | "lease_epoch" | "lease_expires_at"> | undefined;
-        if (current === undefined) throw unknownWorkflowError(id, "renewWorkflow");
-        throw leaseLostError(id, lease, {
-          epoch: Number(current.lease_epoch),
-          ...(current.lease_owner === null
-            ? {}
-            : { owner: current.lease_owner, expiresAt: new Date(Number(current.lease_expires_at ?? 0)) }),
-        });
-      });
+      return this.#write((trx) => renewIn(trx, this.#leaseContext, id, lease, options.ttlMs));
     });
   }
 
   requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
     return this.#run("requestStop", id, async () => {
       if (!isStorableText(id)) return undefined;
-      const d = this.dialect;
-      const row = await this.#write(async (trx) => {
-        const q = d.scoped(trx);
-        const current = (await q
-          .selectFrom(d.names.workflows)
-          .selectAll()
-          .where("id", "=", id)
-          .$call((query) => (d.dialect.rowLock === "" ? query : query.forNoKeyUpdate()))
-          .executeTakeFirst()) as WorkflowRow | undefined;
-        if (current === undefined) return undefined;
-        const now = Date.now();
-        const live = current.lease_owner !== null && Number(current.lease_expires_at ?? 0) > now;
-        const action = stopAction(current.status, live);
-        if (action === "none") return current;
-        const stop =
-          current.stop_requested ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
-        return (await q
-          .updateTable(d.names.workflows)
-          .set(
-            action === "flag"
-              ? { stop_requested: stop, updated_at: now }
-              : {
-                  stop_requested: stop,
-                  status: "stopped",
-                  lease_owner: null,
-                  lease_expires_at: null,
-                  lease_epoch: sql`lease_epoch + 1`,
-                  updated_at: now,
-                },
-          )
-          .where("id", "=", id)
-          .returningAll()
-          .executeTakeFirstOrThrow()) as WorkflowRow;
-      });
+      const row = await this.#write((trx) => requestStopIn(trx, this.#leaseContext, id, options?.info));
       return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "requestStop");
     });
   }
@@ -528,12 +467,8 @@ export class KyselyStore {
       const row = (await this.#read((db) => db.executeQuery(this.#statements.stopRequest(id)))).rows[0] as
         | { stop_requested: string | null }
         | undefined;
-      return this.#decodeStop(id, row?.stop_requested ?? null, "getStopRequest");
+      return decodeStop(this.#serializer, id, row?.stop_requested ?? null, "getStopRequest");
     });
-  }
-
-  #decodeStop(id: string, text: string | null, operation: string): StopRequest | undefined {
-    return text === null ? undefined : decodeStopRequest(this.#serializer, id, text, operation);
   }
 
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
@@ -548,7 +483,7 @@ export class KyselyStore {
       if (steps.length === 0) return;
       const rows = this.#encodeGroup(steps, fence, operation);
       await this.#write(async (trx) => {
-        await this.#lockInOrder(trx, [{ steps, fence }]);
+        await lockInOrder(trx, this.#statements, [{ steps, fence }]);
         await this.#saveGroup(trx, steps, rows, fence, operation);
       });
     });
@@ -566,28 +501,10 @@ export class KyselyStore {
         .map((group) => ({ ...group, rows: this.#encodeGroup(group.steps, group.fence, operation) }));
       if (encoded.length === 0) return;
       await this.#write(async (trx) => {
-        await this.#lockInOrder(trx, encoded);
+        await lockInOrder(trx, this.#statements, encoded);
         for (const group of encoded) await this.#saveGroup(trx, group.steps, group.rows, group.fence, operation);
       });
     });
-  }
-
-  /**
-   * Locks every workflow row a multi-row write touches (the written workflows and the roots guarding them) in id
-   * order first, so two writers never wait for each other in opposite orders.
-   */
-  async #lockInOrder(
-    trx: AnyDb,
-    groups: readonly { readonly steps: readonly StepRecord[]; readonly fence?: Fence | undefined }[],
-  ): Promise<void> {
-    const ids: string[] = [];
-    for (const group of groups) {
-      const id = group.steps[0]!.workflowId;
-      ids.push(id);
-      if (group.fence?.workflowId !== undefined) ids.push(group.fence.workflowId);
-    }
-    const lock = this.#statements.lockInOrder(ids);
-    if (lock !== undefined) await trx.executeQuery(lock);
   }
 
   /** Validates one workflow's steps and serialises them, before any transaction opens. */
@@ -634,7 +551,7 @@ export class KyselyStore {
         | undefined;
       if (workflow === undefined) throw unknownWorkflowError(id, operation);
       if (i === 0) {
-        await this.#checkFence(trx, id, workflow, fence, operation);
+        await checkFence(trx, this.#statements, id, workflow, fence, operation);
         stepCount = Number(workflow.step_count);
         lastSuperstep = Number(workflow.last_superstep);
       }
@@ -667,43 +584,6 @@ export class KyselyStore {
         await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
       }
     }
-  }
-
-  /**
-   * Checks the fence inside the write's transaction: against the written workflow's row (already locked), or for
-   * a child guarded by its root, against the root's row, locked here so no claim can slip in before the commit.
-   */
-  async #checkFence(
-    trx: AnyDb,
-    id: string,
-    workflow: Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">,
-    fence: Fence | undefined,
-    operation: string,
-  ): Promise<void> {
-    if (fence === undefined) return;
-    const guardId = fence.workflowId ?? id;
-    let guard = workflow;
-    if (guardId !== id) {
-      const row = (await trx.executeQuery(this.#statements.lockWorkflow(guardId))).rows[0] as
-        | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
-        | undefined;
-      if (row === undefined) throw unknownWorkflowError(guardId, operation);
-      guard = row;
-    }
-    const epoch = Number(guard.lease_epoch);
-    if (fence.epoch === epoch) return;
-    throw staleFenceError(
-      guardId,
-      operation,
-      fence.epoch,
-      {
-        epoch,
-        ...(guard.lease_owner === null
-          ? {}
-          : { owner: guard.lease_owner, expiresAt: new Date(Number(guard.lease_expires_at ?? 0)) }),
-      },
-      id,
-    );
   }
 
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
@@ -773,7 +653,7 @@ export class KyselyStore {
           | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
           | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
-        await this.#checkFence(trx, id, workflow, fence, "updateWorkflow");
+        await checkFence(trx, this.#statements, id, workflow, fence, "updateWorkflow");
         return (await q
           .updateTable(d.names.workflows)
           .set({ ...changes, updated_at: Date.now() })
