@@ -19,6 +19,8 @@ export interface ZombieSpec {
 export type ZombieCommand =
   | { readonly type: "write"; readonly round: number }
   | { readonly type: "renew" }
+  /** Renew every `everyMs` until a renewal carries a stop request; report it (`stop-seen`) and wait again. */
+  | { readonly type: "watch"; readonly everyMs: number }
   | { readonly type: "exit" };
 
 const send = (message: unknown) =>
@@ -42,7 +44,16 @@ async function main(): Promise<void> {
     while (commands.length === 0) await new Promise<void>((resolve) => (wake = resolve));
     const command = commands.shift()!;
     if (command.type === "exit") break;
-    if (command.type === "write") {
+    if (command.type === "watch") {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, command.everyMs));
+        const renewed = await checkpointer.renewWorkflow(spec.rootId, lease, { ttlMs: spec.ttlMs });
+        if (renewed.stopRequested !== undefined) {
+          await send({ type: "stop-seen", at: Date.now(), requestedAt: renewed.stopRequested.requestedAt.getTime() });
+          break;
+        }
+      }
+    } else if (command.type === "write") {
       const outcomes = await writeRound(checkpointer, workflows, "zombie", lease.epoch, command.round);
       await send({ type: "wrote", round: command.round, outcomes });
     } else {

@@ -178,5 +178,41 @@ export function describeZombies({ run, options }: StorageContext): void {
         await checkpointer.close();
       }
     });
+
+    it("real processes: a stop requested by another process reaches the holder at its next renewal (10 rounds)", {
+      timeout: SLOW,
+    }, async () => {
+      const ref = adapterRef(child);
+      const checkpointer = await (await loadFactory(ref))(ref.args, { policy: resolvePolicy({ durability: "sync" }) });
+      const workflows = zombieWorkflows(ids("stop-process")());
+      const everyMs = 200;
+      await checkpointer.setup();
+      await createTree(checkpointer, workflows);
+      const holder = spawnZombie(child, { adapter: ref, rootId: workflows.rootId, ttlMs: 10_000 });
+      try {
+        const epoch = Number((await holder.expectMessage("claimed"))["epoch"]);
+        const latencies: number[] = [];
+        for (let round = 0; round < 10; round++) {
+          holder.command({ type: "watch", everyMs });
+          await sleep(everyMs * 1.5);
+          const asked = Date.now();
+          const record = await checkpointer.requestStop(workflows.rootId, { info: { round } });
+          expect(record?.status).toBe("running");
+          const seen = await holder.expectMessage("stop-seen");
+          expect(seen["requestedAt"]).toBe(record?.stopRequested?.requestedAt.getTime());
+          latencies.push(Number(seen["at"]) - asked);
+          // The holder handled it: the flag is cleared under its fence, ready for the next round.
+          await checkpointer.updateWorkflow(workflows.rootId, { stopRequested: null }, { epoch });
+        }
+        latencies.sort((a, b) => a - b);
+        // Seen at the next renewal: one interval plus a round trip, with room for a loaded machine.
+        expect(latencies[latencies.length - 1]).toBeLessThan(everyMs + 1_500);
+        holder.command({ type: "exit" });
+        await holder.exited;
+      } finally {
+        holder.kill();
+        await checkpointer.close();
+      }
+    });
   });
 }
