@@ -11,9 +11,11 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   Serializer,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   WorkflowConflictError,
   WorkflowPage,
   WorkflowRecord,
@@ -320,6 +322,25 @@ export class RedisCheckpointer implements Checkpointer {
   /** Gives the lease up (ignored when `owner`/`epoch` no longer match). */
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
     return this.#run("releaseWorkflow", id, () => this.#operations.releaseWorkflow(id, lease));
+  }
+
+  /** Extends the holder's lease (never re-takes a lost one); carries the pending stop request. */
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    return this.#run("renewWorkflow", id, () => this.#operations.renewWorkflow(id, lease, options));
+  }
+
+  /** Asks the workflow to stop, from any process (one script: atomic with claims and renewals). */
+  requestStop(id: string, options?: { readonly info?: unknown }): Promise<WorkflowRecord | undefined> {
+    return this.#run("requestStop", id, () => this.#operations.requestStop(id, options));
+  }
+
+  /** The pending stop request: one `HGET`. */
+  getStopRequest(id: string): Promise<StopRequest | undefined> {
+    return this.#run("getStopRequest", id, () => this.#operations.getStopRequest(id));
   }
 
   /** Upserts one step atomically and applies retention. */

@@ -32,6 +32,9 @@ function delegate(
     createWorkflow: (workflow) => call("createWorkflow", () => inner.createWorkflow(workflow)),
     claimWorkflow: (id, options) => call("claimWorkflow", () => inner.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", () => inner.releaseWorkflow(id, lease)),
+    renewWorkflow: (id, lease, options) => call("renewWorkflow", () => inner.renewWorkflow(id, lease, options)),
+    requestStop: (id, options) => call("requestStop", () => inner.requestStop(id, options)),
+    getStopRequest: (id) => call("getStopRequest", () => inner.getStopRequest(id)),
     saveStep: (step, fence) =>
       call("saveStep", () => (fence === undefined ? inner.saveStep(step) : inner.saveStep(step, fence))),
     updateWorkflow: (id, update, fence) =>

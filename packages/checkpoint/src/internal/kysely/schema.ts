@@ -93,6 +93,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ];
     },
   },
+  {
+    version: 2,
+    name: "durable stop requests",
+    statements: (c) => [`ALTER TABLE ${c.table("workflows")} ADD COLUMN stop_requested TEXT`],
+  },
 ];
 
 /** The newest schema version this code knows. */
