@@ -17,7 +17,8 @@ const worker = new GraphWorker({
   queue: process.env["DEMO_QUEUE"] ?? "graph-demo",
   concurrency: 4,
   leaseTtlMs: 4000,
-  lockDurationMs: 4000,
+  // Longer than the lease: a busy machine that misses a lock renewal must not look like a dead worker.
+  lockDurationMs: 15_000,
 });
 await worker.start();
 process.send?.({ type: "ready" });
