@@ -7,7 +7,7 @@ import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
-import { StreamWriter } from "./internal/eventStream.js";
+import { isAnswered, StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
@@ -207,6 +207,9 @@ export class GraphWorker {
       return writer.flush(true);
     }
     const graph = this.#graphs.get(data.graphName)!;
+    // Delivered again after an earlier delivery answered (its worker only looked dead: a missed lock renewal):
+    // running it again would append a second answer nobody reads, and keep the job id taken.
+    if (await isAnswered(redis, this.#keys.events(data.workflowId, data.submission))) return;
     const requested = await readStop(redis, this.#keys, data.workflowId);
     if (requested !== undefined) {
       // Stopped while queued: nothing runs, nothing is written to the checkpointer.

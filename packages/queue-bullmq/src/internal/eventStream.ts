@@ -76,3 +76,12 @@ function toEntry(fields: readonly string[]): StreamEntry {
   }
   return { kind, body };
 }
+
+/** True when the stream already ends with a result or an error (the run was answered by an earlier delivery). */
+export async function isAnswered(redis: Redis, key: string): Promise<boolean> {
+  const last = (await redis.xrevrange(key, "+", "-", "COUNT", 1)) as [string, string[]][];
+  const fields = last[0]?.[1];
+  if (fields === undefined) return false;
+  const kind = toEntry(fields).kind;
+  return kind === "result" || kind === "error";
+}
