@@ -86,4 +86,30 @@ describe("RemoteRunner.map", () => {
     expect(twice.length).toBeLessThanOrEqual(64);
     console.log(`map SIGKILL: ${twice.length} of ${xs.length} items ran twice`);
   }, 180_000);
+
+  it("a stopped map runs no more chunks: pending items never start, the result is stopped", async () => {
+    env = await testEnv("redis");
+    const log = logFile("mapstop");
+    const options = { ...env.workerEnv, LOG_FILE: log, CONCURRENCY: "1", ITEM_DELAY_MS: "20", NOTIFY_ITEM: "0" };
+    const worker = await startWorker(options);
+    workers = [worker];
+    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    const xs = range(400);
+    const pending = remote.map(squares, {
+      values: { x: xs },
+      mapOver: "x",
+      chunkSize: 10,
+      workflowId: "m5",
+      errorHandling: "continue",
+    });
+    await worker.next((m) => m.type === "node-start" && m.tag === "0");
+    await remote.stop("m5");
+    const result = await pending;
+    expect(result.status).toBe("stopped");
+    const ran = new Set(readLog(log).map((l) => Number(l.tag)));
+    // At most the chunk running when the stop arrived (and the one after, if it had just been taken) finished.
+    expect(ran.size).toBeLessThanOrEqual(20);
+    expect(result.results.filter((r) => r.status === "completed").length).toBe(ran.size);
+    for (const [i, r] of result.results.entries()) if (!ran.has(i)) expect(r.status).toBe("stopped");
+  }, 60_000);
 });
