@@ -140,6 +140,7 @@ export class RunControl {
   readonly #controllers = new Set<AbortController>();
   readonly #children = new Set<RunControl>();
   #onStop: Array<(info: unknown) => void> = [];
+  #waiter: (() => void) | undefined;
 
   /** Completes when a stop is requested. Created on first use: most runs never race against a stop. */
   get stopped(): Deferred.Deferred<void> {
@@ -159,12 +160,25 @@ export class RunControl {
     for (const child of this.#children) child.stop(info);
     for (const f of this.#onStop) f(info);
     this.#onStop = [];
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
     if (this.#stopped !== undefined) Effect.runSync(Deferred.succeed(this.#stopped, undefined));
   }
 
   onStop(f: (info: unknown) => void): void {
     if (this.stopRequested) f(this.stopInfo);
     else this.#onStop.push(f);
+  }
+
+  /**
+   * The one superstep of this run awaiting plain nodes registers here to be cut off by a stop (a run has at most
+   * one superstep in flight, so one slot is enough and nothing accumulates).
+   */
+  setWaiter(waiter: (() => void) | undefined): void {
+    // A stop requested while the superstep's nodes were starting cuts them off at once.
+    if (waiter !== undefined && this.stopRequested) waiter();
+    else this.#waiter = waiter;
   }
 
   child(): RunControl {
@@ -205,8 +219,6 @@ export interface RunConfig {
   /** Top-level runs take the workflow lease; child runs are covered by their parent's. */
   readonly isChild: boolean;
   readonly parentWorkflowId: string | undefined;
-  /** Set when the run is a map item: never persisted as its own workflow when there is no store anyway. */
-  readonly persist: boolean;
   /**
    * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
    * values whose parent version changed since it last started; the versions are recorded in its input step.

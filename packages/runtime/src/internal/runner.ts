@@ -9,8 +9,10 @@ import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } 
 import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
-import { Engine, mapItems, type RunError } from "./engine.js";
+import { Engine } from "./engine.js";
+import { mapItems } from "./mapItems.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions } from "./options.js";
+import type { RunError } from "./outcome.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
@@ -177,7 +179,6 @@ export class RunnerCore {
       force: options.force ?? false,
       isChild: false,
       parentWorkflowId: undefined,
-      persist: true,
       unknownValues: options.unknownValues ?? "error",
     };
   }

@@ -1,0 +1,163 @@
+import { INPUT_STEP } from "@graph/checkpoint";
+import type { GraphNode } from "@graph/core";
+import { Effect } from "effect";
+import { RunResult, type RunStatus } from "../../RunResult.js";
+import type { RunConfig } from "../context.js";
+import type { EngineHost } from "../host.js";
+import { mapItems } from "../mapItems.js";
+import { type Execution, itemFailure, type Outcome, type RunError } from "../outcome.js";
+import { responseKeys } from "../responseKeys.js";
+
+interface ChildValues {
+  readonly values: Record<string, unknown>;
+  readonly versions: Record<string, number>;
+}
+
+/** A nested graph runs as a child workflow `<parent>/<node>`; a mapped one as one child per item. */
+export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  if (n.mapOverConfig !== undefined) return executeMapped(host, ex, n);
+  const childId = `${host.config.workflowId}/${n.name}`;
+  const config = childConfig(host, ex, n, childId, childValues(host, ex, n));
+  return host.runChild(n.graph, config).pipe(
+    Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
+    Effect.map((child) => projectChild(n, child, childId)),
+    Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
+  );
+}
+
+function childConfig(
+  host: EngineHost,
+  ex: Execution,
+  n: GraphNode,
+  workflowId: string,
+  passed: ChildValues,
+): RunConfig {
+  const config = host.config;
+  return {
+    ...config,
+    values: passed.values,
+    parentVersions: passed.versions,
+    workflowId,
+    runId: config.runId,
+    control: config.control.child(),
+    completeOnStop: n.completeOnStop,
+    parentSpanId: ex.spanId,
+    depth: config.depth + 1,
+    checkpoint: undefined,
+    force: config.force,
+    isChild: true,
+    parentWorkflowId: config.workflowId,
+  };
+}
+
+/**
+ * Values a child run receives — its inputs by inner name, plus answers for its interrupts — with their versions
+ * here, so a restarted child takes only what changed since it last started.
+ */
+function childValues(host: EngineHost, ex: Execution, n: GraphNode): ChildValues {
+  const values: Record<string, unknown> = {};
+  const versions: Record<string, number> = {};
+  for (const input of n.inputs) {
+    if (!Object.hasOwn(ex.inputs, input)) continue;
+    const inner = n.innerInput(input)!;
+    values[inner] = ex.inputs[input];
+    versions[inner] = ex.versions[input] ?? 0;
+  }
+  for (const inner of responseKeys(n.graph)) {
+    const outer = n.outerOutput(inner);
+    const slot = outer === undefined ? undefined : host.state.values.get(outer);
+    if (slot !== undefined && slot.writer === INPUT_STEP) {
+      values[inner] = slot.value;
+      versions[inner] = slot.version;
+    }
+  }
+  return { values, versions };
+}
+
+function projectChild(n: GraphNode, child: RunResult, childWorkflowId: string): Outcome {
+  if (child.status === "failed") return { kind: "failed", error: child.error, nested: child, childWorkflowId };
+  if (child.status === "paused") {
+    const pause = child.pause!;
+    return {
+      kind: "paused",
+      nested: child,
+      childWorkflowId,
+      pause: {
+        ...pause,
+        nodeName: `${n.name}/${pause.nodeName}`,
+        responseKey: n.outerOutput(pause.responseKey) ?? pause.responseKey,
+      },
+    };
+  }
+  if (child.status === "stopped" && !n.completeOnStop) return { kind: "stopped", nested: child, childWorkflowId };
+  const outputs: Record<string, unknown> = {};
+  for (const outer of n.outputs) {
+    const inner = n.innerOutput(outer)!;
+    if (Object.hasOwn(child.values, inner) && !(child.values[inner] instanceof RunResult))
+      outputs[outer] = child.values[inner];
+  }
+  return { kind: "completed", outputs, nested: child, childWorkflowId, truncated: child.status === "stopped" };
+}
+
+function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  return Effect.suspend(() => {
+    const base = childValues(host, ex, n);
+    const mapOver = n.mapOverConfig!;
+    const items = mapItems(
+      n.name,
+      mapOver.params.map((p) => [n.innerInput(p)!, ex.inputs[p]] as const),
+      mapOver.mode,
+    );
+    if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
+    const total = items.length;
+    const results = new Array<RunResult>(total);
+    let completed = 0;
+    const concurrency = host.config.shared.maxConcurrency ?? 256;
+    const parentId = `${host.config.workflowId}/${n.name}`;
+    const runItem = (item: Record<string, unknown>, i: number) => {
+      const config = childConfig(host, ex, n, `${parentId}/${i}`, {
+        values: { ...base.values, ...item },
+        versions: base.versions,
+      });
+      return host.runChild(n.graph, config).pipe(
+        Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
+        Effect.map((r) => {
+          results[i] = r;
+          completed++;
+          host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
+        }),
+      );
+    };
+    return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
+      Effect.map(() => mappedOutcome(host, n, results, parentId)),
+      Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
+    );
+  });
+}
+
+/** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
+function mappedOutcome(host: EngineHost, n: GraphNode, results: readonly RunResult[], parentId: string): Outcome {
+  const outputs: Record<string, unknown> = {};
+  const innerValues: Record<string, unknown[]> = {};
+  for (const outer of n.outputs) {
+    const inner = n.innerOutput(outer)!;
+    const column = results.map((r) => r.values[inner]);
+    outputs[outer] = column;
+    innerValues[inner] = column;
+  }
+  const failedAt = results.findIndex((r) => r.status === "failed");
+  const failed = failedAt < 0 ? undefined : results[failedAt];
+  const stopped = results.some((r) => r.status === "stopped");
+  const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
+  const nested = new RunResult({
+    status,
+    values: innerValues,
+    workflowId: parentId,
+    runId: host.config.runId,
+    error: failed?.error,
+  });
+  if (failed)
+    return { kind: "failed", error: itemFailure(n, failedAt, failed.error), nested, childWorkflowId: parentId };
+  if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
+  return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
+}

@@ -1,0 +1,53 @@
+import { FunctionNode, GateNode } from "@graph/core";
+import type { EngineHost } from "../host.js";
+import { NodeCtx } from "../nodeContext.js";
+import { type Execution, isThenable, type Outcome, stopped } from "../outcome.js";
+
+// The scheduler's hot path: gates and plain function nodes (no cache, retry, timeout or streaming) are called
+// directly, with no Effect, fiber or AbortController per node. An async result comes back as a Promise of its
+// Outcome; the superstep awaits it together with its siblings and the run's stop (superstep.ts).
+
+/** Whether a node can run on the plain path (otherwise function.ts runs it). */
+export function isPlain(host: EngineHost, n: unknown): boolean {
+  if (n instanceof GateNode) return true;
+  if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return false;
+  const mode = n.mode;
+  // Async nodes take a permit of the shared concurrency limit when there is one: that path waits in Effect.
+  return mode === "sync" || (mode === "async" && host.config.shared.semaphore === undefined);
+}
+
+/** Runs a plain node: its Outcome now, or a Promise of it for a node that returned one. */
+export function runPlain(host: EngineHost, ex: Execution): Outcome | Promise<Outcome> {
+  const n = ex.node;
+  if (n instanceof GateNode) {
+    try {
+      return { kind: "completed", outputs: {}, decision: n.decide(ex.inputs, new NodeCtx(host, ex, undefined, 1)) };
+    } catch (error) {
+      return { kind: "failed", error };
+    }
+  }
+  const fn = n as FunctionNode;
+  const control = host.config.control;
+  if (control.stopRequested && !host.config.completeOnStop) return stopped();
+  let returned: unknown;
+  try {
+    returned = host.invoke(ex, fn, new NodeCtx(host, ex, undefined, 1));
+  } catch (error) {
+    return { kind: "failed", error };
+  }
+  if (isThenable(returned)) {
+    return Promise.resolve(returned).then(
+      (value) => collect(fn, value),
+      (error: unknown): Outcome => ({ kind: "failed", error }),
+    );
+  }
+  return collect(fn, returned);
+}
+
+function collect(n: FunctionNode, value: unknown): Outcome {
+  try {
+    return { kind: "completed", outputs: n.collectOutputs(value) };
+  } catch (error) {
+    return { kind: "failed", error };
+  }
+}
