@@ -10,10 +10,10 @@ import { Journal } from "./journal.js";
 import type { Execution, RunError } from "./outcome.js";
 import { computeReady, countRuns } from "./readiness.js";
 import { RunState } from "./state.js";
-import { runSuperstep } from "./superstep.js";
+import { runSuperstep, WAITING } from "./superstep.js";
 
 /** What the loop does next: nothing (the run is over), wait for plain nodes, or run an Effect (then loop again). */
-type Next = undefined | Promise<void> | Effect.Effect<void, RunError>;
+type Next = undefined | typeof WAITING | Effect.Effect<void, RunError>;
 
 /**
  * One run of one graph: restores state (when there is a store), merges the caller's values, then runs supersteps
@@ -30,6 +30,10 @@ export class Engine implements EngineHost {
   #signal: AbortController | undefined;
   /** The run's Effect was interrupted: supersteps already under way start no more. */
   #abandoned = false;
+  /** Hands the loop back to Effect after supersteps of plain nodes (set while the run waits on them). */
+  #leave: ((next: Effect.Effect<Exclude<Next, typeof WAITING>>) => void) | undefined;
+  /** Where the plain supersteps ended when they ended before the loop waited for them (WAITING: not yet). */
+  #early: Next = WAITING;
 
   constructor(graph: Graph, config: RunConfig) {
     this.graph = graph;
@@ -104,9 +108,17 @@ export class Engine implements EngineHost {
 
   #continue(next: Next): Effect.Effect<void, RunError> {
     if (next === undefined) return Effect.void;
-    if (next instanceof Promise)
+    if (next === WAITING)
       return Effect.flatMap(
-        Effect.promise(() => this.#drive(next)),
+        Effect.async<Exclude<Next, typeof WAITING>>((resume) => {
+          // The plain supersteps may have ended before Effect got here (the fiber can yield in between).
+          if (this.#early === WAITING) this.#leave = resume;
+          else {
+            const next = this.#early;
+            this.#early = WAITING;
+            resume(Effect.succeed(next));
+          }
+        }),
         (after) => this.#continue(after),
       );
     return next.pipe(
@@ -115,24 +127,36 @@ export class Engine implements EngineHost {
     );
   }
 
-  /** Awaits plain supersteps one after another, as long as no superstep needs Effect. */
-  async #drive(pending: Promise<void>): Promise<Exclude<Next, Promise<void>>> {
-    let next: Next = pending;
-    while (next instanceof Promise) {
-      await next;
-      const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
-      if (wait !== undefined) await wait;
-      next = this.#steps();
+  /** Called when a superstep of plain nodes was applied: runs on, and hands back to Effect when it must. */
+  readonly #resume = (): void => {
+    const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
+    if (wait !== undefined) {
+      wait.then(this.#resume2);
+      return;
     }
-    return next;
-  }
+    this.#resume2();
+  };
+
+  readonly #resume2 = (): void => {
+    let next: Next;
+    try {
+      next = this.#steps();
+    } catch (defect) {
+      next = Effect.die(defect);
+    }
+    if (next === WAITING) return;
+    const leave = this.#leave;
+    this.#leave = undefined;
+    if (leave === undefined) this.#early = next;
+    else leave(Effect.succeed(next));
+  };
 
   #pressure(): Effect.Effect<void> | undefined {
     const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;
     return wait === undefined ? undefined : Effect.promise(() => wait);
   }
 
-  /** Runs supersteps inline until one has to wait (a Promise or an Effect) or nothing is ready. */
+  /** Runs supersteps inline until one has to wait (WAITING or an Effect) or nothing is ready. */
   #steps(): Next {
     const { state, config } = this;
     while (true) {
@@ -148,10 +172,13 @@ export class Engine implements EngineHost {
       state.superstep++;
       if (config.emitter.active)
         this.event("SuperstepStart", { superstep: state.superstep, nodes: ready.map((n) => n.name) });
-      const pending = runSuperstep(this, this.#journal, ready);
+      const pending = runSuperstep(this, this.#journal, ready, this.#resume);
       if (pending !== undefined) return pending;
       const wait = config.emitter.active ? config.emitter.pressure() : undefined;
-      if (wait !== undefined) return wait;
+      if (wait !== undefined) {
+        wait.then(this.#resume2);
+        return WAITING;
+      }
     }
   }
 

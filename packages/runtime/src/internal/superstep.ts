@@ -4,21 +4,34 @@ import { nextSpanId } from "./context.js";
 import { executeFunction } from "./executors/function.js";
 import { executeGraph } from "./executors/graph.js";
 import { executeInterrupt } from "./executors/interrupt.js";
-import { isPlain, runPlain } from "./executors/plain.js";
+import { collect, isPlain, runPlain } from "./executors/plain.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
-import { decisionShape, type Execution, type Outcome, type RunError, stopped, wrapFailure } from "./outcome.js";
+import {
+  decisionShape,
+  type Execution,
+  isThenable,
+  type Outcome,
+  type RunError,
+  stopped,
+  wrapFailure,
+} from "./outcome.js";
+
+/** runSuperstep's answer while plain nodes are under way: the superstep calls `resume` once it is applied. */
+export const WAITING = Symbol("waiting");
 
 /**
  * Runs one superstep: every ready node starts now, their outcomes are applied together once all finished.
- * Returns undefined when everything ran inline, a Promise while plain nodes are awaited (no Effect involved),
- * or an Effect when a node needs one (nested graphs, interrupts, retries, timeouts, cache) or steps are saved.
+ * Returns undefined when everything ran inline; WAITING while plain nodes' promises are awaited (no Effect
+ * involved: `resume` is called once the superstep is applied); or an Effect when a node needs one (nested graphs,
+ * interrupts, retries, timeouts, cache) or steps are saved.
  */
 export function runSuperstep(
   host: EngineHost,
   journal: Journal,
   ready: readonly AnyNode[],
-): Promise<void> | Effect.Effect<void, RunError> | undefined {
+  resume: () => void,
+): typeof WAITING | Effect.Effect<void, RunError> | undefined {
   const { config, state } = host;
   const active = config.emitter.active;
   const timed = active || config.shared.store !== undefined;
@@ -33,15 +46,18 @@ export function runSuperstep(
   const cuttable = !config.control.stopRequested;
   const outcomes = new Array<Outcome | undefined>(executions.length);
   const effects: Effect.Effect<void, RunError>[] = [];
-  let plainPending: Array<[number, Promise<Outcome>]> | undefined;
+  let pending: number[] | undefined;
+  let promises: PromiseLike<unknown>[] | undefined;
   for (let i = 0; i < executions.length; i++) {
     const ex = executions[i]!;
     if (active)
       host.event("NodeStart", { nodeName: ex.node.name, nodeType: ex.node.nodeType, inputs: ex.inputs }, ex.spanId);
     if (isPlain(host, ex.node)) {
       const o = runPlain(host, ex);
-      if (o instanceof Promise) (plainPending ??= []).push([i, o]);
-      else {
+      if (isThenable(o)) {
+        (pending ??= []).push(i);
+        (promises ??= []).push(o);
+      } else {
         outcomes[i] = o;
         const save = journal.record(ex, o);
         if (save !== undefined) effects.push(save);
@@ -57,14 +73,30 @@ export function runSuperstep(
       );
     }
   }
-  const apply = () => applyOutcomes(host, executions, outcomes as Outcome[]);
-  if (plainPending !== undefined && effects.length === 0 && config.shared.store === undefined)
-    return awaitPlain(host, journal, executions, outcomes, plainPending, cuttable).then(apply);
-  if (plainPending !== undefined) {
+  if (pending !== undefined && effects.length === 0 && config.shared.store === undefined) {
+    const wait = new PlainWait(host, journal, executions, outcomes, pending.length, resume);
+    for (let k = 0; k < pending.length; k++) {
+      const i = pending[k]!;
+      const n = executions[i]!.node as FunctionNode;
+      promises![k]!.then(
+        (value) => wait.settle(i, collect(n, value)),
+        (error: unknown) => wait.settle(i, { kind: "failed", error }),
+      );
+    }
+    if (cuttable) config.control.setWaiter(() => wait.cut());
+    return WAITING;
+  }
+  if (pending !== undefined) {
     const stop = cuttable ? stopGate(host) : undefined;
-    for (const [i, p] of plainPending) {
+    for (let k = 0; k < pending.length; k++) {
+      const i = pending[k]!;
       const ex = executions[i]!;
-      const raced = stop === undefined ? p : Promise.race([p, stop]);
+      const n = ex.node as FunctionNode;
+      const settled = Promise.resolve(promises![k]!).then(
+        (value) => collect(n, value),
+        (error: unknown): Outcome => ({ kind: "failed", error }),
+      );
+      const raced = stop === undefined ? settled : Promise.race([settled, stop]);
       effects.push(
         Effect.promise(() => raced).pipe(
           Effect.flatMap((o) => {
@@ -76,7 +108,7 @@ export function runSuperstep(
     }
   }
   if (effects.length === 0) {
-    apply();
+    applyOutcomes(host, executions, outcomes as Outcome[]);
     return undefined;
   }
   const all = effects.length === 1 ? effects[0]! : Effect.all(effects, { concurrency: "unbounded", discard: true });
@@ -84,49 +116,68 @@ export function runSuperstep(
     all,
     Effect.sync(() => {
       config.control.setWaiter(undefined);
-      apply();
+      applyOutcomes(host, executions, outcomes as Outcome[]);
     }),
   );
 }
 
-/** Settles once every plain node settled (numbering their steps in the order they finished) or a stop came. */
-function awaitPlain(
-  host: EngineHost,
-  journal: Journal,
-  executions: readonly Execution[],
-  outcomes: Array<Outcome | undefined>,
-  pending: ReadonlyArray<readonly [number, Promise<Outcome>]>,
-  cuttable: boolean,
-): Promise<void> {
-  const control = host.config.control;
-  return new Promise<void>((resolve) => {
-    let left = pending.length;
-    let done = false;
-    const finish = () => {
-      done = true;
-      control.setWaiter(undefined);
-      resolve();
-    };
-    for (const [i, p] of pending) {
-      p.then((o) => {
-        if (done) return; // a late result after a stop: dropped
-        outcomes[i] = o;
-        journal.record(executions[i]!, o);
-        if (--left === 0) finish();
-      });
+/**
+ * A superstep awaiting plain nodes' promises: numbers their steps in the order they finished, applies the
+ * superstep once all settled — or at once when the run is stopped (nodes still running count as stopped, their
+ * late results are dropped) — and resumes the loop.
+ */
+class PlainWait {
+  readonly #host: EngineHost;
+  readonly #journal: Journal;
+  readonly #executions: readonly Execution[];
+  readonly #outcomes: Array<Outcome | undefined>;
+  readonly #resume: () => void;
+  #left: number;
+  #done = false;
+
+  constructor(
+    host: EngineHost,
+    journal: Journal,
+    executions: readonly Execution[],
+    outcomes: Array<Outcome | undefined>,
+    left: number,
+    resume: () => void,
+  ) {
+    this.#host = host;
+    this.#journal = journal;
+    this.#executions = executions;
+    this.#outcomes = outcomes;
+    this.#left = left;
+    this.#resume = resume;
+  }
+
+  settle(i: number, o: Outcome): void {
+    if (this.#done) return; // a late result after a stop: dropped
+    this.#outcomes[i] = o;
+    this.#journal.record(this.#executions[i]!, o);
+    if (--this.#left > 0) return;
+    this.#host.config.control.setWaiter(undefined);
+    this.#finish();
+    this.#resume();
+  }
+
+  cut(): void {
+    if (this.#done) return;
+    for (let i = 0; i < this.#executions.length; i++) {
+      if (this.#outcomes[i] !== undefined) continue;
+      const o = stopped();
+      this.#outcomes[i] = o;
+      this.#journal.record(this.#executions[i]!, o);
     }
-    if (cuttable)
-      control.setWaiter(() => {
-        if (done) return;
-        for (const [i] of pending) {
-          if (outcomes[i] !== undefined) continue;
-          const o = stopped();
-          outcomes[i] = o;
-          journal.record(executions[i]!, o);
-        }
-        finish();
-      });
-  });
+    this.#finish();
+    // The stop may arrive while the superstep is still starting its nodes: resume from a fresh microtask.
+    queueMicrotask(this.#resume);
+  }
+
+  #finish(): void {
+    this.#done = true;
+    applyOutcomes(this.#host, this.#executions, this.#outcomes as Outcome[]);
+  }
 }
 
 /** A promise of "stopped" that settles when the run is stopped (for racing plain nodes inside an Effect). */

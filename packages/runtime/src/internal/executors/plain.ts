@@ -16,8 +16,8 @@ export function isPlain(host: EngineHost, n: unknown): boolean {
   return mode === "sync" || (mode === "async" && host.config.shared.semaphore === undefined);
 }
 
-/** Runs a plain node: its Outcome now, or a Promise of it for a node that returned one. */
-export function runPlain(host: EngineHost, ex: Execution): Outcome | Promise<Outcome> {
+/** Runs a plain node: its Outcome now, or the promise the node returned (settle it with {@link collect}). */
+export function runPlain(host: EngineHost, ex: Execution): Outcome | PromiseLike<unknown> {
   const n = ex.node;
   if (n instanceof GateNode) {
     try {
@@ -35,16 +35,11 @@ export function runPlain(host: EngineHost, ex: Execution): Outcome | Promise<Out
   } catch (error) {
     return { kind: "failed", error };
   }
-  if (isThenable(returned)) {
-    return Promise.resolve(returned).then(
-      (value) => collect(fn, value),
-      (error: unknown): Outcome => ({ kind: "failed", error }),
-    );
-  }
-  return collect(fn, returned);
+  return isThenable(returned) ? returned : collect(fn, returned);
 }
 
-function collect(n: FunctionNode, value: unknown): Outcome {
+/** A plain node's Outcome for the value it returned (or resolved to). */
+export function collect(n: FunctionNode, value: unknown): Outcome {
   try {
     return { kind: "completed", outputs: n.collectOutputs(value) };
   } catch (error) {
