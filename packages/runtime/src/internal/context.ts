@@ -27,7 +27,11 @@ export interface Emitter {
   readonly aroundNode: (<T>(node: NodeCall, call: () => T) => T) | undefined;
 }
 
+/** The emitter of runs nobody listens to (no processors, no subscriber): shared, nothing per run. */
+const SILENT: Emitter = { active: false, emit() {}, pressure: () => undefined, aroundNode: undefined };
+
 export function makeEmitter(processors: readonly EventProcessor[], subscriber: Subscriber | undefined): Emitter {
+  if (processors.length === 0 && subscriber === undefined) return SILENT;
   const active = processors.length > 0 || subscriber !== undefined;
   return {
     active,

@@ -1,11 +1,11 @@
 import { setMaxListeners } from "node:events";
 import type { FunctionNode, Graph } from "@graph/core";
-import { Effect } from "effect";
+import { Cause, Effect, Exit } from "effect";
 import type { GraphEvent } from "../events.js";
 import { RunResult } from "../RunResult.js";
 import { nextSpanId, type RunConfig } from "./context.js";
-import type { EngineHost, EventFields } from "./host.js";
-import { checkInputs } from "./inputs.js";
+import type { ChildRun, EngineHost, EventFields } from "./host.js";
+import { inputProblem } from "./inputs.js";
 import { Journal } from "./journal.js";
 import type { Execution, RunError } from "./outcome.js";
 import { computeReady, countRuns } from "./readiness.js";
@@ -20,7 +20,7 @@ type Next = undefined | typeof WAITING | Effect.Effect<void, RunError>;
  * until nothing is ready. Supersteps of plain nodes run as plain code and promises; Effect takes over at the
  * boundaries (storage, nested graphs, interrupts, retries, timeouts).
  */
-export class Engine implements EngineHost {
+export class Engine implements EngineHost, ChildRun {
   readonly graph: Graph;
   readonly config: RunConfig;
   readonly spanId: string;
@@ -31,7 +31,7 @@ export class Engine implements EngineHost {
   /** The run's Effect was interrupted: supersteps already under way start no more. */
   #abandoned = false;
   /** Hands the loop back to Effect after supersteps of plain nodes (set while the run waits on them). */
-  #leave: ((next: Effect.Effect<Exclude<Next, typeof WAITING>>) => void) | undefined;
+  #leave: ((next: Exclude<Next, typeof WAITING>) => void) | undefined;
   /** Where the plain supersteps ended when they ended before the loop waited for them (WAITING: not yet). */
   #early: Next = WAITING;
 
@@ -74,8 +74,8 @@ export class Engine implements EngineHost {
     return this.#signal.signal;
   }
 
-  runChild(graph: Graph, config: RunConfig): Effect.Effect<RunResult, RunError> {
-    return new Engine(graph, config).run();
+  spawn(graph: Graph, config: RunConfig): ChildRun {
+    return new Engine(graph, config);
   }
 
   /** Runs to the end; typed failures only for problems before the first node and store errors. */
@@ -87,12 +87,27 @@ export class Engine implements EngineHost {
         definitionHash: this.graph.definitionHash,
       });
       const journal = this.#journal;
+      if (this.config.shared.store === undefined && !this.config.emitter.active) {
+        // Nothing to restore, save or tell: the fewest Effect steps (an interrupted wait cancels the run).
+        journal.mergeInputs();
+        const problem = inputProblem(this, undefined);
+        if (problem !== undefined) return Effect.fail(problem);
+        this.#markAllDirty();
+        return Effect.map(this.#loop(), () => {
+          this.#releaseSignal();
+          return this.#result();
+        });
+      }
       return journal.restore().pipe(
-        Effect.zipRight(Effect.suspend(() => checkInputs(this, journal.workflow))),
-        Effect.zipRight(Effect.suspend(() => journal.begin())),
         Effect.zipRight(
           Effect.suspend(() => {
-            for (const n of this.graph.nodes.keys()) this.state.dirty.add(n);
+            const problem = inputProblem(this, journal.workflow);
+            return problem === undefined ? journal.begin() : Effect.fail(problem);
+          }),
+        ),
+        Effect.zipRight(
+          Effect.suspend(() => {
+            this.#markAllDirty();
             return this.#loop();
           }),
         ),
@@ -100,6 +115,56 @@ export class Engine implements EngineHost {
         Effect.onError(() => this.#abandon()),
       );
     });
+  }
+
+  /** Whether {@link runDirect} may run this run: no store to restore from or save to, nobody listening. */
+  get direct(): boolean {
+    return this.config.shared.store === undefined && !this.config.emitter.active;
+  }
+
+  /**
+   * The run as a plain Promise, for runs that are {@link direct} (map items): Effect only for the supersteps that
+   * need it. Rejects with the run's typed failure. `abandon()` cancels it between supersteps.
+   */
+  runDirect(): Promise<RunResult> {
+    return new Promise<RunResult>((resolve, reject) => {
+      this.#journal.mergeInputs();
+      const problem = inputProblem(this, undefined);
+      if (problem !== undefined) return reject(problem);
+      this.#markAllDirty();
+      const step = (next: Exclude<Next, typeof WAITING>): void => {
+        if (next === undefined) {
+          this.#releaseSignal();
+          resolve(this.#result());
+          return;
+        }
+        Effect.runPromiseExit(next).then((exit) => {
+          if (Exit.isFailure(exit)) return reject(Cause.squash(exit.cause));
+          advance();
+        });
+      };
+      const advance = (): void => {
+        let next: Next;
+        try {
+          next = this.#steps();
+        } catch (defect) {
+          return reject(defect);
+        }
+        if (next === WAITING) this.#leave = step;
+        else step(next);
+      };
+      advance();
+    });
+  }
+
+  /** Stops a {@link runDirect} run at its next superstep. */
+  abandon(): void {
+    this.#abandoned = true;
+    this.#releaseSignal();
+  }
+
+  #markAllDirty(): void {
+    for (const n of this.graph.nodes.keys()) this.state.dirty.add(n);
   }
 
   #loop(): Effect.Effect<void, RunError> {
@@ -112,12 +177,13 @@ export class Engine implements EngineHost {
       return Effect.flatMap(
         Effect.async<Exclude<Next, typeof WAITING>>((resume) => {
           // The plain supersteps may have ended before Effect got here (the fiber can yield in between).
-          if (this.#early === WAITING) this.#leave = resume;
+          if (this.#early === WAITING) this.#leave = (next) => resume(Effect.succeed(next));
           else {
             const next = this.#early;
             this.#early = WAITING;
             resume(Effect.succeed(next));
           }
+          return this.#cancel;
         }),
         (after) => this.#continue(after),
       );
@@ -148,8 +214,14 @@ export class Engine implements EngineHost {
     const leave = this.#leave;
     this.#leave = undefined;
     if (leave === undefined) this.#early = next;
-    else leave(Effect.succeed(next));
+    else leave(next);
   };
+
+  /** The run's fiber was interrupted while plain nodes ran: start no more supersteps. */
+  readonly #cancel = Effect.sync(() => {
+    this.#abandoned = true;
+    this.#releaseSignal();
+  });
 
   #pressure(): Effect.Effect<void> | undefined {
     const wait = this.config.emitter.active ? this.config.emitter.pressure() : undefined;

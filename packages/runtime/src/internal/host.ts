@@ -25,6 +25,14 @@ export interface EngineHost {
   invoke(ex: Execution, n: FunctionNode, ctx: unknown): unknown;
   /** The signal shared by this run's plain nodes, created on first use; aborted when the run is stopped. */
   runSignal(): AbortSignal;
-  /** Runs a child graph (a nested GraphNode or one map item) with its own config. */
-  runChild(graph: Graph, config: RunConfig): Effect.Effect<RunResult, RunError>;
+  /** A child run (a nested GraphNode or one map item) with its own config. */
+  spawn(graph: Graph, config: RunConfig): ChildRun;
+}
+
+/** A child run, as an Effect or — when nothing needs Effect around it ({@link direct}) — as a plain Promise. */
+export interface ChildRun {
+  readonly direct: boolean;
+  run(): Effect.Effect<RunResult, RunError>;
+  runDirect(): Promise<RunResult>;
+  abandon(): void;
 }

@@ -37,10 +37,15 @@ export class Journal {
     return this.#workflow;
   }
 
+  /** Without a store: the caller's values are the run's input step. */
+  mergeInputs(): void {
+    this.#inputStep = this.#mergeInputs();
+  }
+
   /** Loads the workflow (if any): checks the graph version, folds its steps into state, merges the caller's values. */
   restore(): Effect.Effect<void, RunError> {
     const store = this.#store;
-    if (store === undefined) return Effect.sync(() => void (this.#inputStep = this.#mergeInputs()));
+    if (store === undefined) return Effect.sync(() => this.mergeInputs());
     const { config, graph } = this.#host;
     const id = config.workflowId;
     return store.getWorkflow(id).pipe(

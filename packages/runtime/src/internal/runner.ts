@@ -35,6 +35,9 @@ export class RunnerCore {
   readonly #semaphore: Effect.Semaphore | undefined;
   readonly #owner: string;
   #spans = { value: 1 };
+  #sharedFor: Shared | undefined;
+  /** The store once built (or undefined without a checkpointer): runs after the first skip the lookup. */
+  #storeReady: { readonly store: CheckpointStoreService | undefined } | undefined;
   #closed = false;
 
   constructor(options: RunnerOptions = {}) {
@@ -68,7 +71,9 @@ export class RunnerCore {
     return this.#store;
   }
 
+  /** One Shared per store (the store is built once): nothing per run. */
   #shared(store: CheckpointStoreService | undefined): Shared {
+    if (this.#sharedFor !== undefined && this.#sharedFor.store === store) return this.#sharedFor;
     const spans = this.#spans;
     const shared: Shared = {
       semaphore: this.#semaphore,
@@ -85,19 +90,21 @@ export class RunnerCore {
         spans.value = v;
       },
     };
+    this.#sharedFor = shared;
     return shared;
   }
 
-  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
+  #reject(graph: unknown, method: string): GraphConfigError | undefined {
     if (this.#closed)
-      return Effect.fail(
-        new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`),
-      );
+      return new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`);
     if (!isGraph(graph))
-      return Effect.fail(
-        new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`),
-      );
-    return Effect.succeed(graph);
+      return new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`);
+    return undefined;
+  }
+
+  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
+    const rejected = this.#reject(graph, method);
+    return rejected === undefined ? Effect.succeed(graph as Graph) : Effect.fail(rejected);
   }
 
   /** One run as an Effect. `subscriber` receives this run's events (for start/stream). */
@@ -107,36 +114,54 @@ export class RunnerCore {
     subscriber?: Subscriber,
     control = new RunControl(),
   ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
-    return this.#check(graph, "run").pipe(
+    return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> => {
+      const rejected = this.#reject(graph, "run");
+      if (rejected !== undefined) return Effect.fail(rejected);
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
-      Effect.flatMap(() =>
-        Effect.try({ try: () => checkRunOptions(options, "run"), catch: (e) => e as InvalidOptionError }),
-      ),
-      Effect.flatMap(() => this.store()),
-      Effect.flatMap((store) =>
-        Effect.suspend(() => {
-          const workflowId = options.workflowId ?? randomUUID();
-          if (this.#live.has(workflowId)) {
-            return Effect.fail(
-              new WorkflowConflictError({
-                workflowId,
-                message: `Workflow '${workflowId}' is already running in this process. Wait for it to finish (or stop it with runner.stop('${workflowId}')) before running it again.`,
-              }),
-            );
-          }
-          const detach = linkSignal(options.signal, control);
-          this.#live.set(workflowId, control);
-          const config = this.#config(graph, options, store, workflowId, control, subscriber);
-          const engine = new Engine(graph, config);
-          return engine.run().pipe(
-            Effect.flatMap((result) => finalize(result, options)),
-            Effect.ensuring(
-              Effect.sync(() => {
-                this.#live.delete(workflowId);
-                detach();
-              }),
-            ),
-          );
+      try {
+        checkRunOptions(options, "run");
+      } catch (error) {
+        return Effect.fail(error as InvalidOptionError);
+      }
+      if (this.options.checkpointer === undefined)
+        return this.#start(graph as Graph, options, undefined, subscriber, control);
+      const ready = this.#storeReady;
+      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control);
+      return this.store().pipe(
+        Effect.flatMap((store) => {
+          this.#storeReady = { store };
+          return this.#start(graph as Graph, options, store, subscriber, control);
+        }),
+      );
+    });
+  }
+
+  #start(
+    graph: Graph,
+    options: RunOptions,
+    store: CheckpointStoreService | undefined,
+    subscriber: Subscriber | undefined,
+    control: RunControl,
+  ): Effect.Effect<RunResult, RunError> {
+    const workflowId = options.workflowId ?? randomUUID();
+    if (this.#live.has(workflowId)) {
+      return Effect.fail(
+        new WorkflowConflictError({
+          workflowId,
+          message: `Workflow '${workflowId}' is already running in this process. Wait for it to finish (or stop it with runner.stop('${workflowId}')) before running it again.`,
+        }),
+      );
+    }
+    const detach = linkSignal(options.signal, control);
+    this.#live.set(workflowId, control);
+    const config = this.#config(graph, options, store, workflowId, control, subscriber);
+    const engine = new Engine(graph, config);
+    return engine.run().pipe(
+      Effect.flatMap((result) => finalize(result, options)),
+      Effect.ensuring(
+        Effect.sync(() => {
+          this.#live.delete(workflowId);
+          detach();
         }),
       ),
     );
@@ -152,8 +177,8 @@ export class RunnerCore {
   ): RunConfig {
     const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
     const runId = randomUUID();
-    control.onStop((info) => {
-      if (emitter.active)
+    if (emitter.active)
+      control.onStop((info) => {
         emitter.emit({
           type: "StopRequested",
           info,
@@ -163,7 +188,7 @@ export class RunnerCore {
           parentSpanId: undefined,
           timestamp: Date.now(),
         });
-    });
+      });
     return {
       values: options.values ?? {},
       workflowId,

@@ -10,7 +10,7 @@ const MB = 1024 * 1024;
 const [impl = "ours", countText = "100000"] = process.argv.slice(2);
 const count = Number(countText);
 
-function square({ x }) {
+async function square({ x }) {
   return x * x;
 }
 function sum({ y }) {

@@ -3,7 +3,7 @@ import type { GraphNode } from "@graph/core";
 import { Effect } from "effect";
 import { RunResult, type RunStatus } from "../../RunResult.js";
 import type { RunConfig } from "../context.js";
-import type { EngineHost } from "../host.js";
+import type { ChildRun, EngineHost } from "../host.js";
 import { mapItems } from "../mapItems.js";
 import { type Execution, itemFailure, type Outcome, type RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
@@ -18,11 +18,14 @@ export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Eff
   if (n.mapOverConfig !== undefined) return executeMapped(host, ex, n);
   const childId = `${host.config.workflowId}/${n.name}`;
   const config = childConfig(host, ex, n, childId, childValues(host, ex, n));
-  return host.runChild(n.graph, config).pipe(
-    Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
-    Effect.map((child) => projectChild(n, child, childId)),
-    Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
-  );
+  return host
+    .spawn(n.graph, config)
+    .run()
+    .pipe(
+      Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
+      Effect.map((child) => projectChild(n, child, childId)),
+      Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
+    );
 }
 
 function childConfig(
@@ -114,24 +117,87 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
     let completed = 0;
     const concurrency = host.config.shared.maxConcurrency ?? 256;
     const parentId = `${host.config.workflowId}/${n.name}`;
-    const runItem = (item: Record<string, unknown>, i: number) => {
+    const spawnItem = (i: number) => {
       const config = childConfig(host, ex, n, `${parentId}/${i}`, {
-        values: { ...base.values, ...item },
+        values: { ...base.values, ...items[i] },
         versions: base.versions,
       });
-      return host.runChild(n.graph, config).pipe(
+      return { config, child: host.spawn(n.graph, config) };
+    };
+    const done = (i: number, r: RunResult, config: RunConfig) => {
+      host.config.control.release(config.control);
+      results[i] = r;
+      completed++;
+      host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
+    };
+    if (total > 0 && host.config.shared.store === undefined && !host.config.emitter.active)
+      return runDirectPool(total, concurrency, spawnItem, done, (config) =>
+        host.config.control.release(config.control),
+      ).pipe(
+        Effect.map(() => mappedOutcome(host, n, results, parentId)),
+        Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
+      );
+    const runItem = (_: unknown, i: number) => {
+      const { config, child } = spawnItem(i);
+      return child.run().pipe(
         Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
-        Effect.map((r) => {
-          results[i] = r;
-          completed++;
-          host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
-        }),
+        Effect.map((r) => done(i, r, config)),
       );
     };
     return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
       Effect.map(() => mappedOutcome(host, n, results, parentId)),
       Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
     );
+  });
+}
+
+/**
+ * Map items nobody listens to and nothing stores run as plain Promises, `concurrency` at a time, with no fiber
+ * per item. The first item that fails (a typed run failure) fails the map; interruption abandons the rest.
+ */
+function runDirectPool(
+  total: number,
+  concurrency: number,
+  spawnItem: (i: number) => { readonly config: RunConfig; readonly child: ChildRun },
+  done: (i: number, r: RunResult, config: RunConfig) => void,
+  release: (config: RunConfig) => void,
+): Effect.Effect<void, RunError> {
+  return Effect.async<void, RunError>((resume) => {
+    const running = new Set<ChildRun>();
+    let next = 0;
+    let finished = 0;
+    let over = false;
+    const launch = (): void => {
+      while (!over && running.size < concurrency && next < total) {
+        const i = next++;
+        const { config, child } = spawnItem(i);
+        running.add(child);
+        child.runDirect().then(
+          (r) => {
+            running.delete(child);
+            if (over) return;
+            done(i, r, config);
+            if (++finished === total) {
+              over = true;
+              resume(Effect.void);
+            } else launch();
+          },
+          (error: unknown) => {
+            running.delete(child);
+            release(config);
+            if (over) return;
+            over = true;
+            for (const c of running) c.abandon();
+            resume(Effect.fail(error as RunError));
+          },
+        );
+      }
+    };
+    launch();
+    return Effect.sync(() => {
+      over = true;
+      for (const c of running) c.abandon();
+    });
   });
 }
 
