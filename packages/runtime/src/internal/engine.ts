@@ -130,7 +130,10 @@ export class Engine implements EngineHost, ChildRun {
     return new Promise<RunResult>((resolve, reject) => {
       this.#journal.mergeInputs();
       const problem = inputProblem(this, undefined);
-      if (problem !== undefined) return reject(problem);
+      if (problem !== undefined) {
+        reject(problem);
+        return;
+      }
       this.#markAllDirty();
       const step = (next: Exclude<Next, typeof WAITING>): void => {
         if (next === undefined) {
@@ -139,8 +142,8 @@ export class Engine implements EngineHost, ChildRun {
           return;
         }
         Effect.runPromiseExit(next).then((exit) => {
-          if (Exit.isFailure(exit)) return reject(Cause.squash(exit.cause));
-          advance();
+          if (Exit.isFailure(exit)) reject(Cause.squash(exit.cause));
+          else advance();
         });
       };
       const advance = (): void => {
@@ -148,7 +151,8 @@ export class Engine implements EngineHost, ChildRun {
         try {
           next = this.#steps();
         } catch (defect) {
-          return reject(defect);
+          reject(defect);
+          return;
         }
         if (next === WAITING) this.#leave = step;
         else step(next);
