@@ -141,9 +141,10 @@ export class RunControl {
   stopRequested = false;
   stopInfo: unknown;
   #stopped: Deferred.Deferred<void> | undefined;
-  readonly #controllers = new Set<AbortController>();
-  readonly #children = new Set<RunControl>();
-  #onStop: Array<(info: unknown) => void> = [];
+  // Created on first use: a map item's run usually needs none of them.
+  #controllers: Set<AbortController> | undefined;
+  #children: Set<RunControl> | undefined;
+  #onStop: Array<(info: unknown) => void> | undefined;
   #waiter: (() => void) | undefined;
 
   /** Completes when a stop is requested. Created on first use: most runs never race against a stop. */
@@ -160,10 +161,11 @@ export class RunControl {
     if (this.stopRequested) return;
     this.stopRequested = true;
     this.stopInfo = info;
-    for (const c of this.#controllers) c.abort(info ?? new Error("Run stopped"));
-    for (const child of this.#children) child.stop(info);
-    for (const f of this.#onStop) f(info);
-    this.#onStop = [];
+    if (this.#controllers !== undefined) for (const c of this.#controllers) c.abort(info ?? new Error("Run stopped"));
+    if (this.#children !== undefined) for (const child of this.#children) child.stop(info);
+    const onStop = this.#onStop;
+    this.#onStop = undefined;
+    if (onStop !== undefined) for (const f of onStop) f(info);
     const waiter = this.#waiter;
     this.#waiter = undefined;
     waiter?.();
@@ -172,7 +174,7 @@ export class RunControl {
 
   onStop(f: (info: unknown) => void): void {
     if (this.stopRequested) f(this.stopInfo);
-    else this.#onStop.push(f);
+    else (this.#onStop ??= []).push(f);
   }
 
   /**
@@ -188,21 +190,21 @@ export class RunControl {
   child(): RunControl {
     const c = new RunControl();
     if (this.stopRequested) c.stop(this.stopInfo);
-    else this.#children.add(c);
+    else (this.#children ??= new Set()).add(c);
     return c;
   }
 
   release(child: RunControl): void {
-    this.#children.delete(child);
+    this.#children?.delete(child);
   }
 
   track(controller: AbortController): void {
     if (this.stopRequested) controller.abort(this.stopInfo ?? new Error("Run stopped"));
-    this.#controllers.add(controller);
+    (this.#controllers ??= new Set()).add(controller);
   }
 
   untrack(controller: AbortController): void {
-    this.#controllers.delete(controller);
+    this.#controllers?.delete(controller);
   }
 }
 
@@ -229,7 +231,7 @@ export interface RunConfig {
    */
   readonly parentVersions?: Readonly<Record<string, number>>;
   /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
-  readonly unknownValues?: "error" | "ignore";
+  readonly unknownValues?: "error" | "ignore" | undefined;
 }
 
 export function nextSpanId(shared: Shared): string {

@@ -36,12 +36,15 @@ function childConfig(
   passed: ChildValues,
 ): RunConfig {
   const config = host.config;
+  // Every field spelled out (no spread): one object shape for every child config.
   return {
-    ...config,
     values: passed.values,
     parentVersions: passed.versions,
     workflowId,
     runId: config.runId,
+    maxIterations: config.maxIterations,
+    shared: config.shared,
+    emitter: config.emitter,
     control: config.control.child(),
     completeOnStop: n.completeOnStop,
     parentSpanId: ex.spanId,
@@ -50,6 +53,7 @@ function childConfig(
     force: config.force,
     isChild: true,
     parentWorkflowId: config.workflowId,
+    unknownValues: config.unknownValues,
   };
 }
 
@@ -113,7 +117,7 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
     );
     if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
     const total = items.length;
-    const results = new Array<RunResult>(total);
+    const results = new MappedResults(n, total);
     let completed = 0;
     const concurrency = host.config.shared.maxConcurrency ?? 256;
     const parentId = `${host.config.workflowId}/${n.name}`;
@@ -126,7 +130,7 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
     };
     const done = (i: number, r: RunResult, config: RunConfig) => {
       host.config.control.release(config.control);
-      results[i] = r;
+      results.add(i, r);
       completed++;
       host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
     };
@@ -134,7 +138,7 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
       return runDirectPool(total, concurrency, spawnItem, done, (config) =>
         host.config.control.release(config.control),
       ).pipe(
-        Effect.map(() => mappedOutcome(host, n, results, parentId)),
+        Effect.map(() => results.outcome(host, parentId)),
         Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
       );
     const runItem = (_: unknown, i: number) => {
@@ -145,7 +149,7 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
       );
     };
     return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
-      Effect.map(() => mappedOutcome(host, n, results, parentId)),
+      Effect.map(() => results.outcome(host, parentId)),
       Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
     );
   });
@@ -201,29 +205,60 @@ function runDirectPool(
   });
 }
 
-/** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
-function mappedOutcome(host: EngineHost, n: GraphNode, results: readonly RunResult[], parentId: string): Outcome {
-  const outputs: Record<string, unknown> = {};
-  const innerValues: Record<string, unknown[]> = {};
-  for (const outer of n.outputs) {
-    const inner = n.innerOutput(outer)!;
-    const column = results.map((r) => r.values[inner]);
-    outputs[outer] = column;
-    innerValues[inner] = column;
+/**
+ * What a mapped node keeps of its items' runs: the columns of their outputs, the first failure and whether one
+ * stopped — not the items' RunResults (a million of them would not fit in memory).
+ */
+class MappedResults {
+  readonly #n: GraphNode;
+  readonly #columns = new Map<string, unknown[]>();
+  #failedAt = -1;
+  #failure: unknown;
+  #stopped = false;
+
+  constructor(n: GraphNode, total: number) {
+    this.#n = n;
+    for (const outer of n.outputs) this.#columns.set(n.innerOutput(outer)!, new Array<unknown>(total));
   }
-  const failedAt = results.findIndex((r) => r.status === "failed");
-  const failed = failedAt < 0 ? undefined : results[failedAt];
-  const stopped = results.some((r) => r.status === "stopped");
-  const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
-  const nested = new RunResult({
-    status,
-    values: innerValues,
-    workflowId: parentId,
-    runId: host.config.runId,
-    error: failed?.error,
-  });
-  if (failed)
-    return { kind: "failed", error: itemFailure(n, failedAt, failed.error), nested, childWorkflowId: parentId };
-  if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
-  return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
+
+  add(i: number, r: RunResult): void {
+    for (const [inner, column] of this.#columns) column[i] = r.values[inner];
+    if (r.status === "failed" && (this.#failedAt < 0 || i < this.#failedAt)) {
+      this.#failedAt = i;
+      this.#failure = r.error;
+    }
+    if (r.status === "stopped") this.#stopped = true;
+  }
+
+  /** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
+  outcome(host: EngineHost, parentId: string): Outcome {
+    const n = this.#n;
+    const outputs: Record<string, unknown> = {};
+    const innerValues: Record<string, unknown[]> = {};
+    for (const outer of n.outputs) {
+      const inner = n.innerOutput(outer)!;
+      const column = this.#columns.get(inner)!;
+      outputs[outer] = column;
+      innerValues[inner] = column;
+    }
+    const failed = this.#failedAt >= 0;
+    const stopped = this.#stopped;
+    const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
+    const nested = new RunResult({
+      status,
+      values: innerValues,
+      workflowId: parentId,
+      runId: host.config.runId,
+      error: failed ? this.#failure : undefined,
+    });
+    if (failed)
+      return {
+        kind: "failed",
+        error: itemFailure(n, this.#failedAt, this.#failure),
+        nested,
+        childWorkflowId: parentId,
+      };
+    if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
+    return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
+  }
 }
