@@ -64,7 +64,19 @@ function isCandidate(state: RunState, name: string, memo: Map<string, boolean>):
 }
 
 function available(state: RunState, n: AnyNode, input: string): boolean {
-  return state.values.has(input) || Object.hasOwn(state.graph.inputs.bound, input) || n.hasDefault(input);
+  return state.values.has(input) || Object.hasOwn(state.graph.inputs.bound, input) || hasDefault(n, input);
+}
+
+/** Nodes are immutable: which of their inputs have defaults, worked out once per node. */
+const defaults = new WeakMap<AnyNode, ReadonlySet<string>>();
+
+function hasDefault(n: AnyNode, input: string): boolean {
+  let set = defaults.get(n);
+  if (set === undefined) {
+    set = new Set(n.inputs.filter((i) => n.hasDefault(i)));
+    defaults.set(n, set);
+  }
+  return set.has(input);
 }
 
 /** A gated node may run when a gate chose it, or (do-while) before its cycle's gate decided for the first time. */

@@ -7,13 +7,29 @@ import { type Execution, isThenable, type Outcome, stopped } from "../outcome.js
 // directly, with no Effect, fiber or AbortController per node. An async result comes back as a Promise of its
 // Outcome; the superstep awaits it together with its siblings and the run's stop (superstep.ts).
 
+const SYNC = 1;
+const ASYNC = 2;
+const OTHER = 0;
+/** Nodes are immutable: what kind of node each is, worked out once. */
+const kinds = new WeakMap<object, number>();
+
+function kindOf(n: object): number {
+  let kind = kinds.get(n);
+  if (kind === undefined) {
+    if (n instanceof GateNode) kind = SYNC;
+    else if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined)
+      kind = OTHER;
+    else kind = n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
+    kinds.set(n, kind);
+  }
+  return kind;
+}
+
 /** Whether a node can run on the plain path (otherwise function.ts runs it). */
-export function isPlain(host: EngineHost, n: unknown): boolean {
-  if (n instanceof GateNode) return true;
-  if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return false;
-  const mode = n.mode;
+export function isPlain(host: EngineHost, n: object): boolean {
+  const kind = kindOf(n);
   // Async nodes take a permit of the shared concurrency limit when there is one: that path waits in Effect.
-  return mode === "sync" || (mode === "async" && host.config.shared.semaphore === undefined);
+  return kind === SYNC || (kind === ASYNC && host.config.shared.semaphore === undefined);
 }
 
 /** Runs a plain node: its Outcome now, or the promise the node returned (settle it with {@link collect}). */
