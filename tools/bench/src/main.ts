@@ -123,7 +123,11 @@ async function main(): Promise<number> {
   const warnings = new Map<string, number>();
   let current = "";
   process.on("warning", (warning) => {
-    if (warning.name === "MaxListenersExceededWarning") warnings.set(current, (warnings.get(current) ?? 0) + 1);
+    if (warning.name !== "MaxListenersExceededWarning") return;
+    // The warning's stack shows who added the listener: LangGraph.js's frames name @langchain.
+    const who = /@langchain/.test(warning.stack ?? "") ? "LangGraph.js" : "ours or the floor";
+    const key = `${current} (${who})`;
+    warnings.set(key, (warnings.get(key) ?? 0) + 1);
   });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-bench-"));
   const context: BenchContext = args.quick
