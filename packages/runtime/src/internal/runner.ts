@@ -136,6 +136,44 @@ export class RunnerCore {
     });
   }
 
+  /**
+   * The Promise API's run. Without a checkpointer, processors or subscriber there is nothing for Effect to manage:
+   * the run is a plain Promise (the common case, and the cheapest); otherwise the Effect run.
+   */
+  runPromise(graph: Graph, options: RunOptions = {}): Promise<RunResult> {
+    if (this.options.checkpointer !== undefined || (this.options.eventProcessors?.length ?? 0) > 0)
+      return runPromise(this.run(graph, options));
+    const rejected = this.#reject(graph, "run");
+    if (rejected !== undefined) return Promise.reject(rejected);
+    try {
+      checkRunOptions(options, "run");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const workflowId = options.workflowId ?? randomUUID();
+    if (this.#live.has(workflowId)) return runPromise(this.run(graph, options));
+    const control = new RunControl();
+    const detach = linkSignal(options.signal, control);
+    this.#live.set(workflowId, control);
+    const engine = new Engine(graph, this.#config(graph, options, undefined, workflowId, control, undefined));
+    const cleanup = () => {
+      this.#live.delete(workflowId);
+      detach();
+    };
+    return engine.runDirect().then(
+      (result) => {
+        cleanup();
+        const settled = settle(result, options);
+        if ("error" in settled) throw settled.error;
+        return settled.result;
+      },
+      (error: unknown) => {
+        cleanup();
+        throw error;
+      },
+    );
+  }
+
   #start(
     graph: Graph,
     options: RunOptions,
@@ -309,17 +347,22 @@ function linkSignal(signal: AbortSignal | undefined, control: RunControl): () =>
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
+/** The caller's view of a finished run: `select` applied; with `errorHandling: "raise"` a failure is the error. */
+function settle(result: RunResult, options: RunOptions): { readonly result: RunResult } | { readonly error: RunError } {
   const selected =
     options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
   if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
     const error = result.error;
-    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError")) {
-      return Effect.fail(new NodeExecutionError(error.nodeName, error.cause, selected));
-    }
-    return Effect.fail(error as RunError);
+    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError"))
+      return { error: new NodeExecutionError(error.nodeName, error.cause, selected) };
+    return { error: error as RunError };
   }
-  return Effect.succeed(selected);
+  return { result: selected };
+}
+
+function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
+  const settled = settle(result, options);
+  return "error" in settled ? Effect.fail(settled.error) : Effect.succeed(settled.result);
 }
 
 /** Runs an Effect as a Promise that rejects with the typed error itself (not Effect's wrapper). */
