@@ -48,7 +48,7 @@ function increment({ count }: { count: number }): number {
   return count + 1;
 }
 
-export async function incrementAsync({ count }: { count: number }): Promise<number> {
+async function incrementAsync({ count }: { count: number }): Promise<number> {
   return count + 1;
 }
 
@@ -78,7 +78,7 @@ export function square({ x }: { x: number }): number {
   return x * x;
 }
 
-export async function squareAsync({ x }: { x: number }): Promise<number> {
+async function squareAsync({ x }: { x: number }): Promise<number> {
   return x * x;
 }
 
