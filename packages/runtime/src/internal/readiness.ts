@@ -146,9 +146,12 @@ function fedBackByLoop(state: RunState, n: AnyNode): boolean {
  */
 export function skippedBySuppliedOutputs(state: RunState, n: AnyNode): boolean {
   if (state.everRan.has(n.name) || n.outputs.length === 0 || n instanceof InterruptNode) return false;
+  // Cheapest test first: a node none of whose outputs the caller supplied is not skipped.
+  if (!state.values.has(n.outputs[0]!)) return false;
   if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return false;
   const own = state.graph.analysis.ownCycleSeeds.get(n.name);
-  return n.outputs.every((o) => state.values.has(o) && !(own?.has(o) ?? false));
+  for (const o of n.outputs) if (!state.values.has(o) || (own?.has(o) ?? false)) return false;
+  return true;
 }
 
 function isStale(state: RunState, n: AnyNode): boolean {
