@@ -51,7 +51,7 @@ export class Runner {
   run<G extends Graph>(graph: G, ...options: StartArgs<G>): Promise<ResultOf<G>>;
   run<G extends Graph>(graph: G, options: ResumeOptions<G>): Promise<ResultOf<G>>;
   run(graph: Graph, options: object = {}): Promise<RunResult> {
-    return runPromise(this.#core.run(graph, options as RunOptions));
+    return this.#core.runPromise(graph, options as RunOptions);
   }
 
   /** Starts a run and returns at once with a handle: its events, its result, and `stop()`. */

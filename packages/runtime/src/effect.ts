@@ -8,7 +8,7 @@ import type { Graph, GraphConfigError } from "@graph/core";
 import { Effect, Stream } from "effect";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
-import type { RunError } from "./internal/engine.js";
+import type { RunError } from "./internal/outcome.js";
 import { RunnerCore } from "./internal/runner.js";
 import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";

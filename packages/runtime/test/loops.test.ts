@@ -38,6 +38,18 @@ describe("the loop examples of docs/semantics.md", () => {
     expect(result.values.v5000).toBe(5000);
   });
 
+  it("a 10,000-node chain of async nodes completes under the default maxIterations (a DAG is not a loop)", async () => {
+    const nodes = Array.from({ length: 10_000 }, (_, i) =>
+      node(
+        { name: `n${i}`, inputs: [`v${i}`], output: `v${i + 1}` },
+        async (v: Record<string, number>) => v[`v${i}`]! + 1,
+      ),
+    );
+    const result = await new Runner().run(new Graph(nodes), { values: { v0: 0 } });
+    expect(result.status).toBe("completed");
+    expect(result.values.v10000).toBe(10_000);
+  });
+
   it("a loop that never ends fails after its node ran exactly maxIterations times, with the exact message", async () => {
     let runs = 0;
     const counter = node({ name: "counter", output: "count" }, async ({ count }: { count: number }) => {

@@ -6,7 +6,6 @@
 //   pnpm bench --only chain,map    some workloads: chain, repeat, map, sqlite, postgres, redis, agent, queue
 //   pnpm bench --out file.json     write the results somewhere else (default tools/bench/results.json)
 import { execFileSync } from "node:child_process";
-import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -120,8 +119,17 @@ function machine() {
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
-  // LangGraph adds an abort listener per task; its fan-out trips Node's leak warning. Not ours to fix here.
-  setMaxListeners(100_000);
+  // Every MaxListenersExceededWarning is counted per workload (none may come from ours; LangGraph.js's fan-out
+  // adds an abort listener per task and may trip it).
+  const warnings = new Map<string, number>();
+  let current = "";
+  process.on("warning", (warning) => {
+    if (warning.name !== "MaxListenersExceededWarning") return;
+    // The warning's stack shows who added the listener: LangGraph.js's frames name @langchain.
+    const who = /@langchain/.test(warning.stack ?? "") ? "LangGraph.js" : "ours or the floor";
+    const key = `${current} (${who})`;
+    warnings.set(key, (warnings.get(key) ?? 0) + 1);
+  });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-bench-"));
   const context: BenchContext = args.quick
     ? { quick: true, warmup: 1, warmupMs: 300, reps: 3, slowReps: 1, tmpDir }
@@ -146,6 +154,7 @@ async function main(): Promise<number> {
   try {
     for (const workload of selected) {
       const t0 = Date.now();
+      current = workload.name;
       console.log(`\n› ${workload.name}: ${workload.title}`);
       try {
         rows.push(...(await workload.run(context)));
@@ -193,7 +202,10 @@ async function main(): Promise<number> {
     },
     rows,
     failures,
+    maxListenersWarnings: Object.fromEntries(warnings),
   };
+  if (warnings.size > 0)
+    console.log(`MaxListenersExceededWarning: ${[...warnings].map(([w, n]) => `${w} ×${n}`).join(", ")}`);
   fs.writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
   return failures.length > 0 ? 1 : 0;

@@ -27,7 +27,11 @@ export interface Emitter {
   readonly aroundNode: (<T>(node: NodeCall, call: () => T) => T) | undefined;
 }
 
+/** The emitter of runs nobody listens to (no processors, no subscriber): shared, nothing per run. */
+const SILENT: Emitter = { active: false, emit() {}, pressure: () => undefined, aroundNode: undefined };
+
 export function makeEmitter(processors: readonly EventProcessor[], subscriber: Subscriber | undefined): Emitter {
+  if (processors.length === 0 && subscriber === undefined) return SILENT;
   const active = processors.length > 0 || subscriber !== undefined;
   return {
     active,
@@ -137,9 +141,11 @@ export class RunControl {
   stopRequested = false;
   stopInfo: unknown;
   #stopped: Deferred.Deferred<void> | undefined;
-  readonly #controllers = new Set<AbortController>();
-  readonly #children = new Set<RunControl>();
-  #onStop: Array<(info: unknown) => void> = [];
+  // Created on first use: a map item's run usually needs none of them.
+  #controllers: Set<AbortController> | undefined;
+  #children: Set<RunControl> | undefined;
+  #onStop: Array<(info: unknown) => void> | undefined;
+  #waiter: (() => void) | undefined;
 
   /** Completes when a stop is requested. Created on first use: most runs never race against a stop. */
   get stopped(): Deferred.Deferred<void> {
@@ -155,36 +161,50 @@ export class RunControl {
     if (this.stopRequested) return;
     this.stopRequested = true;
     this.stopInfo = info;
-    for (const c of this.#controllers) c.abort(info ?? new Error("Run stopped"));
-    for (const child of this.#children) child.stop(info);
-    for (const f of this.#onStop) f(info);
-    this.#onStop = [];
+    if (this.#controllers !== undefined) for (const c of this.#controllers) c.abort(info ?? new Error("Run stopped"));
+    if (this.#children !== undefined) for (const child of this.#children) child.stop(info);
+    const onStop = this.#onStop;
+    this.#onStop = undefined;
+    if (onStop !== undefined) for (const f of onStop) f(info);
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
     if (this.#stopped !== undefined) Effect.runSync(Deferred.succeed(this.#stopped, undefined));
   }
 
   onStop(f: (info: unknown) => void): void {
     if (this.stopRequested) f(this.stopInfo);
-    else this.#onStop.push(f);
+    else (this.#onStop ??= []).push(f);
+  }
+
+  /**
+   * The one superstep of this run awaiting plain nodes registers here to be cut off by a stop (a run has at most
+   * one superstep in flight, so one slot is enough and nothing accumulates).
+   */
+  setWaiter(waiter: (() => void) | undefined): void {
+    // A stop requested while the superstep's nodes were starting cuts them off at once.
+    if (waiter !== undefined && this.stopRequested) waiter();
+    else this.#waiter = waiter;
   }
 
   child(): RunControl {
     const c = new RunControl();
     if (this.stopRequested) c.stop(this.stopInfo);
-    else this.#children.add(c);
+    else (this.#children ??= new Set()).add(c);
     return c;
   }
 
   release(child: RunControl): void {
-    this.#children.delete(child);
+    this.#children?.delete(child);
   }
 
   track(controller: AbortController): void {
     if (this.stopRequested) controller.abort(this.stopInfo ?? new Error("Run stopped"));
-    this.#controllers.add(controller);
+    (this.#controllers ??= new Set()).add(controller);
   }
 
   untrack(controller: AbortController): void {
-    this.#controllers.delete(controller);
+    this.#controllers?.delete(controller);
   }
 }
 
@@ -205,15 +225,13 @@ export interface RunConfig {
   /** Top-level runs take the workflow lease; child runs are covered by their parent's. */
   readonly isChild: boolean;
   readonly parentWorkflowId: string | undefined;
-  /** Set when the run is a map item: never persisted as its own workflow when there is no store anyway. */
-  readonly persist: boolean;
   /**
    * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
    * values whose parent version changed since it last started; the versions are recorded in its input step.
    */
   readonly parentVersions?: Readonly<Record<string, number>>;
   /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
-  readonly unknownValues?: "error" | "ignore";
+  readonly unknownValues?: "error" | "ignore" | undefined;
 }
 
 export function nextSpanId(shared: Shared): string {

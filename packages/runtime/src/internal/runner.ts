@@ -9,8 +9,10 @@ import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } 
 import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
-import { Engine, mapItems, type RunError } from "./engine.js";
+import { Engine } from "./engine.js";
+import { mapItems } from "./mapItems.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions } from "./options.js";
+import type { RunError } from "./outcome.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
@@ -33,6 +35,9 @@ export class RunnerCore {
   readonly #semaphore: Effect.Semaphore | undefined;
   readonly #owner: string;
   #spans = { value: 1 };
+  #sharedFor: Shared | undefined;
+  /** The store once built (or undefined without a checkpointer): runs after the first skip the lookup. */
+  #storeReady: { readonly store: CheckpointStoreService | undefined } | undefined;
   #closed = false;
 
   constructor(options: RunnerOptions = {}) {
@@ -66,7 +71,9 @@ export class RunnerCore {
     return this.#store;
   }
 
+  /** One Shared per store (the store is built once): nothing per run. */
   #shared(store: CheckpointStoreService | undefined): Shared {
+    if (this.#sharedFor !== undefined && this.#sharedFor.store === store) return this.#sharedFor;
     const spans = this.#spans;
     const shared: Shared = {
       semaphore: this.#semaphore,
@@ -83,19 +90,21 @@ export class RunnerCore {
         spans.value = v;
       },
     };
+    this.#sharedFor = shared;
     return shared;
   }
 
-  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
+  #reject(graph: unknown, method: string): GraphConfigError | undefined {
     if (this.#closed)
-      return Effect.fail(
-        new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`),
-      );
+      return new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`);
     if (!isGraph(graph))
-      return Effect.fail(
-        new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`),
-      );
-    return Effect.succeed(graph);
+      return new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`);
+    return undefined;
+  }
+
+  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
+    const rejected = this.#reject(graph, method);
+    return rejected === undefined ? Effect.succeed(graph as Graph) : Effect.fail(rejected);
   }
 
   /** One run as an Effect. `subscriber` receives this run's events (for start/stream). */
@@ -105,36 +114,92 @@ export class RunnerCore {
     subscriber?: Subscriber,
     control = new RunControl(),
   ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
-    return this.#check(graph, "run").pipe(
+    return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> => {
+      const rejected = this.#reject(graph, "run");
+      if (rejected !== undefined) return Effect.fail(rejected);
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
-      Effect.flatMap(() =>
-        Effect.try({ try: () => checkRunOptions(options, "run"), catch: (e) => e as InvalidOptionError }),
-      ),
-      Effect.flatMap(() => this.store()),
-      Effect.flatMap((store) =>
-        Effect.suspend(() => {
-          const workflowId = options.workflowId ?? randomUUID();
-          if (this.#live.has(workflowId)) {
-            return Effect.fail(
-              new WorkflowConflictError({
-                workflowId,
-                message: `Workflow '${workflowId}' is already running in this process. Wait for it to finish (or stop it with runner.stop('${workflowId}')) before running it again.`,
-              }),
-            );
-          }
-          const detach = linkSignal(options.signal, control);
-          this.#live.set(workflowId, control);
-          const config = this.#config(graph, options, store, workflowId, control, subscriber);
-          const engine = new Engine(graph, config);
-          return engine.run().pipe(
-            Effect.flatMap((result) => finalize(result, options)),
-            Effect.ensuring(
-              Effect.sync(() => {
-                this.#live.delete(workflowId);
-                detach();
-              }),
-            ),
-          );
+      try {
+        checkRunOptions(options, "run");
+      } catch (error) {
+        return Effect.fail(error as InvalidOptionError);
+      }
+      if (this.options.checkpointer === undefined)
+        return this.#start(graph as Graph, options, undefined, subscriber, control);
+      const ready = this.#storeReady;
+      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control);
+      return this.store().pipe(
+        Effect.flatMap((store) => {
+          this.#storeReady = { store };
+          return this.#start(graph as Graph, options, store, subscriber, control);
+        }),
+      );
+    });
+  }
+
+  /**
+   * The Promise API's run. Without a checkpointer, processors or subscriber there is nothing for Effect to manage:
+   * the run is a plain Promise (the common case, and the cheapest); otherwise the Effect run.
+   */
+  runPromise(graph: Graph, options: RunOptions = {}): Promise<RunResult> {
+    if (this.options.checkpointer !== undefined || (this.options.eventProcessors?.length ?? 0) > 0)
+      return runPromise(this.run(graph, options));
+    const rejected = this.#reject(graph, "run");
+    if (rejected !== undefined) return Promise.reject(rejected);
+    try {
+      checkRunOptions(options, "run");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const workflowId = options.workflowId ?? randomUUID();
+    if (this.#live.has(workflowId)) return runPromise(this.run(graph, options));
+    const control = new RunControl();
+    const detach = linkSignal(options.signal, control);
+    this.#live.set(workflowId, control);
+    const engine = new Engine(graph, this.#config(graph, options, undefined, workflowId, control, undefined));
+    const cleanup = () => {
+      this.#live.delete(workflowId);
+      detach();
+    };
+    return engine.runDirect().then(
+      (result) => {
+        cleanup();
+        const settled = settle(result, options);
+        if ("error" in settled) throw settled.error;
+        return settled.result;
+      },
+      (error: unknown) => {
+        cleanup();
+        throw error;
+      },
+    );
+  }
+
+  #start(
+    graph: Graph,
+    options: RunOptions,
+    store: CheckpointStoreService | undefined,
+    subscriber: Subscriber | undefined,
+    control: RunControl,
+  ): Effect.Effect<RunResult, RunError> {
+    const workflowId = options.workflowId ?? randomUUID();
+    if (this.#live.has(workflowId)) {
+      return Effect.fail(
+        new WorkflowConflictError({
+          workflowId,
+          message: `Workflow '${workflowId}' is already running in this process. Wait for it to finish (or stop it with runner.stop('${workflowId}')) before running it again.`,
+        }),
+      );
+    }
+    const detach = linkSignal(options.signal, control);
+    this.#live.set(workflowId, control);
+    const config = this.#config(graph, options, store, workflowId, control, subscriber);
+    const engine = new Engine(graph, config);
+    return engine.run().pipe(
+      Effect.flatMap((result) => finalize(result, options)),
+      Effect.ensuring(
+        Effect.sync(() => {
+          this.#live.delete(workflowId);
+          detach();
         }),
       ),
     );
@@ -150,8 +215,8 @@ export class RunnerCore {
   ): RunConfig {
     const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
     const runId = randomUUID();
-    control.onStop((info) => {
-      if (emitter.active)
+    if (emitter.active)
+      control.onStop((info) => {
         emitter.emit({
           type: "StopRequested",
           info,
@@ -161,7 +226,7 @@ export class RunnerCore {
           parentSpanId: undefined,
           timestamp: Date.now(),
         });
-    });
+      });
     return {
       values: options.values ?? {},
       workflowId,
@@ -177,7 +242,6 @@ export class RunnerCore {
       force: options.force ?? false,
       isChild: false,
       parentWorkflowId: undefined,
-      persist: true,
       unknownValues: options.unknownValues ?? "error",
     };
   }
@@ -283,17 +347,22 @@ function linkSignal(signal: AbortSignal | undefined, control: RunControl): () =>
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
+/** The caller's view of a finished run: `select` applied; with `errorHandling: "raise"` a failure is the error. */
+function settle(result: RunResult, options: RunOptions): { readonly result: RunResult } | { readonly error: RunError } {
   const selected =
     options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
   if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
     const error = result.error;
-    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError")) {
-      return Effect.fail(new NodeExecutionError(error.nodeName, error.cause, selected));
-    }
-    return Effect.fail(error as RunError);
+    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError"))
+      return { error: new NodeExecutionError(error.nodeName, error.cause, selected) };
+    return { error: error as RunError };
   }
-  return Effect.succeed(selected);
+  return { result: selected };
+}
+
+function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
+  const settled = settle(result, options);
+  return "error" in settled ? Effect.fail(settled.error) : Effect.succeed(settled.result);
 }
 
 /** Runs an Effect as a Promise that rejects with the typed error itself (not Effect's wrapper). */

@@ -1,7 +1,11 @@
 // The graphs every workload runs, built three ways: ours (@graph/core), the floor (a hand-written async loop doing
 // the same work: read the named input, call the same function, store the named output) and LangGraph.js
 // (see langgraph.ts). Construction is never timed; only running is.
+// Node functions are `async` by default, as every LLM, HTTP or database node is; `"sync"` builds the info rows.
 import { END, Graph, node, route } from "@graph/core";
+
+/** Whether the node functions are written `async` (the headline rows) or plain synchronous (info rows). */
+export type FnKind = "async" | "sync";
 
 // ── linear chain: v0 → n0 → v1 → n1 → … → v{n} ──────────────────────────────────────────────────────────────────
 
@@ -10,18 +14,22 @@ export interface ChainStep {
   readonly name: string;
   readonly input: string;
   readonly output: string;
-  readonly fn: (inputs: Record<string, number>) => number;
+  readonly fn: (inputs: Record<string, number>) => number | Promise<number>;
 }
 
-export function chainSteps(length: number): ChainStep[] {
+export function chainSteps(length: number, kind: FnKind = "async"): ChainStep[] {
   return Array.from({ length }, (_, i) => {
     const input = `v${i}`;
-    return { name: `n${i}`, input, output: `v${i + 1}`, fn: (inputs: Record<string, number>) => inputs[input]! + 1 };
+    const fn =
+      kind === "async"
+        ? async (inputs: Record<string, number>) => inputs[input]! + 1
+        : (inputs: Record<string, number>) => inputs[input]! + 1;
+    return { name: `n${i}`, input, output: `v${i + 1}`, fn };
   });
 }
 
-export function ourChain(length: number): Graph {
-  const nodes = chainSteps(length).map((s) => node({ name: s.name, inputs: [s.input], output: s.output }, s.fn));
+export function ourChain(length: number, kind: FnKind = "async"): Graph {
+  const nodes = chainSteps(length, kind).map((s) => node({ name: s.name, inputs: [s.input], output: s.output }, s.fn));
   return new Graph(nodes, { name: `chain${length}` });
 }
 
@@ -40,19 +48,26 @@ function increment({ count }: { count: number }): number {
   return count + 1;
 }
 
+async function incrementAsync({ count }: { count: number }): Promise<number> {
+  return count + 1;
+}
+
 function shouldContinue({ count }: { count: number }): "increment" | typeof END {
   return count >= AGENT_ITERATIONS ? END : "increment";
 }
 
-export function ourAgentLoop(): Graph {
-  const inc = node({ name: "increment", output: "count" }, increment);
+export function ourAgentLoop(kind: FnKind = "async"): Graph {
+  const inc =
+    kind === "async"
+      ? node({ name: "increment", output: "count" }, incrementAsync)
+      : node({ name: "increment", output: "count" }, increment);
   const check = route({ name: "check", targets: ["increment", END] }, shouldContinue);
   return new Graph([inc, check], { name: "agent" });
 }
 
 export async function floorAgentLoop(count: number): Promise<number> {
   for (;;) {
-    count = await increment({ count });
+    count = await incrementAsync({ count });
     if (shouldContinue({ count }) === END) return count;
   }
 }
@@ -63,20 +78,31 @@ export function square({ x }: { x: number }): number {
   return x * x;
 }
 
+async function squareAsync({ x }: { x: number }): Promise<number> {
+  return x * x;
+}
+
 export function sum({ y }: { y: readonly number[] }): number {
   let total = 0;
   for (const v of y) total += v;
   return total;
 }
 
-export function ourMap(): Graph {
-  const inner = new Graph([node({ name: "square", output: "y" }, square)], { name: "item" });
+export function ourMap(kind: FnKind = "async"): Graph {
+  const inner = new Graph(
+    [
+      kind === "async"
+        ? node({ name: "square", output: "y" }, squareAsync)
+        : node({ name: "square", output: "y" }, square),
+    ],
+    { name: "item" },
+  );
   return new Graph([inner.asNode().mapOver("x"), node({ name: "sum", output: "total" }, sum)], { name: "mapReduce" });
 }
 
 export async function floorMap(xs: readonly number[]): Promise<number> {
   const y = new Array<number>(xs.length);
-  for (let i = 0; i < xs.length; i++) y[i] = await square({ x: xs[i]! });
+  for (let i = 0; i < xs.length; i++) y[i] = await squareAsync({ x: xs[i]! });
   return sum({ y });
 }
 

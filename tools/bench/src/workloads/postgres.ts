@@ -65,7 +65,7 @@ function skippedRows(reason: string, runs: number): Row[] {
       ours: skipped,
       floor: skipped,
       langgraph: skipped,
-      targets: [{ kind: "speedupMin", threshold: 10 }],
+      targets: [{ kind: "speedupMin", threshold: 5 }],
       notes: [reason],
     }),
   ];
@@ -193,7 +193,7 @@ export const postgres: Workload = {
           ours,
           floor,
           langgraph,
-          targets: [{ kind: "speedupMin", threshold: 10 }],
+          targets: [{ kind: "speedupMin", threshold: 5 }],
           notes: [
             `per run incl. close(); fresh schema per repetition; median of ${context.reps} (LangGraph.js: ${context.slowReps}); server ${url.replace(/\/\/[^@]*@/, "//…@")}`,
             "ours: default policy (durability async, retention full); floor: one INSERT per step on one connection",

@@ -1,0 +1,264 @@
+import { INPUT_STEP } from "@graph/checkpoint";
+import type { GraphNode } from "@graph/core";
+import { Effect } from "effect";
+import { RunResult, type RunStatus } from "../../RunResult.js";
+import type { RunConfig } from "../context.js";
+import type { ChildRun, EngineHost } from "../host.js";
+import { mapItems } from "../mapItems.js";
+import { type Execution, itemFailure, type Outcome, type RunError } from "../outcome.js";
+import { responseKeys } from "../responseKeys.js";
+
+interface ChildValues {
+  readonly values: Record<string, unknown>;
+  readonly versions: Record<string, number>;
+}
+
+/** A nested graph runs as a child workflow `<parent>/<node>`; a mapped one as one child per item. */
+export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  if (n.mapOverConfig !== undefined) return executeMapped(host, ex, n);
+  const childId = `${host.config.workflowId}/${n.name}`;
+  const config = childConfig(host, ex, n, childId, childValues(host, ex, n));
+  return host
+    .spawn(n.graph, config)
+    .run()
+    .pipe(
+      Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
+      Effect.map((child) => projectChild(n, child, childId)),
+      Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
+    );
+}
+
+function childConfig(
+  host: EngineHost,
+  ex: Execution,
+  n: GraphNode,
+  workflowId: string,
+  passed: ChildValues,
+): RunConfig {
+  const config = host.config;
+  // Every field spelled out (no spread): one object shape for every child config.
+  return {
+    values: passed.values,
+    parentVersions: passed.versions,
+    workflowId,
+    runId: config.runId,
+    maxIterations: config.maxIterations,
+    shared: config.shared,
+    emitter: config.emitter,
+    control: config.control.child(),
+    completeOnStop: n.completeOnStop,
+    parentSpanId: ex.spanId,
+    depth: config.depth + 1,
+    checkpoint: undefined,
+    force: config.force,
+    isChild: true,
+    parentWorkflowId: config.workflowId,
+    unknownValues: config.unknownValues,
+  };
+}
+
+/**
+ * Values a child run receives — its inputs by inner name, plus answers for its interrupts — with their versions
+ * here, so a restarted child takes only what changed since it last started.
+ */
+function childValues(host: EngineHost, ex: Execution, n: GraphNode): ChildValues {
+  const values: Record<string, unknown> = {};
+  const versions: Record<string, number> = {};
+  for (const input of n.inputs) {
+    if (!Object.hasOwn(ex.inputs, input)) continue;
+    const inner = n.innerInput(input)!;
+    values[inner] = ex.inputs[input];
+    versions[inner] = ex.versions[input] ?? 0;
+  }
+  for (const inner of responseKeys(n.graph)) {
+    const outer = n.outerOutput(inner);
+    const slot = outer === undefined ? undefined : host.state.values.get(outer);
+    if (slot !== undefined && slot.writer === INPUT_STEP) {
+      values[inner] = slot.value;
+      versions[inner] = slot.version;
+    }
+  }
+  return { values, versions };
+}
+
+function projectChild(n: GraphNode, child: RunResult, childWorkflowId: string): Outcome {
+  if (child.status === "failed") return { kind: "failed", error: child.error, nested: child, childWorkflowId };
+  if (child.status === "paused") {
+    const pause = child.pause!;
+    return {
+      kind: "paused",
+      nested: child,
+      childWorkflowId,
+      pause: {
+        ...pause,
+        nodeName: `${n.name}/${pause.nodeName}`,
+        responseKey: n.outerOutput(pause.responseKey) ?? pause.responseKey,
+      },
+    };
+  }
+  if (child.status === "stopped" && !n.completeOnStop) return { kind: "stopped", nested: child, childWorkflowId };
+  const outputs: Record<string, unknown> = {};
+  for (const outer of n.outputs) {
+    const inner = n.innerOutput(outer)!;
+    if (Object.hasOwn(child.values, inner) && !(child.values[inner] instanceof RunResult))
+      outputs[outer] = child.values[inner];
+  }
+  return { kind: "completed", outputs, nested: child, childWorkflowId, truncated: child.status === "stopped" };
+}
+
+function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  return Effect.suspend(() => {
+    const base = childValues(host, ex, n);
+    const mapOver = n.mapOverConfig!;
+    const items = mapItems(
+      n.name,
+      mapOver.params.map((p) => [n.innerInput(p)!, ex.inputs[p]] as const),
+      mapOver.mode,
+    );
+    if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
+    const total = items.length;
+    const results = new MappedResults(n, total);
+    let completed = 0;
+    const concurrency = host.config.shared.maxConcurrency ?? 256;
+    const parentId = `${host.config.workflowId}/${n.name}`;
+    const spawnItem = (i: number) => {
+      const config = childConfig(host, ex, n, `${parentId}/${i}`, {
+        values: { ...base.values, ...items[i] },
+        versions: base.versions,
+      });
+      return { config, child: host.spawn(n.graph, config) };
+    };
+    const done = (i: number, r: RunResult, config: RunConfig) => {
+      host.config.control.release(config.control);
+      results.add(i, r);
+      completed++;
+      host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
+    };
+    if (total > 0 && host.config.shared.store === undefined && !host.config.emitter.active)
+      return runDirectPool(total, concurrency, spawnItem, done, (config) =>
+        host.config.control.release(config.control),
+      ).pipe(
+        Effect.map(() => results.outcome(host, parentId)),
+        Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
+      );
+    const runItem = (_: unknown, i: number) => {
+      const { config, child } = spawnItem(i);
+      return child.run().pipe(
+        Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
+        Effect.map((r) => done(i, r, config)),
+      );
+    };
+    return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
+      Effect.map(() => results.outcome(host, parentId)),
+      Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
+    );
+  });
+}
+
+/**
+ * Map items nobody listens to and nothing stores run as plain Promises, `concurrency` at a time, with no fiber
+ * per item. The first item that fails (a typed run failure) fails the map; interruption abandons the rest.
+ */
+function runDirectPool(
+  total: number,
+  concurrency: number,
+  spawnItem: (i: number) => { readonly config: RunConfig; readonly child: ChildRun },
+  done: (i: number, r: RunResult, config: RunConfig) => void,
+  release: (config: RunConfig) => void,
+): Effect.Effect<void, RunError> {
+  return Effect.async<void, RunError>((resume) => {
+    const running = new Set<ChildRun>();
+    let next = 0;
+    let finished = 0;
+    let over = false;
+    const launch = (): void => {
+      while (!over && running.size < concurrency && next < total) {
+        const i = next++;
+        const { config, child } = spawnItem(i);
+        running.add(child);
+        child.runDirect().then(
+          (r) => {
+            running.delete(child);
+            if (over) return;
+            done(i, r, config);
+            if (++finished === total) {
+              over = true;
+              resume(Effect.void);
+            } else launch();
+          },
+          (error: unknown) => {
+            running.delete(child);
+            release(config);
+            if (over) return;
+            over = true;
+            for (const c of running) c.abandon();
+            resume(Effect.fail(error as RunError));
+          },
+        );
+      }
+    };
+    launch();
+    return Effect.sync(() => {
+      over = true;
+      for (const c of running) c.abandon();
+    });
+  });
+}
+
+/**
+ * What a mapped node keeps of its items' runs: the columns of their outputs, the first failure and whether one
+ * stopped — not the items' RunResults (a million of them would not fit in memory).
+ */
+class MappedResults {
+  readonly #n: GraphNode;
+  readonly #columns = new Map<string, unknown[]>();
+  #failedAt = -1;
+  #failure: unknown;
+  #stopped = false;
+
+  constructor(n: GraphNode, total: number) {
+    this.#n = n;
+    for (const outer of n.outputs) this.#columns.set(n.innerOutput(outer)!, new Array<unknown>(total));
+  }
+
+  add(i: number, r: RunResult): void {
+    for (const [inner, column] of this.#columns) column[i] = r.values[inner];
+    if (r.status === "failed" && (this.#failedAt < 0 || i < this.#failedAt)) {
+      this.#failedAt = i;
+      this.#failure = r.error;
+    }
+    if (r.status === "stopped") this.#stopped = true;
+  }
+
+  /** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
+  outcome(host: EngineHost, parentId: string): Outcome {
+    const n = this.#n;
+    const outputs: Record<string, unknown> = {};
+    const innerValues: Record<string, unknown[]> = {};
+    for (const outer of n.outputs) {
+      const inner = n.innerOutput(outer)!;
+      const column = this.#columns.get(inner)!;
+      outputs[outer] = column;
+      innerValues[inner] = column;
+    }
+    const failed = this.#failedAt >= 0;
+    const stopped = this.#stopped;
+    const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
+    const nested = new RunResult({
+      status,
+      values: innerValues,
+      workflowId: parentId,
+      runId: host.config.runId,
+      error: failed ? this.#failure : undefined,
+    });
+    if (failed)
+      return {
+        kind: "failed",
+        error: itemFailure(n, this.#failedAt, this.#failure),
+        nested,
+        childWorkflowId: parentId,
+      };
+    if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
+    return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
+  }
+}

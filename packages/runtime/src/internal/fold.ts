@@ -1,0 +1,94 @@
+import { INPUT_STEP, type StepRecord } from "@graph/checkpoint";
+import { END, GateNode, GraphNode, type Target } from "@graph/core";
+import type { EngineHost } from "./host.js";
+import { decisionFromStored, decisionShape } from "./outcome.js";
+
+/** What folding a workflow's history told the journal about the run to come. */
+export interface Folded {
+  /** Parent versions recorded by this child workflow's input steps (undefined: never started with a history). */
+  readonly parentVersionsSeen: Record<string, number> | undefined;
+  /** GraphNodes that completed before this run, with their last step (their results are replayed, not re-run). */
+  readonly replayedGraphNodes: ReadonlyArray<readonly [string, StepRecord]>;
+  /** This run starts a turn (a fresh workflow, or a finished one run again). */
+  readonly newTurn: boolean;
+}
+
+/**
+ * Folds stored steps into run state: values with their versions, what each node consumed, the regions of loops
+ * and (unless a finished workflow starts a new turn) the gates' pending decisions. Emits the replayed
+ * RouteDecision and NodeEnd events.
+ */
+export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTurn: boolean): Folded {
+  const { state, graph } = host;
+  const sorted = [...steps].sort((a, b) => a.index - b.index);
+  let parentVersionsSeen: Record<string, number> | undefined;
+  if (host.config.parentVersions !== undefined) {
+    for (const s of sorted)
+      if (s.nodeName === INPUT_STEP) parentVersionsSeen = { ...parentVersionsSeen, ...s.inputVersions };
+  }
+  const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
+  const lastCompleted = new Map<string, StepRecord>();
+  let turnStart = 0;
+  for (const s of sorted) {
+    state.nextIndex = Math.max(state.nextIndex, s.index + 1);
+    state.superstep = Math.max(state.superstep, s.superstep);
+    for (const [k, v] of Object.entries(s.values))
+      state.values.set(k, { value: v, version: s.index, writer: s.nodeName });
+    if (s.nodeName === INPUT_STEP && s.turnStart === true) {
+      // A new turn began here: earlier gate decisions and runs belong to finished turns.
+      turnStart = s.index;
+      lastDecision.clear();
+      state.ranThisRun.clear();
+      state.regions.clear();
+    }
+    if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
+    const node = graph.nodes.get(s.nodeName);
+    if (node === undefined) continue;
+    state.everRan.add(s.nodeName);
+    state.consumed.set(s.nodeName, s.inputVersions);
+    lastCompleted.set(s.nodeName, s);
+    // Ran in the current turn: a loop entry does not get its before-the-gate run again.
+    if (s.index > turnStart) state.ranThisRun.add(s.nodeName);
+    const decision = node instanceof GateNode ? decisionFromStored(s.decision) : undefined;
+    if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
+    state.regions.completed(s.nodeName, decision, node instanceof GateNode);
+  }
+  // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
+  if (newTurn) {
+    state.ranThisRun.clear();
+    state.regions.clear();
+  }
+  state.regions.drainReopened(); // every node is examined at the start anyway
+  if (!newTurn) {
+    for (const [gate, { index, decision }] of lastDecision) {
+      state.decided.add(gate);
+      if (decision === null) continue;
+      const pending = new Set<Target>(
+        decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
+      );
+      state.pending.set(gate, pending);
+      host.event("RouteDecision", {
+        gate,
+        decision: decisionShape(graph.nodes.get(gate) as GateNode, decision),
+        replayed: true,
+      });
+    }
+  }
+  for (const [name, s] of lastCompleted) {
+    if (graph.nodes.get(name) instanceof GateNode) continue;
+    host.event("NodeEnd", {
+      nodeName: name,
+      status: "completed",
+      outputs: s.values,
+      durationMs: 0,
+      cached: false,
+      replayed: true,
+      truncated: s.truncated,
+    });
+  }
+  return {
+    parentVersionsSeen,
+    replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name) instanceof GraphNode),
+    newTurn: newTurn || sorted.length === 0,
+  };
+}

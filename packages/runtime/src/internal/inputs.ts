@@ -1,0 +1,69 @@
+import type { WorkflowRecord } from "@graph/checkpoint";
+import type { Graph } from "@graph/core";
+import type { MissingInputError, UnknownValueError } from "../errors.js";
+import type { EngineHost } from "./host.js";
+import {
+  graphLabel,
+  type InputView,
+  missingInputError,
+  unansweredPauseError,
+  unknownValueError,
+} from "./inputErrors.js";
+import { skippedBySuppliedOutputs } from "./readiness.js";
+import { responseKeys } from "./responseKeys.js";
+import type { RunState } from "./state.js";
+
+/**
+ * Checks the caller's values before the first node: required inputs and seeds present (unless only skipped nodes
+ * need them), no unknown names (an error, or a Warning when `unknownValues: "ignore"`), a pending pause answered.
+ */
+export function inputProblem(
+  host: EngineHost,
+  workflow: WorkflowRecord | undefined,
+): MissingInputError | UnknownValueError | undefined {
+  const { graph, config, state } = host;
+  const spec = graph.inputs;
+  const view = (): InputView => ({
+    graph,
+    workflowId: config.workflowId,
+    values: config.values,
+    pausedAt: workflow?.pause?.nodeName,
+    hasStore: config.shared.store !== undefined,
+    isChild: config.isChild,
+  });
+  const known = knownNames(graph);
+  const unknown: string[] = [];
+  for (const k in config.values) if (!known.has(k)) unknown.push(k);
+  let missing: string[] | undefined;
+  for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
+  for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
+  if (missing !== undefined) return missingInputError(view(), missing, unknown);
+  if (unknown.length === 0 || config.isChild) return undefined;
+  const pending = workflow?.status === "paused" ? workflow.pause?.responseKey : undefined;
+  const answered = pending !== undefined && Object.hasOwn(config.values, pending);
+  if (pending !== undefined && !answered) return unansweredPauseError(view(), pending, unknown);
+  if (config.unknownValues === "error") return unknownValueError(view(), unknown, known);
+  host.event("Warning", {
+    message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${graphLabel(graph)}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
+    unknownInputs: unknown,
+  });
+  return undefined;
+}
+
+/** An input only needed by nodes the caller skipped (by supplying their outputs) is not missing. */
+function isMissing(state: RunState, graph: Graph, name: string): boolean {
+  if (state.values.has(name)) return false;
+  return !(graph.analysis.consumers.get(name) ?? []).every((c) => skippedBySuppliedOutputs(state, graph.nodes.get(c)!));
+}
+
+const knownByGraph = new WeakMap<Graph, ReadonlySet<string>>();
+
+/** The names a caller may pass: inputs, outputs and interrupt answers (per graph, computed once). */
+function knownNames(graph: Graph): ReadonlySet<string> {
+  let known = knownByGraph.get(graph);
+  if (known === undefined) {
+    known = new Set<string>([...graph.inputs.all, ...graph.outputs, ...responseKeys(graph)]);
+    knownByGraph.set(graph, known);
+  }
+  return known;
+}

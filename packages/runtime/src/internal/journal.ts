@@ -1,0 +1,275 @@
+import { INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
+import type { CheckpointStoreService } from "@graph/checkpoint/effect";
+import { GraphNode } from "@graph/core";
+import { Effect } from "effect";
+import { VersionMismatchError } from "../errors.js";
+import { RunResult } from "../RunResult.js";
+import { loadChildResult } from "./childResult.js";
+import { deepEqual } from "./equal.js";
+import { foldSteps } from "./fold.js";
+import type { EngineHost } from "./host.js";
+import { claimLease, NO_LEASE, type WorkflowLease } from "./lease.js";
+import { decisionToStored, type Execution, type Outcome, type RunError, toStoredError } from "./outcome.js";
+import { responseKeys } from "./responseKeys.js";
+
+/**
+ * A run's durable record: restores state from the workflow's steps, writes the input step, one step per finished
+ * node (in the order nodes finished) and the workflow's final status, all under the run's lease. Without a store
+ * it only merges the caller's values and numbers the steps.
+ */
+export class Journal {
+  readonly #host: EngineHost;
+  readonly #store: CheckpointStoreService | undefined;
+  #workflow: WorkflowRecord | undefined;
+  #lease: WorkflowLease = NO_LEASE;
+  #forked: StepRecord[] = [];
+  #inputStep: StepRecord | undefined;
+  #newTurn = true;
+  #parentVersionsSeen: Record<string, number> | undefined;
+
+  constructor(host: EngineHost) {
+    this.#host = host;
+    this.#store = host.config.shared.store;
+  }
+
+  /** The stored workflow as it was before this run (undefined: new, or no store). */
+  get workflow(): WorkflowRecord | undefined {
+    return this.#workflow;
+  }
+
+  /** Without a store: the caller's values are the run's input step. */
+  mergeInputs(): void {
+    this.#inputStep = this.#mergeInputs();
+  }
+
+  /** Loads the workflow (if any): checks the graph version, folds its steps into state, merges the caller's values. */
+  restore(): Effect.Effect<void, RunError> {
+    const store = this.#store;
+    if (store === undefined) return Effect.sync(() => this.mergeInputs());
+    const { config, graph } = this.#host;
+    const id = config.workflowId;
+    return store.getWorkflow(id).pipe(
+      Effect.flatMap((workflow): Effect.Effect<{ steps: readonly StepRecord[]; turn: boolean }, RunError> => {
+        this.#workflow = workflow;
+        if (workflow !== undefined && workflow.graphHash !== graph.definitionHash && !config.force)
+          return Effect.fail(new VersionMismatchError(id, workflow.graphHash, graph.definitionHash));
+        if (workflow !== undefined)
+          return store
+            .getSteps(id, { includeInputs: true })
+            .pipe(Effect.map((steps) => ({ steps, turn: workflow.status === "completed" })));
+        const cp = config.checkpoint;
+        this.#forked = cp === undefined ? [] : cp.steps.map((s) => ({ ...s, workflowId: id }));
+        return Effect.succeed({ steps: this.#forked, turn: false });
+      }),
+      Effect.flatMap(({ steps, turn }) => {
+        const folded = foldSteps(this.#host, steps, turn);
+        this.#parentVersionsSeen = folded.parentVersionsSeen;
+        this.#newTurn = folded.newTurn;
+        this.#inputStep = this.#mergeInputs();
+        return this.#restoreNested(store, folded.replayedGraphNodes);
+      }),
+    );
+  }
+
+  /** Creates or claims the workflow and writes the forked history and the input step. */
+  begin(): Effect.Effect<void, RunError> {
+    const store = this.#store;
+    if (store === undefined) return Effect.void;
+    const { config, graph } = this.#host;
+    const id = config.workflowId;
+    const create: Effect.Effect<unknown, RunError> =
+      this.#workflow !== undefined
+        ? Effect.void
+        : store.createWorkflow({
+            id,
+            graphName: graph.name ?? "graph",
+            graphHash: graph.definitionHash,
+            ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
+          });
+    const claim = config.isChild
+      ? Effect.void
+      : claimLease(store, id, { owner: config.shared.owner, ttlMs: config.shared.leaseTtlMs }).pipe(
+          Effect.map((lease) => {
+            this.#lease = lease;
+          }),
+        );
+    return create.pipe(
+      Effect.zipRight(claim),
+      // A workflow created just now is already "running" with no pause or error: skip a write.
+      Effect.zipRight(
+        Effect.suspend(
+          (): Effect.Effect<unknown, RunError> =>
+            this.#workflow === undefined
+              ? Effect.void
+              : store.updateWorkflow(
+                  id,
+                  {
+                    status: "running",
+                    pause: null,
+                    error: null,
+                    ...(config.force ? { graphHash: graph.definitionHash } : {}),
+                  },
+                  this.#lease.fence,
+                ),
+        ),
+      ),
+      Effect.zipRight(
+        Effect.suspend(() =>
+          Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#lease.fence), { discard: true }),
+        ),
+      ),
+      Effect.zipRight(
+        Effect.suspend(() =>
+          this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#lease.fence),
+        ),
+      ),
+    );
+  }
+
+  /** Numbers a finished node's step; with a store, saves it right away (siblings done before a crash stay done). */
+  record(ex: Execution, o: Outcome): Effect.Effect<void, RunError> | undefined {
+    const state = this.#host.state;
+    o.index = state.nextIndex++;
+    const store = this.#store;
+    if (store === undefined) return undefined;
+    const superstep = state.superstep;
+    return store
+      .saveStep(stepRecord(this.#host.config.workflowId, superstep, ex, o), this.#lease.fence)
+      .pipe(Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })));
+  }
+
+  /** Writes the workflow's final status, flushes (top-level runs) and gives the lease back. */
+  finish(result: RunResult): Effect.Effect<void, RunError> {
+    const store = this.#store;
+    if (store === undefined) return Effect.void;
+    const { config } = this.#host;
+    const id = config.workflowId;
+    const update = {
+      status: result.status,
+      pause:
+        result.pause === undefined
+          ? null
+          : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
+      error: result.error === undefined ? null : toStoredError(result.error),
+    };
+    return store
+      .updateWorkflow(id, update, this.#lease.fence)
+      .pipe(Effect.zipRight(config.isChild ? Effect.void : store.flush(id)), Effect.zipRight(this.#lease.release));
+  }
+
+  /** On a typed failure or interruption: flush what was saved, mark the workflow failed, give the lease back. */
+  abandon(): Effect.Effect<void> {
+    const store = this.#store;
+    if (store === undefined || this.#lease === NO_LEASE) return Effect.void;
+    const id = this.#host.config.workflowId;
+    return store
+      .flush(id)
+      .pipe(
+        Effect.zipRight(store.updateWorkflow(id, { status: "failed" }, this.#lease.fence)),
+        Effect.ignore,
+        Effect.zipRight(Effect.ignore(this.#lease.release)),
+      );
+  }
+
+  /** Writes caller values that differ from state as one input step; returns it (or undefined when nothing changed). */
+  #mergeInputs(): StepRecord | undefined {
+    const { config, graph, state } = this.#host;
+    const changed: Record<string, unknown> = {};
+    const answers = responseKeys(graph);
+    const parent = config.parentVersions;
+    const recorded = this.#parentVersionsSeen;
+    let any = false;
+    let newVersions = false;
+    for (const k in config.values) {
+      const v = config.values[k];
+      // A child takes only what its parent changed since it last started: its own state wins over old news
+      // (a seed its loop rewrote since stays as it is). Without a stored history everything is new.
+      if (parent !== undefined && recorded !== undefined) {
+        if (recorded[k] === parent[k]) continue;
+        newVersions = true;
+      }
+      const slot = state.values.get(k);
+      // An answer to an interrupt is always new, even when equal to the last one (every visit needs its own).
+      if (slot !== undefined && !answers.has(k) && deepEqual(slot.value, v)) continue;
+      changed[k] = v;
+      any = true;
+    }
+    if (parent !== undefined && recorded === undefined) newVersions = true;
+    if (!any && !newVersions) return undefined;
+    const index = state.nextIndex++;
+    state.superstep++; // the input step gets its own superstep so it never replaces an earlier one
+    for (const k in changed) state.write(k, changed[k], index, INPUT_STEP);
+    if (this.#store === undefined) return undefined;
+    const now = new Date();
+    return {
+      workflowId: config.workflowId,
+      superstep: state.superstep,
+      nodeName: INPUT_STEP,
+      index,
+      status: "completed",
+      // For a child run: the parent's versions of what it passed in (compared at the next start).
+      inputVersions: parent ?? {},
+      values: changed,
+      kind: "input",
+      // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
+      ...(this.#newTurn ? { turnStart: true } : {}),
+      truncated: false,
+      startedAt: now,
+      completedAt: now,
+    };
+  }
+
+  /** Nested RunResults of GraphNodes that finished before this run (they are replayed, not re-run). */
+  #restoreNested(
+    store: CheckpointStoreService,
+    replayed: ReadonlyArray<readonly [string, StepRecord]>,
+  ): Effect.Effect<void, RunError> {
+    const { graph, config, state } = this.#host;
+    const todo: Array<[GraphNode, StepRecord]> = [];
+    for (const [name, step] of replayed) {
+      const n = graph.nodes.get(name);
+      if (n instanceof GraphNode && step.childWorkflowId !== undefined) todo.push([n, step]);
+    }
+    if (todo.length === 0) return Effect.void;
+    return Effect.forEach(
+      todo,
+      ([n, step]) => {
+        if (n.mapOverConfig !== undefined) {
+          const values: Record<string, unknown> = {};
+          for (const [outer, v] of Object.entries(step.values)) values[n.innerOutput(outer) ?? outer] = v;
+          state.nested.set(
+            n.name,
+            new RunResult({ status: "completed", values, workflowId: step.childWorkflowId, runId: config.runId }),
+          );
+          return Effect.void;
+        }
+        return loadChildResult(store, step.childWorkflowId!, n.graph, config.runId).pipe(
+          Effect.map((r) => {
+            state.nested.set(n.name, r);
+          }),
+        );
+      },
+      { discard: true },
+    );
+  }
+}
+
+function stepRecord(workflowId: string, superstep: number, ex: Execution, o: Outcome): StepRecord {
+  const step: { -readonly [K in keyof StepRecord]: StepRecord[K] } = {
+    workflowId,
+    superstep,
+    nodeName: ex.node.name,
+    index: o.index!,
+    status: o.kind,
+    inputVersions: ex.versions,
+    values: o.kind === "completed" ? o.outputs : {},
+    truncated: o.kind === "completed" && o.truncated === true,
+    startedAt: new Date(ex.startedAt),
+    completedAt: new Date(),
+  };
+  if (o.kind === "completed" && o.decision !== undefined) step.decision = decisionToStored(o.decision);
+  if (o.childWorkflowId !== undefined) step.childWorkflowId = o.childWorkflowId;
+  if (o.kind === "paused") step.pause = { value: o.pause.value, responseKey: o.pause.responseKey };
+  if (o.kind === "failed") step.error = toStoredError(o.error);
+  return step;
+}

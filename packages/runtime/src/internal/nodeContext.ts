@@ -1,0 +1,38 @@
+import type { EngineHost } from "./host.js";
+import type { Execution } from "./outcome.js";
+
+/**
+ * The `ctx` argument of node functions. A class (not an object literal with getters) keeps the hot path cheap.
+ * Plain nodes share their run's signal; nodes with a timeout get their own controller (a timeout aborts one node).
+ */
+export class NodeCtx {
+  readonly #host: EngineHost;
+  readonly #ex: Execution;
+  readonly #controller: AbortController | undefined;
+  readonly attempt: number;
+  #chunks = 0;
+  constructor(host: EngineHost, ex: Execution, controller: AbortController | undefined, attempt: number) {
+    this.#host = host;
+    this.#ex = ex;
+    this.#controller = controller;
+    this.attempt = attempt;
+  }
+  get signal(): AbortSignal {
+    return this.#controller === undefined ? this.#host.runSignal() : this.#controller.signal;
+  }
+  get stopRequested(): boolean {
+    return this.#host.config.control.stopRequested;
+  }
+  get workflowId(): string {
+    return this.#host.config.workflowId;
+  }
+  get runId(): string {
+    return this.#host.config.runId;
+  }
+  get nodeName(): string {
+    return this.#ex.node.name;
+  }
+  emit(chunk: unknown): void {
+    this.#host.event("StreamingChunk", { nodeName: this.#ex.node.name, chunk, index: this.#chunks++ }, this.#ex.spanId);
+  }
+}

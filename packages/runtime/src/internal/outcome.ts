@@ -1,0 +1,123 @@
+import { END_DECISION, type StoredError } from "@graph/checkpoint";
+import {
+  type AnyNode,
+  END,
+  type GateNode,
+  GraphNode,
+  isTaggedError,
+  type RoutingError,
+  type Target,
+} from "@graph/core";
+import {
+  type InfiniteLoopError,
+  type InvalidOptionError,
+  type MissingInputError,
+  NodeExecutionError,
+  type UnknownValueError,
+  type VersionMismatchError,
+} from "../errors.js";
+import type { PauseInfo, RunResult } from "../RunResult.js";
+
+/** Errors a run can fail with (typed failures of the Effect). */
+export type RunError =
+  | NodeExecutionError
+  | MissingInputError
+  | UnknownValueError
+  | InvalidOptionError
+  | InfiniteLoopError
+  | VersionMismatchError
+  | RoutingError
+  | import("@graph/checkpoint").CheckpointError
+  | import("@graph/checkpoint").WorkflowConflictError;
+
+/** What running one node produced. `index` is the step index, assigned when the node finished. */
+export type Outcome = (
+  | {
+      kind: "completed";
+      outputs: Record<string, unknown>;
+      decision?: readonly Target[] | null;
+      nested?: RunResult;
+      truncated?: boolean;
+      cached?: boolean;
+      childWorkflowId?: string;
+    }
+  | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
+  | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
+  | {
+      kind: "failed";
+      error: unknown;
+      nested?: RunResult;
+      childWorkflowId?: string;
+      /** NodeError was already emitted for this failure (by the retry loop). */
+      reported?: boolean;
+    }
+) & { index?: number };
+
+/** One node about to run in a superstep: its resolved inputs and their versions. */
+export interface Execution {
+  readonly node: AnyNode;
+  readonly inputs: Record<string, unknown>;
+  readonly versions: Record<string, number>;
+  readonly spanId: string;
+  readonly startedAt: number;
+}
+
+/** A fresh "stopped" outcome (outcomes get their step index assigned, so they are never shared). */
+export const stopped = (): Outcome => ({ kind: "stopped" });
+
+export function toStoredError(error: unknown): StoredError {
+  const e = error as { name?: string; message?: string; _tag?: string; stack?: string };
+  const out: { name: string; message: string; tag?: string; stack?: string } = {
+    name: typeof e?.name === "string" ? e.name : "Error",
+    message: typeof e?.message === "string" ? e.message : String(error),
+  };
+  if (typeof e?._tag === "string") out.tag = e._tag;
+  return out;
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+export function isIterator(value: unknown): value is Iterator<unknown> | AsyncIterator<unknown> {
+  return value !== null && typeof value === "object" && typeof (value as { next?: unknown }).next === "function";
+}
+
+export const decisionToStored = (d: readonly Target[] | null | undefined): string | readonly string[] | null =>
+  d === null || d === undefined ? null : d.map((t) => (t === END ? END_DECISION : t));
+
+export const decisionFromStored = (d: string | readonly string[] | null | undefined): readonly Target[] | null =>
+  d === null || d === undefined ? null : (typeof d === "string" ? [d] : d).map((t) => (t === END_DECISION ? END : t));
+
+/** The RouteDecision event's shape: the target (or END) for single-choice gates, a list only for multiTarget. */
+export function decisionShape(gate: GateNode, decision: readonly Target[] | null): Target | readonly Target[] | null {
+  if (decision === null || gate.multiTarget) return decision;
+  return decision[0] ?? null;
+}
+
+/** A mapped item's failure names the item: `sq[7]/square`, not only the inner node. */
+export function itemFailure(n: GraphNode, index: number, error: unknown): unknown {
+  if (isTaggedError(error, "NodeExecutionError")) {
+    const inner = error as NodeExecutionError;
+    return new NodeExecutionError(`${n.name}[${index}]/${inner.nodeName}`, inner.cause);
+  }
+  return error;
+}
+
+/** The run's failure for a node's error: a NodeExecutionError naming the node path, tagged errors passed through. */
+export function wrapFailure(n: AnyNode, error: unknown): unknown {
+  if (isTaggedError(error, "RoutingError")) return error;
+  if (isTaggedError(error, "NodeExecutionError") && (error as NodeExecutionError).nodeName.startsWith(`${n.name}[`))
+    return error;
+  if (n instanceof GraphNode && isTaggedError(error, "NodeExecutionError")) {
+    const inner = error as NodeExecutionError;
+    return new NodeExecutionError(`${n.name}/${inner.nodeName}`, inner.cause);
+  }
+  if (isTaggedError(error, "NodeExecutionError")) return error;
+  if (n instanceof GraphNode && error !== null && typeof error === "object" && "_tag" in error) return error;
+  return new NodeExecutionError(n.name, error);
+}
