@@ -3,12 +3,12 @@ import { defaultSerializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { GraphEvent, MapOptions, RunOptions } from "@graph/runtime";
 import { RunResult } from "@graph/runtime";
-import { FlowProducer, Queue } from "bullmq";
+import { FlowProducer, type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
-import { readStream } from "./internal/eventStream.js";
+import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
 import { requestStop } from "./internal/stopSignal.js";
@@ -257,7 +257,7 @@ export class RemoteRunner {
         options: pickWireOptions(options),
       };
       const jobId = jobIdOf(workflowId);
-      for (let attempt = 0; ; attempt++) {
+      for (let vanished = 0; ; ) {
         await this.#queue.add(data.graphName, data, {
           jobId,
           removeOnComplete: true,
@@ -267,10 +267,18 @@ export class RemoteRunner {
         });
         const job = await this.#queue.getJob(jobId);
         // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.
-        if (job === undefined && attempt < 3) continue;
+        if (job === undefined && vanished++ < 3) continue;
         const actual = (job?.data as RunJobData | undefined)?.submission ?? submission;
-        if (actual !== submission && values !== undefined)
-          await this.#redis.del(this.#keys.inputs(workflowId, submission));
+        if (actual === submission) return actual;
+        // An earlier submission's job that already answered (its worker has yet to complete it, or lost its lock and
+        // it waits for a delivery that only sees the answer): its turn is over, ours is a new one. Reading its stream
+        // would replay that turn's events and result as ours and drop our inputs; wait for it to go instead.
+        if (await isAnswered(this.#redis, this.#keys.events(workflowId, actual))) {
+          await removeAnswered(job!);
+          continue;
+        }
+        // Still running: a submit of the same workflow at the same time, which runs once; follow that one.
+        if (values !== undefined) await this.#redis.del(this.#keys.inputs(workflowId, submission));
         return actual;
       }
     });
@@ -292,6 +300,15 @@ export class RemoteRunner {
       this.#readers.delete(reader);
       reader.disconnect();
     }
+  }
+}
+
+/** Removes an answered job; while a worker still holds it (it is completing it), waits a little instead. */
+async function removeAnswered(job: Job): Promise<void> {
+  try {
+    await job.remove();
+  } catch {
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
