@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks what a package would publish, from the tarball itself: packs the package in the current directory with
 // pnpm (as a release would: `workspace:*` becomes a version), then runs publint --strict (package.json fields, files,
-// exports) and attw with the ESM-only profile (every export's types resolve for node16/nodenext and bundlers).
+// exports) and attw with the ESM-only profile (every export's types resolve for node16/nodenext and bundlers), and
+// checks the metadata npm shows (repository, homepage, bugs, license, engines) against the workspace root's.
 // Run by the `check-package` Nx target after `build`.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,8 +21,37 @@ function run(cmd, args) {
   return result.status ?? 1;
 }
 
+/**
+ * What npm shows about the package must point at the canonical repository (the root package.json's `repository`,
+ * see CONTRIBUTING.md) and this package's folder in it, with the license, author, keywords and engines every package
+ * carries. Returns the problems.
+ */
+function metadataProblems() {
+  const workspace = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+  const directory = path.relative(root, pkgDir).split(path.sep).join("/");
+  const base = workspace.homepage.replace(/#readme$/, "");
+  const expected = {
+    license: workspace.license,
+    repository: { ...workspace.repository, directory },
+    homepage: `${base}/tree/main/${directory}#readme`,
+    bugs: workspace.bugs,
+    engines: workspace.engines,
+  };
+  const problems = Object.entries(expected)
+    .filter(([key, value]) => JSON.stringify(manifest[key]) !== JSON.stringify(value))
+    .map(([key, value]) => `"${key}" must be ${JSON.stringify(value)} (is ${JSON.stringify(manifest[key])})`);
+  if (typeof manifest.author !== "string" || manifest.author === "") problems.push('"author" is missing');
+  if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problems.push('"keywords" is missing');
+  if (typeof manifest.description !== "string" || manifest.description === "")
+    problems.push('"description" is missing');
+  return problems;
+}
+
 let status = 1;
 try {
+  const problems = metadataProblems();
+  for (const problem of problems) console.error(`${path.relative(root, pkgDir)}/package.json: ${problem}`);
   const packed = spawnSync(bin("pnpm"), ["pack", "--pack-destination", out], { cwd: pkgDir, encoding: "utf8" });
   const tarball = fs.readdirSync(out).find((f) => f.endsWith(".tgz"));
   if (packed.status !== 0 || tarball === undefined) {
@@ -36,7 +66,7 @@ try {
   if (!listing.includes("package/README.md")) console.warn(`warning: ${tarball} has no README.md`);
   const publint = run(bin("publint"), ["run", file, "--strict"]);
   const attw = run(bin("attw"), [file, "--profile", "esm-only", "--format", "ascii"]);
-  status = missing.length === 0 && publint === 0 && attw === 0 ? 0 : 1;
+  status = problems.length === 0 && missing.length === 0 && publint === 0 && attw === 0 ? 0 : 1;
 } finally {
   fs.rmSync(out, { recursive: true, force: true });
 }

@@ -67,6 +67,35 @@ function installed() {
   }
 }
 
+/** Whether node_modules holds an install with devDependencies, whoever made it. */
+function hasFullInstall() {
+  try {
+    return /"?devDependencies"?\s*:\s*true/.test(
+      fs.readFileSync(path.join(root, "node_modules/.modules.yaml"), "utf8"),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The peer dependencies of the workspace packages (effect, zod, kysely, …). The demo runs the packages from their
+ * source folders, so a package's import of its peer resolves from `packages/<name>/node_modules`, where only its own
+ * devDependency puts it. Without devDependencies the demo's install hoists these to the root `node_modules`
+ * instead (the demo itself depends on the versions it uses).
+ */
+function externalPeers() {
+  const names = new Set();
+  const dir = path.join(root, "packages");
+  for (const name of fs.readdirSync(dir)) {
+    const manifest = path.join(dir, name, "package.json");
+    if (!fs.existsSync(manifest)) continue;
+    const peers = JSON.parse(fs.readFileSync(manifest, "utf8")).peerDependencies ?? {};
+    for (const [peer, range] of Object.entries(peers)) if (!String(range).startsWith("workspace:")) names.add(peer);
+  }
+  return [...names].sort();
+}
+
 /**
  * Installs the workspace ("all") or only the demo and the packages it uses ("demo"). pnpm's output goes to stderr.
  * Only this pnpm process gets `npm_config_nodedir`: node-gyp (building better-sqlite3) reads it, while every npm
@@ -75,13 +104,26 @@ function installed() {
 function install(scope) {
   const have = installed();
   if (have === "all" || have === scope) return;
+  // A full node_modules (made from an older lockfile, or by a plain `pnpm install`) is updated as a whole: pnpm
+  // refuses to narrow it to the demo's packages in place (it was made with other hoisting settings).
+  if (scope === "demo" && hasFullInstall()) scope = "all";
   if (scope === "demo") say(`installing the demo and the @graph packages it uses with ${PNPM}`);
   else say(`installing the workspace with ${PNPM}`);
-  say("better-sqlite3 has no prebuilt binary for every platform: the first install may build it from source (~1 min)");
+  if (!fs.existsSync(path.join(root, "node_modules/.modules.yaml"))) {
+    say(
+      "better-sqlite3 has no prebuilt binary for every platform: this first install may build it from source (~1 min)",
+    );
+  }
   const nodedir = process.env.npm_config_nodedir ?? (fs.existsSync("/usr/include/node/node.h") ? "/usr" : undefined);
-  const args = ["install", "--frozen-lockfile", "--reporter=append-only"];
-  // The demo and the packages it depends on at run time (pnpm always adds the workspace root's own tools).
-  if (scope === "demo") args.push("--filter-prod", "@graph/demo...");
+  // A demo install leaves out devDependencies, so going from it to the whole workspace changes what node_modules
+  // holds: pnpm then rebuilds it, and must not stop to ask (there is no terminal in CI).
+  const args = ["install", "--frozen-lockfile", "--reporter=append-only", "--config.confirm-modules-purge=false"];
+  // The demo and the packages it depends on at run time. `--prod` keeps out every devDependency, the workspace
+  // root's own tools (nx, vitest, biome, …) included, which `--filter-prod` alone still installs.
+  if (scope === "demo") {
+    args.push("--prod", "--filter-prod", "@graph/demo...");
+    for (const name of externalPeers()) args.push(`--public-hoist-pattern=${name}`);
+  }
   const status = run(pnpmPath(), args, {
     stdio: ["ignore", process.stderr, process.stderr],
     env: { ...env, npm_config_loglevel: undefined, ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }) },

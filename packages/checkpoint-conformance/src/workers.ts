@@ -14,7 +14,8 @@ import path from "node:path";
  *
  * @example
  * ```ts
- * const worker: Worker = startWorker("/abs/test/fixtures/worker.ts", ["claim", file]);
+ * import { startWorker, type Worker } from "@graph/checkpoint-conformance";
+ * const worker: Worker = startWorker("/abs/test/fixtures/worker.ts", ["claim", "/tmp/store.db"]);
  * await worker.ready;
  * ```
  */

@@ -48,7 +48,50 @@ export interface PostgresConnectionStringOptions extends PostgresCommonOptions {
   readonly max?: number;
   /** How long to wait for a new connection before failing. Default 10000 ms. */
   readonly connectionTimeoutMs?: number;
+  /**
+   * Server-side timeouts of the pool's sessions, so no call hangs behind a frozen or partitioned process (see
+   * {@link PostgresTimeouts}). Defaults: lock 10 s, statement 30 s, idle in transaction 5 s, keepalive after 10 s.
+   */
+  readonly timeouts?: PostgresTimeouts;
 }
+
+/**
+ * Timeouts set on every connection of a pool the checkpointer creates (PostgreSQL session settings
+ * `lock_timeout`, `statement_timeout`, `idle_in_transaction_session_timeout`, plus TCP keepalive). Why: a holder
+ * frozen (SIGSTOP, a long GC pause, a VM migration) or cut off inside a transaction keeps its row lock; without
+ * these, the next holder waits for it forever (or ~2 h until the kernel's TCP keepalive gives up).
+ * `0` turns one off. For a `{ pool }` or `{ db }` you pass, set them on your pool yourself (the README shows how).
+ *
+ * @example
+ * ```ts
+ * const timeouts: PostgresTimeouts = { lockTimeoutMs: 5_000, idleInTransactionTimeoutMs: 2_000 };
+ * ```
+ */
+export interface PostgresTimeouts {
+  /**
+   * How long a statement waits for a row lock before failing with a `CheckpointError` that names this option.
+   * Default 10000 ms.
+   */
+  readonly lockTimeoutMs?: number;
+  /** How long one statement may run (lock waits included). Default 30000 ms. */
+  readonly statementTimeoutMs?: number;
+  /**
+   * How long a session may sit inside an open transaction without sending anything before the SERVER ends the
+   * transaction (rolled back) and the session: this is what frees the row lock of a frozen holder. The store's
+   * transactions never wait on the application, so a short value is safe. Default 5000 ms.
+   */
+  readonly idleInTransactionTimeoutMs?: number;
+  /** TCP keepalive: probe an idle connection after this long, so a dead peer is noticed. Default 10000 ms. */
+  readonly keepAliveDelayMs?: number;
+}
+
+/** The defaults of {@link PostgresTimeouts}. */
+const DEFAULT_TIMEOUTS: Required<PostgresTimeouts> = {
+  lockTimeoutMs: 10_000,
+  statementTimeoutMs: 30_000,
+  idleInTransactionTimeoutMs: 5_000,
+  keepAliveDelayMs: 10_000,
+};
 
 /**
  * Use an existing `pg` pool; `close()` leaves it open (the application owns it).
@@ -81,13 +124,36 @@ export interface PostgresKyselyOptions extends PostgresCommonOptions {
  *
  * @example
  * ```ts
- * const options: PostgresCheckpointerOptions = { connectionString: process.env.DATABASE_URL, schema: "graph" };
+ * const options: PostgresCheckpointerOptions = { connectionString: "postgres://app@db:5432/app", schema: "graph" };
  * ```
  */
 export type PostgresCheckpointerOptions = PostgresConnectionStringOptions | PostgresPoolOptions | PostgresKyselyOptions;
 
 function configError(message: string, path: string): CheckpointError {
   return new CheckpointError({ message: `PostgresCheckpointer: ${message}`, operation: "constructor", path });
+}
+
+function resolveTimeouts(timeouts: PostgresTimeouts | undefined): Required<PostgresTimeouts> {
+  if (timeouts === undefined) return DEFAULT_TIMEOUTS;
+  if (typeof timeouts !== "object" || timeouts === null) {
+    throw configError(
+      "timeouts must be an object { lockTimeoutMs?, statementTimeoutMs?, idleInTransactionTimeoutMs?, keepAliveDelayMs? }.",
+      "timeouts",
+    );
+  }
+  const resolved = { ...DEFAULT_TIMEOUTS };
+  for (const key of Object.keys(DEFAULT_TIMEOUTS) as (keyof PostgresTimeouts)[]) {
+    const value = timeouts[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw configError(
+        `timeouts.${key} must be a non-negative integer of milliseconds (0 = off), got ${String(value)}.`,
+        `timeouts.${key}`,
+      );
+    }
+    resolved[key] = value;
+  }
+  return resolved;
 }
 
 /**
@@ -101,7 +167,7 @@ function configError(message: string, path: string): CheckpointError {
  * @example
  * ```ts
  * import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
- * const checkpointer = new PostgresCheckpointer({ connectionString: process.env.DATABASE_URL });
+ * const checkpointer = new PostgresCheckpointer(); // no connectionString: connects to process.env.DATABASE_URL
  * await checkpointer.setup();
  * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
  * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });
@@ -123,6 +189,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
     let db: Kysely<any>;
     let ownsDb = true; // for { pool }, destroying our Kysely instance leaves the application's pool open
     let server: ServerAddress | undefined;
+    let settings: Required<PostgresTimeouts> | undefined;
     if ("db" in options && options.db !== undefined) {
       db = options.db;
       ownsDb = false;
@@ -153,19 +220,27 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
           "connectionTimeoutMs",
         );
       }
+      settings = resolveTimeouts(connection.timeouts);
       const pool = new pg.Pool({
         connectionString,
         max,
         connectionTimeoutMillis: timeout,
         idleTimeoutMillis: 30_000,
-        keepAlive: true,
+        keepAlive: settings.keepAliveDelayMs > 0,
+        keepAliveInitialDelayMillis: settings.keepAliveDelayMs,
+        // Sent as startup parameters: no extra round trip. pg skips a 0 (the server default: off).
+        lock_timeout: settings.lockTimeoutMs,
+        statement_timeout: settings.statementTimeoutMs,
+        idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
         application_name: "graph-checkpoint",
       });
       db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPool(pool, true) }) });
     }
     super({
       db,
-      dialect: new PostgresStoreDialect({ describeError: (error) => describePostgresError(error, server, schema) }),
+      dialect: new PostgresStoreDialect({
+        describeError: (error) => describePostgresError(error, server, schema, settings),
+      }),
       schema,
       tablePrefix: options.tablePrefix ?? "",
       ...(options.policy === undefined ? {} : { policy: options.policy }),

@@ -11,5 +11,6 @@ export type {
   PostgresConnectionStringOptions,
   PostgresKyselyOptions,
   PostgresPoolOptions,
+  PostgresTimeouts,
 } from "./PostgresCheckpointer.js";
 export { PostgresCheckpointer } from "./PostgresCheckpointer.js";

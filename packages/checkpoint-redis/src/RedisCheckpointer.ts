@@ -11,9 +11,11 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   Serializer,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   WorkflowConflictError,
   WorkflowPage,
   WorkflowRecord,
@@ -113,7 +115,7 @@ export interface RedisClientOptions extends RedisCommonOptions {
  *
  * @example
  * ```ts
- * const options: RedisCheckpointerOptions = { url: process.env.REDIS_URL, policy: { ttlMs: 7 * 86_400_000 } };
+ * const options: RedisCheckpointerOptions = { url: "redis://cache:6379/1", policy: { ttlMs: 7 * 86_400_000 } };
  * ```
  */
 export type RedisCheckpointerOptions = RedisUrlOptions | RedisClientOptions;
@@ -140,7 +142,7 @@ function positive(value: number | undefined, fallback: number, path: string, int
  * @example
  * ```ts
  * import { RedisCheckpointer } from "@graph/checkpoint-redis";
- * const checkpointer = new RedisCheckpointer({ url: process.env.REDIS_URL });
+ * const checkpointer = new RedisCheckpointer(); // no url: REDIS_URL, else redis://127.0.0.1:6379
  * await checkpointer.setup();
  * await checkpointer.createWorkflow({ id: "chat-1", graphName: "chat", graphHash: "abc" });
  * const lease = await checkpointer.claimWorkflow("chat-1", { owner: "worker-1", ttlMs: 30_000 });
@@ -320,6 +322,25 @@ export class RedisCheckpointer implements Checkpointer {
   /** Gives the lease up (ignored when `owner`/`epoch` no longer match). */
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
     return this.#run("releaseWorkflow", id, () => this.#operations.releaseWorkflow(id, lease));
+  }
+
+  /** Extends the holder's lease (never re-takes a lost one); carries the pending stop request. */
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    return this.#run("renewWorkflow", id, () => this.#operations.renewWorkflow(id, lease, options));
+  }
+
+  /** Asks the workflow to stop, from any process (one script: atomic with claims and renewals). */
+  requestStop(id: string, options?: { readonly info?: unknown }): Promise<WorkflowRecord | undefined> {
+    return this.#run("requestStop", id, () => this.#operations.requestStop(id, options));
+  }
+
+  /** The pending stop request: one `HGET`. */
+  getStopRequest(id: string): Promise<StopRequest | undefined> {
+    return this.#run("getStopRequest", id, () => this.#operations.getStopRequest(id));
   }
 
   /** Upserts one step atomically and applies retention. */

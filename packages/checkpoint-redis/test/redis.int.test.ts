@@ -35,7 +35,7 @@ async function keysOf(prefix: string): Promise<string[]> {
 }
 
 describe("RedisCheckpointer", () => {
-  it("keeps one workflow in three hash-tagged keys plus the indexes, and deleteWorkflow removes every key", async () => {
+  it("keeps one workflow in three keys tagged with its root id plus the indexes, and deleteWorkflow removes every key", async () => {
     const checkpointer = open();
     const p = checkpointer.prefix;
     await checkpointer.createWorkflow({ id: "a", graphName: "g", graphHash: "h" });
@@ -46,9 +46,11 @@ describe("RedisCheckpointer", () => {
     }
     expect(await keysOf(p)).toEqual(
       [
-        `${p}{a/map/0}:o`,
-        `${p}{a/map/0}:s`,
-        `${p}{a/map/0}:w`,
+        // A child's keys carry its root's hash tag: the same Cluster slot as the root, so a fenced child write is
+        // checked against the root's lease in one script.
+        `${p}{a}/map/0:o`,
+        `${p}{a}/map/0:s`,
+        `${p}{a}/map/0:w`,
         `${p}{a}:o`,
         `${p}{a}:s`,
         `${p}{a}:w`,

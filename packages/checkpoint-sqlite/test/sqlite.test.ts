@@ -23,6 +23,34 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
   });
 
 describe("SqliteCheckpointer", () => {
+  it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {
+    const file = tmpFile("v1");
+    const current = new SqliteCheckpointer({ path: file });
+    await current.setup();
+    await current.close();
+    // Turn it back into what version 1 created, holding one running workflow.
+    const raw = new Database(file);
+    raw.exec("ALTER TABLE graph_workflows DROP COLUMN stop_requested; DELETE FROM graph_migrations WHERE version = 2");
+    raw
+      .prepare(
+        "INSERT INTO graph_workflows (id, status, graph_name, graph_hash, lease_owner, lease_epoch, lease_expires_at, created_at, updated_at) VALUES ('old', 'running', 'g', 'h', 'a', 3, ?, 1, 1)",
+      )
+      .run(Date.now() + 60_000);
+    raw.close();
+    const upgraded = new SqliteCheckpointer({ path: file });
+    await upgraded.setup();
+    expect((await upgraded.getWorkflow("old"))?.stopRequested).toBeUndefined();
+    const stop = await upgraded.requestStop("old", { info: "upgrade" });
+    expect(stop?.stopRequested?.info).toBe("upgrade");
+    expect((await upgraded.renewWorkflow("old", { owner: "a", epoch: 3 }, { ttlMs: 1000 })).stopRequested?.info).toBe(
+      "upgrade",
+    );
+    await upgraded.close();
+    const check = new Database(file);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2]);
+    check.close();
+  });
+
   it("creates parent directories, uses WAL + synchronous NORMAL + foreign keys", async () => {
     const file = path.join(dir, "nested", "deeper", "graph.db");
     const cp = new SqliteCheckpointer({ path: file });
@@ -33,7 +61,7 @@ describe("SqliteCheckpointer", () => {
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_workflows"]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2]);
     raw.close();
     await cp.close();
   });

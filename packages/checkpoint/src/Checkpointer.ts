@@ -172,8 +172,43 @@ export interface WorkflowRecord {
   /** Number of stored steps. */
   readonly stepCount: number;
   readonly lease?: Lease;
+  /**
+   * A stop asked for with {@link Checkpointer.requestStop} and not yet handled: the run holding the workflow stops
+   * at its next superstep or lease renewal. Absent when nobody asked.
+   */
+  readonly stopRequested?: StopRequest;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/**
+ * A durable stop request (see {@link Checkpointer.requestStop}). `requestedAt` is the storage's clock and identifies
+ * the request: a run compares it with the request it saw when it began.
+ *
+ * @example
+ * ```ts
+ * const stop: StopRequest | undefined = await checkpointer.getStopRequest("wf-1");
+ * if (stop !== undefined) console.log("stop asked at", stop.requestedAt, "because", stop.info);
+ * ```
+ */
+export interface StopRequest {
+  /** What the caller passed (stored with the checkpointer's serializer). */
+  readonly info?: unknown;
+  readonly requestedAt: Date;
+}
+
+/**
+ * The result of {@link Checkpointer.renewWorkflow}: the extended lease, plus the workflow's pending stop request,
+ * so one renewal is also the holder's cross-process stop poll.
+ *
+ * @example
+ * ```ts
+ * const renewed = await checkpointer.renewWorkflow("wf-1", lease, { ttlMs: 30_000 });
+ * if (renewed.stopRequested !== undefined) abortTheRun(renewed.stopRequested.info);
+ * ```
+ */
+export interface RenewedLease extends Lease {
+  readonly stopRequested?: StopRequest;
 }
 
 /**
@@ -223,19 +258,32 @@ export interface WorkflowUpdate {
   readonly graphHash?: string;
   readonly pause?: WorkflowRecord["pause"] | null;
   readonly error?: StoredError | null;
+  /** `null` clears the stop request (a run that stopped because of it, or a resume that supersedes it). */
+  readonly stopRequested?: null;
 }
 
 /**
- * A fencing token passed with writes. When given, the write is rejected with `WorkflowConflictError` if the
- * workflow's current lease epoch is different (someone else claimed it since).
+ * A fencing token passed with writes. When given, the write is rejected with `WorkflowConflictError` (reason
+ * `"stale-fence"`) if the current lease epoch of the guarding workflow is different (someone else claimed it
+ * since), in the same transaction / script as the write, so nothing is written.
+ *
+ * The guarding workflow is `workflowId`, default the written workflow itself. Child workflows (a nested graph's
+ * `parent/name`, a map item's `parent/name/<i>`) are never claimed: they are covered by the lease of their ROOT
+ * workflow, so their writes carry `{ epoch: rootLease.epoch, workflowId: rootId }`. `workflowId` must be the
+ * written workflow or one of its ancestors (a prefix of its id followed by `/`); anything else is a
+ * `CheckpointError`.
  *
  * @example
  * ```ts
  * await checkpointer.saveStep(step, { epoch: lease.epoch });
+ * // a nested graph's step, guarded by the root's lease:
+ * await checkpointer.saveStep(childStep, { epoch: lease.epoch, workflowId: lease.workflowId });
  * ```
  */
 export interface Fence {
   readonly epoch: number;
+  /** The workflow whose lease epoch guards this write. Default: the written workflow. */
+  readonly workflowId?: string;
 }
 
 /**
@@ -301,7 +349,8 @@ export interface SkippedWorkflow {
 }
 
 /**
- * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`.
+ * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`,
+ * `RedisCheckpointer`.
  * Every implementation must pass `@graph/checkpoint-conformance`.
  *
  * Rules every adapter keeps:
@@ -309,6 +358,11 @@ export interface SkippedWorkflow {
  * - A value that cannot be serialised → `CheckpointError` naming workflow, node and value path; nothing written.
  * - `claimWorkflow` is exclusive across processes: while an unexpired lease is held by another owner it throws
  *   `WorkflowConflictError`; claiming by the same owner renews; an expired lease can be taken (epoch + 1).
+ * - A fenced write (`saveStep`, `saveSteps`, `saveStepBatch`, `updateWorkflow`) checks the guarding workflow's epoch
+ *   (the written one, or for a child workflow its root: {@link Fence.workflowId}) in the same transaction / script
+ *   as the write: a stale epoch writes nothing.
+ * - `renewWorkflow` never takes a lease back: once released or claimed by another owner it fails with reason
+ *   `"lease-lost"`.
  * - Unknown workflow ids: getters return `undefined` / empty; writers throw `CheckpointError`.
  *
  * @example
@@ -339,6 +393,31 @@ export interface Checkpointer {
   claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease>;
   /** Give the lease up. A release by a stale epoch is ignored. */
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void>;
+  /**
+   * Extends the holder's lease to now + `ttlMs`, only while the stored lease still has this `owner` and `epoch`
+   * (an expired lease nobody took since is fine). After a release, another claim or a `requestStop` that ended the
+   * workflow it fails with `WorkflowConflictError` whose `reason` is `"lease-lost"`: unlike `claimWorkflow`, it
+   * never takes a lease back. The result carries the workflow's pending stop request, so a renewal is also the
+   * cross-process stop poll. Unknown ids → `CheckpointError`.
+   */
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease>;
+  /**
+   * Asks the workflow to stop, from any process. Atomically:
+   * - a live lease (someone runs it): records `stopRequested` (the first request is kept); the holder sees it at
+   *   its next superstep or renewal and stops;
+   * - no live lease and status `running` or `paused` (not started yet, paused, or its holder died): status becomes
+   *   `stopped`, `stopRequested` is recorded, the lease is dropped and the epoch increases (a frozen former holder
+   *   can write nothing afterwards); nothing runs;
+   * - `completed`, `failed` or `stopped` without a live lease: nothing changes.
+   * Returns the workflow record after the change; `undefined` for unknown ids.
+   */
+  requestStop(id: string, options?: { readonly info?: unknown }): Promise<WorkflowRecord | undefined>;
+  /** The pending stop request, or `undefined` (none, or unknown id). One small read: meant for every superstep. */
+  getStopRequest(id: string): Promise<StopRequest | undefined>;
   /** Atomically upsert one step (on workflowId + superstep + nodeName) and apply the retention policy. */
   saveStep(step: StepRecord, fence?: Fence): Promise<void>;
   /**

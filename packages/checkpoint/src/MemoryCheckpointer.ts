@@ -14,8 +14,10 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   StoredError,
   WorkflowPage,
   WorkflowRecord,
@@ -27,13 +29,17 @@ import { resolvePolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
 import {
   leaseHeldError,
+  leaseLostError,
   staleFenceError,
+  stopAction,
   unknownWorkflowError,
   validateClaimOptions,
   validateFence,
+  validateRenewal,
 } from "./internal/leases.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
 import { readRecord, selectRecords, storedDecision } from "./internal/records.js";
+import { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
 import {
@@ -86,6 +92,7 @@ interface StoredWorkflow {
   status: WorkflowStatus;
   pauseText: string | undefined;
   errorText: string | undefined;
+  stopText: string | undefined;
   lastSuperstep: number;
   /** Epoch of the latest successful claim (0 = never claimed); survives release so old fences stay stale. */
   epoch: number;
@@ -161,6 +168,7 @@ export class MemoryCheckpointer implements Checkpointer {
       status: "running",
       pauseText: undefined,
       errorText: undefined,
+      stopText: undefined,
       lastSuperstep: -1,
       epoch: 0,
       lease: undefined,
@@ -196,6 +204,51 @@ export class MemoryCheckpointer implements Checkpointer {
     const current = workflow?.lease;
     if (workflow === undefined || current === undefined) return;
     if (current.owner === lease.owner && current.epoch === lease.epoch) workflow.lease = undefined;
+  }
+
+  async renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    this.#open("renewWorkflow");
+    validateWorkflowId(id, "renewWorkflow");
+    validateRenewal(id, lease, options);
+    const workflow = this.#require(id, "renewWorkflow");
+    const current = workflow.lease;
+    if (current === undefined || current.owner !== lease.owner || current.epoch !== lease.epoch) {
+      throw leaseLostError(id, lease, {
+        epoch: workflow.epoch,
+        ...(current === undefined ? {} : { owner: current.owner, expiresAt: new Date(current.expiresAt) }),
+      });
+    }
+    workflow.lease = { ...current, expiresAt: Date.now() + Math.ceil(options.ttlMs) };
+    const stop = this.#stopRequest(workflow, "renewWorkflow");
+    return { ...toLease(id, workflow.lease), ...(stop === undefined ? {} : { stopRequested: stop }) };
+  }
+
+  async requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
+    this.#open("requestStop");
+    const workflow = this.#workflows.get(id);
+    if (workflow === undefined) return undefined;
+    const now = Date.now();
+    const action = stopAction(workflow.status, workflow.lease !== undefined && workflow.lease.expiresAt > now);
+    if (action === "none") return this.#toRecord(workflow);
+    const stopText = workflow.stopText ?? encodeStopRequest(this.#serializer, id, options?.info, now, "requestStop");
+    workflow.stopText = stopText;
+    if (action === "stop") {
+      workflow.status = "stopped";
+      workflow.lease = undefined;
+      workflow.epoch += 1;
+    }
+    workflow.updatedAt = now;
+    return this.#toRecord(workflow);
+  }
+
+  async getStopRequest(id: string): Promise<StopRequest | undefined> {
+    this.#open("getStopRequest");
+    const workflow = this.#workflows.get(id);
+    return workflow === undefined ? undefined : this.#stopRequest(workflow, "getStopRequest");
   }
 
   async saveStep(step: StepRecord, fence?: Fence): Promise<void> {
@@ -281,6 +334,7 @@ export class MemoryCheckpointer implements Checkpointer {
     if (update.graphHash !== undefined) workflow.graphHash = update.graphHash;
     if (update.pause !== undefined) workflow.pauseText = pauseText;
     if (update.error !== undefined) workflow.errorText = errorText;
+    if (update.stopRequested === null) workflow.stopText = undefined;
     workflow.updatedAt = Date.now();
     return this.#toRecord(workflow);
   }
@@ -390,13 +444,29 @@ export class MemoryCheckpointer implements Checkpointer {
     return workflow;
   }
 
+  /** Checks the fence against the lease epoch of the guarding workflow (the written one, or its root). */
   #checkFence(workflow: StoredWorkflow, fence: Fence | undefined, operation: string): void {
-    if (fence === undefined || fence.epoch === workflow.epoch) return;
-    const lease = workflow.lease;
-    throw staleFenceError(workflow.id, operation, fence.epoch, {
-      epoch: workflow.epoch,
-      ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }),
-    });
+    if (fence === undefined) return;
+    const guardId = fence.workflowId ?? workflow.id;
+    const guard = guardId === workflow.id ? workflow : this.#require(guardId, operation);
+    if (fence.epoch === guard.epoch) return;
+    const lease = guard.lease;
+    throw staleFenceError(
+      guard.id,
+      operation,
+      fence.epoch,
+      {
+        epoch: guard.epoch,
+        ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }),
+      },
+      workflow.id,
+    );
+  }
+
+  #stopRequest(workflow: StoredWorkflow, operation: string): StopRequest | undefined {
+    return workflow.stopText === undefined
+      ? undefined
+      : decodeStopRequest(this.#serializer, workflow.id, workflow.stopText, operation);
   }
 
   #readSteps(workflow: StoredWorkflow, throughSuperstep: number | undefined, operation: string): StepRecord[] {
@@ -427,6 +497,7 @@ export class MemoryCheckpointer implements Checkpointer {
       workflow.errorText === undefined
         ? undefined
         : (deserializeStored(this.#serializer, workflow.errorText, { ...where, path: "error" }) as StoredError);
+    const stop = this.#stopRequest(workflow, "getWorkflow");
     return {
       id: workflow.id,
       status: workflow.status,
@@ -438,6 +509,7 @@ export class MemoryCheckpointer implements Checkpointer {
       lastSuperstep: workflow.lastSuperstep,
       stepCount: workflow.steps.size,
       ...(workflow.lease === undefined ? {} : { lease: toLease(workflow.id, workflow.lease) }),
+      ...(stop === undefined ? {} : { stopRequested: stop }),
       createdAt: new Date(workflow.createdAt),
       updatedAt: new Date(workflow.updatedAt),
     };

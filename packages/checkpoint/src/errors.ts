@@ -82,6 +82,8 @@ export class CheckpointError extends TaggedError<"CheckpointError"> {
  */
 export interface WorkflowConflictErrorOptions {
   readonly workflowId: string;
+  /** Why; default `"lease-held"`. See {@link WorkflowConflictReason}. */
+  readonly reason?: WorkflowConflictReason;
   /** Owner of the lease that blocked the claim, when known. */
   readonly heldBy?: string;
   /** When that lease expires, when known. */
@@ -90,6 +92,20 @@ export interface WorkflowConflictErrorOptions {
   readonly message?: string;
   readonly cause?: unknown;
 }
+
+/**
+ * Why a {@link WorkflowConflictError} happened:
+ * - `"lease-held"`: a claim met another owner's live lease (wait, or resume after it expires);
+ * - `"stale-fence"`: a write carried an old lease epoch, someone claimed the workflow since: nothing was written;
+ * - `"lease-lost"`: a renewal found the lease released, taken by another owner, or ended by a stop request.
+ * For the run that got `"stale-fence"` or `"lease-lost"` the lease is gone: it must stop at once.
+ *
+ * @example
+ * ```ts
+ * const lost = (e: WorkflowConflictError) => e.reason !== "lease-held";
+ * ```
+ */
+export type WorkflowConflictReason = "lease-held" | "stale-fence" | "lease-lost";
 
 /**
  * Another run holds the workflow: a claim met an unexpired lease of another owner, or a write carried a stale
@@ -109,6 +125,8 @@ export class WorkflowConflictError extends TaggedError<"WorkflowConflictError"> 
   readonly _tag = "WorkflowConflictError" as const;
   override readonly name = "WorkflowConflictError";
   readonly workflowId: string;
+  /** Why (see {@link WorkflowConflictReason}); anything but `"lease-held"` means this run lost its lease. */
+  readonly reason: WorkflowConflictReason;
   declare readonly heldBy?: string;
   declare readonly expiresAt?: Date;
 
@@ -117,6 +135,7 @@ export class WorkflowConflictError extends TaggedError<"WorkflowConflictError"> 
       cause: options.cause,
     });
     this.workflowId = options.workflowId;
+    this.reason = options.reason ?? "lease-held";
     if (options.heldBy !== undefined) this.heldBy = options.heldBy;
     if (options.expiresAt !== undefined) this.expiresAt = new Date(options.expiresAt.getTime());
   }

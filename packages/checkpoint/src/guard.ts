@@ -137,6 +137,15 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
     claimWorkflow: (id, options) =>
       checkIdLength("claimWorkflow", id) ?? call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
+    renewWorkflow: (id, lease, options) =>
+      call("renewWorkflow", id, () => required(adapter, "renewWorkflow").call(adapter, id, lease, options)),
+    requestStop: (id, options) =>
+      call("requestStop", id, () =>
+        options === undefined
+          ? required(adapter, "requestStop").call(adapter, id)
+          : required(adapter, "requestStop").call(adapter, id, options),
+      ),
+    getStopRequest: (id) => call("getStopRequest", id, () => required(adapter, "getStopRequest").call(adapter, id)),
     saveStep: (step, fence) =>
       call("saveStep", workflowIdOf(step), () =>
         fence === undefined ? adapter.saveStep(step) : adapter.saveStep(step, fence),
@@ -183,6 +192,22 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
 }
 
 const guarded = new WeakSet<object>();
+
+/** A method an adapter written for an older contract may lack: a clear error instead of "is not a function". */
+function required<K extends "renewWorkflow" | "requestStop" | "getStopRequest">(
+  adapter: Checkpointer,
+  method: K,
+): Checkpointer[K] {
+  const fn = adapter[method];
+  if (typeof fn === "function") return fn;
+  throw new CheckpointError({
+    message:
+      `The checkpointer adapter has no ${method}() (it was written for an older @graph/checkpoint contract). ` +
+      "Upgrade the adapter package; custom adapters must implement renewWorkflow, requestStop and getStopRequest " +
+      "and pass @graph/checkpoint-conformance.",
+    operation: method,
+  });
+}
 
 function workflowIdOf(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;

@@ -12,12 +12,14 @@ export type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   SkippedWorkflow,
   StepGroup,
   StepKind,
   StepReadOptions,
   StepRecord,
   StepStatus,
+  StopRequest,
   StoredError,
   WorkflowPage,
   WorkflowRecord,
@@ -31,7 +33,7 @@ export { DEFAULT_POLICY, resolvePolicy } from "./CheckpointPolicy.js";
 export type { ClassCodec, SerializerOptions } from "./createSerializer.js";
 export { createSerializer } from "./createSerializer.js";
 /** Tagged errors and their brand-checking guards. */
-export type { CheckpointErrorOptions, WorkflowConflictErrorOptions } from "./errors.js";
+export type { CheckpointErrorOptions, WorkflowConflictErrorOptions, WorkflowConflictReason } from "./errors.js";
 export {
   CheckpointError,
   GRAPH_ERROR_BRAND,
@@ -45,12 +47,17 @@ export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
 /** Lease and fencing helpers for adapters: claim/fence validation and conflict errors worded like every backend. */
 export {
   leaseHeldError,
+  leaseLostError,
   staleFenceError,
+  stopAction,
   unknownWorkflowError,
   validateClaimOptions,
   validateFence,
+  validateRenewal,
 } from "./internal/leases.js";
 export { isInputRecord } from "./internal/records.js";
+/** How adapters store a stop request (one text through the serializer). */
+export { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
 /** The in-memory checkpointer. */
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
 export { MemoryCheckpointer } from "./MemoryCheckpointer.js";

@@ -24,8 +24,10 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   StepGroup,
   StepRecord,
+  StopRequest,
   WorkflowPage,
   WorkflowRecord,
   WorkflowUpdate,
@@ -130,6 +132,25 @@ export class KyselyCheckpointer implements Checkpointer {
   /** Gives the lease up (ignored when `owner`/`epoch` no longer match). */
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
     return this.#store.releaseWorkflow(id, lease);
+  }
+
+  /** Extends the holder's lease (never re-takes a lost one); carries the pending stop request. */
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    return this.#store.renewWorkflow(id, lease, options);
+  }
+
+  /** Asks the workflow to stop, from any process (see `Checkpointer.requestStop`). */
+  requestStop(id: string, options?: { readonly info?: unknown }): Promise<WorkflowRecord | undefined> {
+    return this.#store.requestStop(id, options);
+  }
+
+  /** The pending stop request: one primary-key read of one column. */
+  getStopRequest(id: string): Promise<StopRequest | undefined> {
+    return this.#store.getStopRequest(id);
   }
 
   /** Upserts one step atomically and applies retention. */

@@ -95,8 +95,13 @@ export function stepKey(step: Pick<StepRecord, "superstep" | "nodeName">): strin
  *
  * @example
  * ```ts
+ * import type { Checkpointer } from "@graph/checkpoint";
+ * declare const checkpointer: Checkpointer; // your adapter, reading its own rows
+ * declare function deleteStepRow(workflowId: string, superstep: number, nodeName: string): Promise<void>;
+ *
+ * const steps = await checkpointer.getSteps("chat-1");
  * const doomed = compactSteps(steps, resolvePolicy({ retention: "latest" }));
- * for (const step of doomed) await db.deleteStep(step.workflowId, step.superstep, step.nodeName);
+ * for (const step of doomed) await deleteStepRow(step.workflowId, step.superstep, step.nodeName);
  * ```
  */
 export function compactSteps<S extends StepSummary>(

@@ -131,7 +131,7 @@ const isNode = (value: unknown): value is AnyNode =>
  * graph.toMermaid();
  * ```
  */
-export class GraphBase {
+class GraphBase {
   /** Phantom (type-level only), narrowed by {@link Graph}. */
   declare readonly "~types": { readonly in: any; readonly out: any; readonly meta: any };
   /** Node name → node, in node-list order. */

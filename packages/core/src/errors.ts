@@ -1,4 +1,4 @@
-import { hasTag, TaggedError } from "@graph/errors";
+import { isTaggedError, TaggedError } from "@graph/errors";
 
 /**
  * A graph or node was defined in a way that cannot run: bad names, unknown gate targets, conflicting producers,
@@ -44,14 +44,15 @@ export class RenameError extends TaggedError<"RenameError"> {
 }
 
 /**
- * True for a {@link GraphConfigError} (checks the `_tag` and the @graph brand, so it works across package copies).
+ * True for a {@link GraphConfigError} (checks the `_tag` and the `@graph` brand, so it works across package copies).
  *
  * @example
  * ```ts
  * if (isGraphConfigError(error)) console.log(error.where);
  * ```
  */
-export const isGraphConfigError = (value: unknown): value is GraphConfigError => hasTag(value, "GraphConfigError");
+export const isGraphConfigError = (value: unknown): value is GraphConfigError =>
+  isTaggedError(value, "GraphConfigError");
 
 /**
  * True for a {@link RenameError}.
@@ -61,7 +62,7 @@ export const isGraphConfigError = (value: unknown): value is GraphConfigError =>
  * if (isRenameError(error)) console.log(error.port);
  * ```
  */
-export const isRenameError = (value: unknown): value is RenameError => hasTag(value, "RenameError");
+export const isRenameError = (value: unknown): value is RenameError => isTaggedError(value, "RenameError");
 
 /**
  * A gate returned something it may not: a target it did not declare, the string "END" instead of the `END`
@@ -92,4 +93,4 @@ export class RoutingError extends TaggedError<"RoutingError"> {
  * if (isRoutingError(error)) console.log(error.value);
  * ```
  */
-export const isRoutingError = (value: unknown): value is RoutingError => hasTag(value, "RoutingError");
+export const isRoutingError = (value: unknown): value is RoutingError => isTaggedError(value, "RoutingError");

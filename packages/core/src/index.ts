@@ -29,7 +29,6 @@ export {
   route,
   type Target,
 } from "./gates.js";
-export { Analysis as GraphAnalysis } from "./internal/analysis.js";
 export { closestName } from "./internal/suggest.js";
 export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";

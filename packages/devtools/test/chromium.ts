@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
 /** Debian's Chromium; `CHROMIUM_PATH` overrides. */
-export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 
 export const CHROMIUM_ARGS = [
   "--headless",

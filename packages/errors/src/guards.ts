@@ -24,17 +24,6 @@ export function isTaggedError(value: unknown, tag: string): boolean {
 }
 
 /**
- * Another name for {@link isTaggedError}.
- *
- * @example
- * ```ts
- * import { hasTag } from "@graph/errors";
- * if (hasTag(error, "RoutingError")) console.error(error.message);
- * ```
- */
-export const hasTag: typeof isTaggedError = isTaggedError;
-
-/**
  * True for any `@graph/*` error (it carries the brand and a string `_tag`).
  *
  * @example

@@ -4,5 +4,5 @@
  * @module
  */
 
-export { hasTag, isGraphError, isTaggedError, tagGuard } from "./guards.js";
+export { isGraphError, isTaggedError, tagGuard } from "./guards.js";
 export { type AnyTaggedError, ERROR_BRAND, TaggedError, type TaggedErrorOptions } from "./TaggedError.js";

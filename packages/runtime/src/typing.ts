@@ -4,11 +4,11 @@
  */
 import type { Checkpoint } from "@graph/checkpoint";
 import type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf } from "@graph/core";
-import type { MapOptions, RunOptions } from "./options.js";
+import type { RunOptions } from "./options.js";
 import type { MapResult, RunResult } from "./RunResult.js";
 
 /** Anything `runner.run` accepts: a `Graph` (its phantom type record). */
-export interface AnyGraph {
+interface AnyGraph {
   readonly "~types": { readonly in: any; readonly out: any; readonly meta: any };
 }
 
@@ -18,7 +18,7 @@ type Common = Omit<RunOptions, "values" | "workflowId" | "checkpoint">;
  * Options of a fresh run of `G`: `values` must hold every required input (an unknown key or a wrong type is an
  * error naming the key); produced values may be supplied too.
  */
-export type StartOptions<G extends AnyGraph> = Common & {
+type StartOptions<G extends AnyGraph> = Common & {
   readonly workflowId?: string | undefined;
   readonly checkpoint?: Checkpoint | undefined;
 } & (NoValuesNeeded<G> extends true
@@ -40,5 +40,3 @@ export type ResultOf<G extends AnyGraph> = RunResult<ResultOutputsOf<G>, PausesO
 
 /** The result of `runner.map` over `G`. */
 export type MapResultOf<G extends AnyGraph> = MapResult<ResultOutputsOf<G>>;
-
-export type { MapOptions };

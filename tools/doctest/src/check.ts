@@ -3,9 +3,9 @@
 // importing it. So a first pass finds the names the compiler cannot resolve: exports of an @graph package are
 // imported from it, anything else is declared as `any`. The second pass must then report nothing: every import,
 // export name, call signature and property of the @graph API that an example uses is checked.
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import type { Example } from "./examples.js";
 
@@ -27,8 +27,11 @@ function compilerOptions(root: string): ts.CompilerOptions {
   };
 }
 
+// Declarations of third-party packages an example documents but the repository does not install (see the file).
+const STUBS = fileURLToPath(new URL("../stubs/opentelemetry.d.ts", import.meta.url));
+
 function program(files: readonly string[], options: ts.CompilerOptions): ts.Program {
-  return ts.createProgram({ rootNames: [...files], options });
+  return ts.createProgram({ rootNames: [STUBS, ...files], options });
 }
 
 function message(d: ts.Diagnostic): string {
@@ -113,10 +116,4 @@ export function checkExamples(root: string, examples: readonly Example[], dir: s
     example: examples[i]!,
     errors: ts.getPreEmitDiagnostics(second, second.getSourceFile(file)).map(message),
   }));
-}
-
-/** Identifies an example by its file and content (not its line, which moves when the file is edited above it). */
-export function exampleKey(example: Example): string {
-  const file = example.where.replace(/:\d+$/, "");
-  return `${file}#${createHash("sha256").update(example.code).digest("hex").slice(0, 12)}`;
 }

@@ -33,10 +33,10 @@ const asyncTrampoline = new Function(
 export type Recorder = (nodeName: string) => void;
 
 /** The answer the tests give the `approval` interrupt. */
-export const ANSWER = "approved";
+const ANSWER = "approved";
 
 /** The values every run of the engine graph starts with (a Date, to exercise the serializer on inputs too). */
-export function engineInputs(): Record<string, unknown> {
+function engineInputs(): Record<string, unknown> {
   return { topic: "durable graphs", startedAt: new Date(Date.UTC(2024, 4, 6, 7, 8, 9, 10)) };
 }
 
@@ -54,7 +54,7 @@ interface Draft {
 }
 
 /** How often the `refine` loop runs (the gate routes back while the draft's version is below this). */
-export const LOOP_ITERATIONS = 3;
+const LOOP_ITERATIONS = 3;
 
 /**
  * The engine graph: 8 top-level nodes, strictly sequential (no two nodes share a superstep, so "after the k-th

@@ -5,7 +5,7 @@ import type { CreateCheckpointerOptions, DescribeCheckpointerOptions } from "./o
 let counter = 0;
 
 /** A prefix unique to this suite run, so suites sharing one database never see each other's workflows. */
-export const RUN_PREFIX = `cf-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const RUN_PREFIX = `cf-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** A fresh workflow id namespace for one test. */
 export function ids(label: string): (name?: string) => string {

@@ -14,7 +14,7 @@ import type { DescribeCheckpointerOptions } from "./options.js";
 import { adapterRef, loadFactory } from "./processes.js";
 
 /** Delegates every operation to `inner`, after `before(operation)` (which may throw), with its own close/policy. */
-export function delegate(
+function delegate(
   inner: Checkpointer,
   hooks: {
     readonly policy: CheckpointPolicy | undefined;
@@ -32,6 +32,9 @@ export function delegate(
     createWorkflow: (workflow) => call("createWorkflow", () => inner.createWorkflow(workflow)),
     claimWorkflow: (id, options) => call("claimWorkflow", () => inner.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", () => inner.releaseWorkflow(id, lease)),
+    renewWorkflow: (id, lease, options) => call("renewWorkflow", () => inner.renewWorkflow(id, lease, options)),
+    requestStop: (id, options) => call("requestStop", () => inner.requestStop(id, options)),
+    getStopRequest: (id) => call("getStopRequest", () => inner.getStopRequest(id)),
     saveStep: (step, fence) =>
       call("saveStep", () => (fence === undefined ? inner.saveStep(step) : inner.saveStep(step, fence))),
     updateWorkflow: (id, update, fence) =>

@@ -116,7 +116,7 @@ export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFa
 }
 
 /** The child script next to this module (`child.ts` from sources, `child.js` once built). */
-export function childScript(): string {
+function childScript(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const ts = path.join(here, "child.ts");
   return fs.existsSync(ts) ? ts : path.join(here, "child.js");

@@ -95,6 +95,11 @@ export function describePostgresError(
   error: unknown,
   server: ServerAddress | undefined,
   schema: string,
+  timeouts?: {
+    readonly lockTimeoutMs: number;
+    readonly statementTimeoutMs: number;
+    readonly idleInTransactionTimeoutMs: number;
+  },
 ): string | undefined {
   const code = String(fieldOf(error, "code") ?? "");
   const inner = fieldOf(error, "errors");
@@ -106,6 +111,29 @@ export function describePostgresError(
       ? `${server.host}:${server.port}`
       : `${typeof address === "string" ? address : "the configured host"}:${typeof port === "number" ? port : 5432}`;
   const message = error instanceof Error ? error.message : String(error);
+  const setting = (value: number | undefined, option: string) =>
+    value === undefined ? `the pool's ${option.replace(/Ms$/, "")} setting` : `timeouts.${option} (${value} ms)`;
+  if (code === "55P03") {
+    return (
+      `waited longer than ${setting(timeouts?.lockTimeoutMs, "lockTimeoutMs")} for a workflow row lock at ` +
+      `PostgreSQL ${at}: another process holds it inside a transaction (a frozen or cut-off holder; the server ends ` +
+      `such a transaction after ${setting(timeouts?.idleInTransactionTimeoutMs, "idleInTransactionTimeoutMs")}). ` +
+      "Nothing was written; retry the call. Raise timeouts.lockTimeoutMs if your transactions are legitimately slow."
+    );
+  }
+  if (code === "25P03") {
+    return (
+      `PostgreSQL at ${at} ended this process's transaction: it sat idle longer than ` +
+      `${setting(timeouts?.idleInTransactionTimeoutMs, "idleInTransactionTimeoutMs")} (the process was paused or ` +
+      "cut off mid-write). It was rolled back, so nothing of it was written; another process may hold the workflow now."
+    );
+  }
+  if (code === "57014" && /statement timeout/i.test(message)) {
+    return (
+      `a statement ran longer than ${setting(timeouts?.statementTimeoutMs, "statementTimeoutMs")} at PostgreSQL ` +
+      `${at} and was cancelled; nothing was written. Raise timeouts.statementTimeoutMs for very large steps or a slow server.`
+    );
+  }
   if (UNREACHABLE.has(code)) {
     return `Cannot connect to PostgreSQL at ${at} (${code}). Is the server running? Set DATABASE_URL or pass connectionString.`;
   }

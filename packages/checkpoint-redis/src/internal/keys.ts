@@ -1,14 +1,17 @@
 /**
- * Key names. Every key of one workflow carries the workflow id as its Redis Cluster hash tag (`{…}`), so a Lua
- * script can touch all of them in one slot; the listing indexes share one fixed tag of their own.
+ * Key names. Every key of one workflow carries the id of its ROOT workflow as its Redis Cluster hash tag (`{…}`):
+ * the root id is the workflow id up to its first `/` (child workflows are `root/name`, `root/name/<i>`, …). So a Lua
+ * script can touch a workflow's keys and its root's record in one slot — a child's write is checked against the
+ * root's lease epoch atomically, on Cluster too. The listing indexes share one fixed tag of their own.
  *
- * Layout under the prefix `P` (default `graph:`), for workflow id `W` (with `%`, `{`, `}` escaped):
+ * Layout under the prefix `P` (default `graph:`), for workflow id `W` = root `R` + rest `/…` (with `%`, `{`, `}`
+ * escaped):
  *
  * | key | type | content |
  * |---|---|---|
- * | `P{W}:w` | hash | the workflow record (status, lease, counters, timestamps) |
- * | `P{W}:s` | hash | one field per step (`<superstep>:<nodeName>`) → the encoded step |
- * | `P{W}:o` | sorted set | step fields scored by step `index` (ordered reads) |
+ * | `P{R}/…:w` | hash | the workflow record (status, lease, stop request, counters, timestamps) |
+ * | `P{R}/…:s` | hash | one field per step (`<superstep>:<nodeName>`) → the encoded step |
+ * | `P{R}/…:o` | sorted set | step fields scored by step `index` (ordered reads) |
  * | `P{graph-index}:all` | sorted set | every workflow id, scored by `createdAt` (listing) |
  * | `P{graph-index}:roots` | sorted set | top-level workflow ids, scored by `createdAt` |
  * | `P{graph-index}:ids` | sorted set | every workflow id, score 0 (lexicographic range = child workflows) |
@@ -65,7 +68,10 @@ export class KeySpace {
   }
 
   workflow(id: string): WorkflowKeys {
-    const base = `${this.prefix}{${tagOf(id)}}`;
+    // The root is the id up to its first "/" (a leading "/" belongs to the root, so the tag is never empty).
+    const slash = id.indexOf("/", 1);
+    const root = slash < 0 ? id : id.slice(0, slash);
+    const base = `${this.prefix}{${tagOf(root)}}${tagOf(id.slice(root.length))}`;
     return { workflow: `${base}:w`, steps: `${base}:s`, order: `${base}:o` };
   }
 

@@ -7,7 +7,9 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   StepRecord,
+  StopRequest,
   WorkflowPage,
   WorkflowRecord,
   WorkflowStatus,
@@ -15,11 +17,15 @@ import type {
 } from "@graph/checkpoint";
 import {
   CheckpointError,
+  decodeStopRequest,
+  encodeStopRequest,
   leaseHeldError,
+  leaseLostError,
   serializeStored,
   staleFenceError,
   unknownWorkflowError,
   validateFence,
+  validateRenewal,
   validateStepRecord,
 } from "@graph/checkpoint";
 import type { IndexContext } from "./indexes.js";
@@ -39,14 +45,21 @@ export interface StepsRead {
 
 /** Turns a script's rejection reply into the error of the contract. */
 function rejected(reply: unknown[], id: string, operation: string, fence: Fence | undefined): never {
+  const guard = fence?.workflowId ?? id;
   if (reply[0] === "conflict") {
     const [, epoch, owner, expiresAt] = reply as string[];
-    throw staleFenceError(id, operation, fence?.epoch ?? 0, {
-      epoch: Number(epoch),
-      ...(owner === "" || owner === undefined ? {} : { owner, expiresAt: new Date(Number(expiresAt)) }),
-    });
+    throw staleFenceError(
+      guard,
+      operation,
+      fence?.epoch ?? 0,
+      {
+        epoch: Number(epoch),
+        ...(owner === "" || owner === undefined ? {} : { owner, expiresAt: new Date(Number(expiresAt)) }),
+      },
+      id,
+    );
   }
-  if (reply[0] === "missing") throw unknownWorkflowError(id, operation);
+  if (reply[0] === "missing") throw unknownWorkflowError(reply[1] === "guard" ? guard : id, operation);
   throw new CheckpointError({
     message: `${operation}('${id}'): unexpected reply from Redis: ${JSON.stringify(reply)}.`,
     workflowId: id,
@@ -141,6 +154,58 @@ export class WorkflowOperations {
     );
   }
 
+  async renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    requireStorableId(id, "renewWorkflow");
+    validateRenewal(id, lease, options);
+    const reply = (await this.#context.scripts.graphRenew(
+      this.#context.keys.workflow(id).workflow,
+      lease.owner,
+      String(lease.epoch),
+      String(options.ttlMs),
+    )) as string[];
+    if (reply[0] === "ok") {
+      const stop =
+        reply[2] === undefined || reply[2] === "" ? undefined : this.#decodeStop(id, reply[2], "renewWorkflow");
+      return {
+        workflowId: id,
+        owner: lease.owner,
+        epoch: lease.epoch,
+        expiresAt: new Date(Number(reply[1])),
+        ...(stop === undefined ? {} : { stopRequested: stop }),
+      };
+    }
+    if (reply[0] === "lost") {
+      const [, epoch, owner, expiresAt] = reply;
+      throw leaseLostError(id, lease, {
+        epoch: Number(epoch),
+        ...(owner === "" || owner === undefined ? {} : { owner, expiresAt: new Date(Number(expiresAt)) }),
+      });
+    }
+    return rejected(reply, id, "renewWorkflow", undefined);
+  }
+
+  async requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
+    if (!isStorableText(id)) return undefined;
+    const stop = encodeStopRequest(this.#context.serializer, id, options?.info, Date.now(), "requestStop");
+    const reply = (await this.#context.scripts.graphStop(this.#context.keys.workflow(id).workflow, stop)) as unknown[];
+    if (reply[0] === "missing") return undefined;
+    return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "requestStop");
+  }
+
+  async getStopRequest(id: string): Promise<StopRequest | undefined> {
+    if (!isStorableText(id)) return undefined;
+    const text = await this.#context.client.hget(this.#context.keys.workflow(id).workflow, "sr");
+    return text === null ? undefined : this.#decodeStop(id, text, "getStopRequest");
+  }
+
+  #decodeStop(id: string, text: string, operation: string): StopRequest {
+    return decodeStopRequest(this.#context.serializer, id, text, operation);
+  }
+
   async saveSteps(steps: readonly StepRecord[], fence: Fence | undefined, operation: string): Promise<void> {
     if (!Array.isArray(steps)) {
       throw new CheckpointError({ message: `${operation} expects an array of steps.`, operation });
@@ -164,12 +229,13 @@ export class WorkflowOperations {
       args.push(stepField(step.superstep, step.nodeName), String(step.index), String(step.superstep), encoded);
     }
     const id = first.workflowId;
-    validateFence(id, fence, operation);
+    const guard = validateFence(id, fence, operation) ?? id;
     const keys = this.#context.keys.workflow(id);
     const reply = (await this.#context.scripts.graphSave(
       keys.workflow,
       keys.steps,
       keys.order,
+      this.#context.keys.workflow(guard).workflow,
       fence === undefined ? "" : String(fence.epoch),
       this.#policy.retention,
       String(this.#policy.window ?? 0),
@@ -180,7 +246,7 @@ export class WorkflowOperations {
 
   async updateWorkflow(id: string, update: WorkflowUpdate, fence: Fence | undefined): Promise<WorkflowRecord> {
     requireStorableId(id, "updateWorkflow");
-    validateFence(id, fence, "updateWorkflow");
+    const guard = validateFence(id, fence, "updateWorkflow") ?? id;
     if (typeof update !== "object" || update === null) {
       throw new CheckpointError({
         message: `updateWorkflow('${id}') expects an update object.`,
@@ -225,6 +291,7 @@ export class WorkflowOperations {
         }),
       );
     }
+    if (update.stopRequested === null) deletes.push("sr");
     if (update.error === null) deletes.push("er");
     else if (update.error !== undefined) {
       sets.push(
@@ -238,6 +305,7 @@ export class WorkflowOperations {
     }
     const reply = (await this.#context.scripts.graphUpdate(
       this.#context.keys.workflow(id).workflow,
+      this.#context.keys.workflow(guard).workflow,
       fence === undefined ? "" : String(fence.epoch),
       String(sets.length / 2),
       ...sets,

@@ -16,7 +16,13 @@ import type {
   WorkflowRecord,
   WorkflowStatus,
 } from "@graph/checkpoint";
-import { CheckpointError, deserializeStored, isInputRecord, serializeStored } from "@graph/checkpoint";
+import {
+  CheckpointError,
+  decodeStopRequest,
+  deserializeStored,
+  isInputRecord,
+  serializeStored,
+} from "@graph/checkpoint";
 import { parseStepField } from "./keys.js";
 
 const WORKFLOW_STATUSES: readonly string[] = ["running", "completed", "paused", "stopped", "failed"];
@@ -213,6 +219,7 @@ export function decodeWorkflow(
     hash["er"] === undefined ? undefined : deserializeStored(serializer, hash["er"], { ...where, path: "error" });
   if (error !== undefined && !isStoredError(error)) throw bad("er")();
   const owner = hash["lo"];
+  const stop = hash["sr"] === undefined ? undefined : decodeStopRequest(serializer, id, hash["sr"], operation);
   return {
     id,
     status: status as WorkflowStatus,
@@ -226,6 +233,7 @@ export function decodeWorkflow(
     ...(owner === undefined
       ? {}
       : { lease: { workflowId: id, owner, epoch: int("ep"), expiresAt: new Date(int("le")) } }),
+    ...(stop === undefined ? {} : { stopRequested: stop }),
     createdAt: new Date(int("ca")),
     updatedAt: new Date(int("ua")),
   };

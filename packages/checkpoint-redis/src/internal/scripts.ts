@@ -82,12 +82,14 @@ return 0
 `;
 
 /**
- * KEYS: w. ARGV: fence ("" = none), number of fields to set n, n field/value pairs, then fields to delete.
- * → {'ok', HGETALL} | conflict | {'missing'}
+ * KEYS: w, g (the workflow whose lease guards the write: w itself or its root, same slot). ARGV: fence ("" =
+ * none), number of fields to set n, n field/value pairs, then fields to delete.
+ * → {'ok', HGETALL} | conflict | {'missing'} | {'missing', 'guard'}
  */
 const UPDATE = `${PRELUDE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
-if fenced(KEYS[1], ARGV[1]) then return conflict(KEYS[1]) end
+if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 then return {'missing', 'guard'} end
+if fenced(KEYS[2], ARGV[1]) then return conflict(KEYS[2]) end
 local i = 3
 for _ = 1, tonumber(ARGV[2]) do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
@@ -145,14 +147,15 @@ end
 `;
 
 /**
- * KEYS: w, s, o. ARGV: fence, retention, window, then per step: field, index, superstep, encoded step.
- * Upserts the steps in order (all or none: checks come first, and nothing after them can fail).
- * → {'ok'} | conflict | {'missing'}
+ * KEYS: w, s, o, g (the guarding workflow: w or its root). ARGV: fence, retention, window, then per step: field,
+ * index, superstep, encoded step. Upserts the steps in order (all or none: checks come first, and nothing after
+ * them can fail). → {'ok'} | conflict | {'missing'} | {'missing', 'guard'}
  */
 const SAVE = `${PRELUDE}${COMPACT}
 local w, s, o = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('EXISTS', w) == 0 then return {'missing'} end
-if fenced(w, ARGV[1]) then return conflict(w) end
+if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[4]) == 0 then return {'missing', 'guard'} end
+if fenced(KEYS[4], ARGV[1]) then return conflict(KEYS[4]) end
 local retention, window = ARGV[2], tonumber(ARGV[3])
 local last = tonumber(redis.call('HGET', w, 'ls'))
 for i = 4, #ARGV, 4 do
@@ -164,6 +167,40 @@ for i = 4, #ARGV, 4 do
 end
 redis.call('HSET', w, 'ls', fmt(last), 'sc', redis.call('HLEN', s), 'ua', fmt(now_ms()))
 return {'ok'}
+`;
+
+/**
+ * KEYS: w. ARGV: owner, epoch, ttlMs. Extends the lease only while it has this owner and epoch (never re-takes it).
+ * → {'ok', expiresAt, stopRequest or ''} | {'lost', epoch, owner or '', expiresAt or ''} | {'missing'}
+ */
+const RENEW = `${PRELUDE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+local v = redis.call('HMGET', KEYS[1], 'lo', 'ep', 'le', 'sr')
+if not v[1] or v[1] ~= ARGV[1] or tonumber(v[2]) ~= tonumber(ARGV[2]) then
+  return {'lost', v[2] or '0', v[1] or '', v[3] or ''}
+end
+local expires = fmt(now_ms() + math.ceil(tonumber(ARGV[3])))
+redis.call('HSET', KEYS[1], 'le', expires)
+return {'ok', expires, v[4] or ''}
+`;
+
+/**
+ * KEYS: w. ARGV: the encoded stop request. A live lease: record the request (the first one is kept). No live lease
+ * and running/paused: stopped, request recorded, lease dropped, epoch + 1. Otherwise nothing.
+ * → {'ok', HGETALL} | {'missing'}
+ */
+const STOP = `${PRELUDE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+local now = now_ms()
+local v = redis.call('HMGET', KEYS[1], 'st', 'lo', 'le', 'sr', 'ep')
+local live = v[2] and tonumber(v[3]) > now
+if live then
+  if not v[4] then redis.call('HSET', KEYS[1], 'sr', ARGV[1], 'ua', fmt(now)) end
+elseif v[1] == 'running' or v[1] == 'paused' then
+  redis.call('HSET', KEYS[1], 'st', 'stopped', 'sr', v[4] or ARGV[1], 'ep', fmt(tonumber(v[5]) + 1), 'ua', fmt(now))
+  redis.call('HDEL', KEYS[1], 'lo', 'le')
+end
+return {'ok', redis.call('HGETALL', KEYS[1])}
 `;
 
 /**
@@ -215,8 +252,10 @@ export interface ScriptCommands {
   graphIndexRemove(all: string, roots: string, ids: string, ttl: string, ...ids_: string[]): Promise<Reply>;
   graphClaim(w: string, owner: string, ttlMs: string): Promise<Reply>;
   graphRelease(w: string, owner: string, epoch: string): Promise<Reply>;
-  graphUpdate(w: string, ...args: string[]): Promise<Reply>;
-  graphSave(w: string, s: string, o: string, ...args: string[]): Promise<Reply>;
+  graphUpdate(w: string, g: string, ...args: string[]): Promise<Reply>;
+  graphSave(w: string, s: string, o: string, g: string, ...args: string[]): Promise<Reply>;
+  graphRenew(w: string, owner: string, epoch: string, ttlMs: string): Promise<Reply>;
+  graphStop(w: string, stop: string): Promise<Reply>;
   graphRead(w: string, s: string, o: string, through: string): Promise<Reply>;
   graphPrune(w: string, s: string, o: string, ttlMs: string): Promise<Reply>;
 }
@@ -227,8 +266,10 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys: number; rea
   graphIndexRemove: { numberOfKeys: 4, lua: INDEX_REMOVE },
   graphClaim: { numberOfKeys: 1, lua: CLAIM },
   graphRelease: { numberOfKeys: 1, lua: RELEASE },
-  graphUpdate: { numberOfKeys: 1, lua: UPDATE },
-  graphSave: { numberOfKeys: 3, lua: SAVE },
+  graphUpdate: { numberOfKeys: 2, lua: UPDATE },
+  graphSave: { numberOfKeys: 4, lua: SAVE },
+  graphRenew: { numberOfKeys: 1, lua: RENEW },
+  graphStop: { numberOfKeys: 1, lua: STOP },
   graphRead: { numberOfKeys: 3, lua: READ },
   graphPrune: { numberOfKeys: 3, lua: PRUNE },
 };

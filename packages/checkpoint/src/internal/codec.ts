@@ -8,7 +8,7 @@
 import { CheckpointError } from "../errors.js";
 
 /** The escape key of tagged objects. */
-export const TAG = "$t";
+const TAG = "$t";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -44,7 +44,7 @@ const NO_CLASSES: ClassRegistry = { byPrototype: new Map(), byName: new Map() };
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Appends an object key to a value path: `a.b`, `a["b c"]`. */
-export function pathKey(path: string, key: string): string {
+function pathKey(path: string, key: string): string {
   if (IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
   return `${path}[${JSON.stringify(key)}]`;
 }

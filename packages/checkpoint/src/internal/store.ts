@@ -12,8 +12,10 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   WorkflowPage,
   WorkflowRecord,
   WorkflowUpdate,
@@ -41,6 +43,22 @@ export interface CheckpointStoreService {
     id: string,
     lease: Pick<Lease, "owner" | "epoch">,
   ) => Effect.Effect<void, CheckpointStoreError>;
+  /**
+   * Extends the lease; fails with `WorkflowConflictError` (reason `"lease-lost"`) once it is gone. Does not wait for
+   * the workflow's queued steps (a renewal must never queue behind a slow write).
+   */
+  readonly renewWorkflow: (
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ) => Effect.Effect<RenewedLease, CheckpointStoreError>;
+  /** Asks the workflow to stop, from any process; `undefined` for unknown ids. */
+  readonly requestStop: (
+    id: string,
+    options?: { readonly info?: unknown },
+  ) => Effect.Effect<WorkflowRecord | undefined, CheckpointStoreError>;
+  /** The pending stop request (the per-superstep poll); does not wait for queued steps. */
+  readonly getStopRequest: (id: string) => Effect.Effect<StopRequest | undefined, CheckpointStoreError>;
   readonly saveStep: (step: StepRecord, fence?: Fence) => Effect.Effect<void, CheckpointStoreError>;
   readonly updateWorkflow: (
     id: string,
@@ -78,6 +96,11 @@ interface Job {
   readonly step: StepRecord;
   readonly fence: Fence | undefined;
   readonly done: Deferred.Deferred<void>;
+}
+
+/** Two fences guard writes the same way (same epoch of the same guarding workflow). */
+function sameGuard(a: Fence | undefined, b: Fence | undefined): boolean {
+  return a?.epoch === b?.epoch && a?.workflowId === b?.workflowId;
 }
 
 function closedError(operation: string, workflowId?: string): CheckpointError {
@@ -131,7 +154,7 @@ export function makeCheckpointStore(
     /** Writes steps of one workflow in order: one atomic call when the adapter has `saveSteps`. */
     const writeMany = (entries: ReadonlyArray<{ readonly step: StepRecord; readonly fence: Fence | undefined }>) => {
       const first = entries[0]!;
-      const sameFence = entries.every((e) => e.fence?.epoch === first.fence?.epoch);
+      const sameFence = entries.every((e) => sameGuard(e.fence, first.fence));
       if (entries.length > 1 && sameFence && checkpointer.saveSteps !== undefined) {
         const steps = entries.map((e) => e.step);
         return lift("saveSteps", first.step.workflowId, () =>
@@ -190,7 +213,7 @@ export function makeCheckpointStore(
           if (failures.has(workflowId)) return Effect.succeed(false);
           const group = groups.get(workflowId);
           if (group === undefined) groups.set(workflowId, { steps: [job.step], fence: job.fence });
-          else if (group.fence?.epoch !== job.fence?.epoch) return Effect.succeed(false);
+          else if (!sameGuard(group.fence, job.fence)) return Effect.succeed(false);
           else group.steps.push(job.step);
         }
         if (groups.size < 2) return Effect.succeed(false);
@@ -328,6 +351,23 @@ export function makeCheckpointStore(
         ),
       claimWorkflow: (id, claim) => onWorkflow("claimWorkflow", id, () => checkpointer.claimWorkflow(id, claim)),
       releaseWorkflow: (id, lease) => onWorkflow("releaseWorkflow", id, () => checkpointer.releaseWorkflow(id, lease)),
+      renewWorkflow: (id, lease, renewal) =>
+        Effect.zipRight(
+          open("renewWorkflow", id),
+          lift("renewWorkflow", id, () => checkpointer.renewWorkflow(id, lease, renewal)),
+        ),
+      requestStop: (id, request) =>
+        Effect.zipRight(
+          open("requestStop", id),
+          lift("requestStop", id, () =>
+            request === undefined ? checkpointer.requestStop(id) : checkpointer.requestStop(id, request),
+          ),
+        ),
+      getStopRequest: (id) =>
+        Effect.zipRight(
+          open("getStopRequest", id),
+          lift("getStopRequest", id, () => checkpointer.getStopRequest(id)),
+        ),
       saveStep,
       updateWorkflow: (id, update, fence) =>
         onWorkflow(

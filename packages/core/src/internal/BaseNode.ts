@@ -7,7 +7,7 @@ export interface Port {
   readonly original: string;
 }
 
-export interface RenameEntry {
+interface RenameEntry {
   readonly kind: "inputs" | "outputs";
   readonly from: string;
   readonly to: string;
@@ -25,7 +25,7 @@ export type NodeType = "function" | "route" | "branch" | "interrupt" | "graph";
 const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype).concat(["prototype"]));
 
 /** Why a name is unusable, or undefined when it is fine. */
-export function nameProblem(name: string): string | undefined {
+function nameProblem(name: string): string | undefined {
   if (name.length === 0) return "it is empty";
   if (name.includes("/")) return "it contains '/', which separates levels in result paths ('rag/docs')";
   if (name.includes(".")) return "it contains '.', which is reserved";
@@ -57,7 +57,7 @@ export function checkName(kind: string, name: string, where: string): void {
   }
 }
 
-export function checkPorts(nodeName: string, kind: "input" | "output", ports: readonly string[]): void {
+function checkPorts(nodeName: string, kind: "input" | "output", ports: readonly string[]): void {
   const seen = new Set<string>();
   for (const p of ports) {
     checkName(kind, p, `node '${nodeName}'`);

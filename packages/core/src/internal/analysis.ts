@@ -314,7 +314,7 @@ function kahn<T>(items: readonly T[], next: (item: T) => Iterable<T>, rank: (ite
  * Tarjan's strongly connected components, iterative: graphology-components recurses once per node and overflows
  * the stack on long chains (≈ 8,000 nodes).
  */
-export function stronglyConnected(graph: DirectedGraph): string[][] {
+function stronglyConnected(graph: DirectedGraph): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();

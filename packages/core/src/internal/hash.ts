@@ -34,7 +34,7 @@ export function stableStringify(value: unknown): string {
 }
 
 /** A stable description of a zod schema for hashing: its JSON Schema (type, defaults, literals, …). */
-export function schemaFingerprint(schema: z.ZodType): unknown {
+function schemaFingerprint(schema: z.ZodType): unknown {
   try {
     return z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
   } catch {

@@ -3,7 +3,7 @@
  * `({ text, topK = 5 }) => …`, `async function f({ a, b }) {…}`, `function* g({ x }) {…}` and minified forms such as
  * `({text:e,topK:t=5})=>…`. A default in the pattern makes the input optional.
  */
-export interface ParsedParam {
+interface ParsedParam {
   readonly name: string;
   readonly hasDefault: boolean;
 }

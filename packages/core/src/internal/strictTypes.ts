@@ -57,7 +57,7 @@ const jsonType = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
 
 /** Is every value the producer schema allows also allowed by the consumer schema? (JSON-Schema level, conservative.) */
-export function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
+function isAssignable(producer: JsonSchema, consumer: JsonSchema): boolean {
   const consumerKeys = Object.keys(consumer).filter((k) => k !== "$schema" && k !== "description" && k !== "default");
   if (consumerKeys.length === 0) return true; // consumer accepts anything
   const pv = variants(producer);

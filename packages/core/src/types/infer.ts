@@ -46,7 +46,7 @@ export type InputsFrom<Inputs, Param, Defaults extends PropertyKey> = [Inputs] e
       : Param;
 
 /** The value a node function's return becomes: awaited; a generator's return value, else its chunks. */
-export type Produced<R> =
+type Produced<R> =
   IsAny<R> extends true
     ? any
     : R extends Generator<infer Y, infer T, any> | AsyncGenerator<infer Y, infer T, any>

@@ -12,9 +12,9 @@ type ClosedIn<T> = T extends AnyNodeTypes ? (IsOpen<T["in"]> extends true ? neve
 type AnyOpen<T> = T extends AnyNodeTypes ? IsOpen<T["in"]> : never;
 
 /** Every consumer's input record merged: a key is required if one consumer requires it, its type satisfies all. */
-export type AllInputs<Ns extends readonly Typed[]> = UnionToIntersection<ClosedIn<TypesOf<Ns>>>;
+type AllInputs<Ns extends readonly Typed[]> = UnionToIntersection<ClosedIn<TypesOf<Ns>>>;
 /** Every producer's output record merged. */
-export type AllOutputs<Ns extends readonly Typed[]> = UnionToIntersection<TypesOf<Ns>["out"]>;
+type AllOutputs<Ns extends readonly Typed[]> = UnionToIntersection<TypesOf<Ns>["out"]>;
 
 type Lookup<K, Out, In> = K extends keyof Out ? Out[K] : K extends keyof In ? Exclude<In[K], undefined> : unknown;
 /** An interrupt's pause gets the type of the value it shows (its producer's, else what the caller passes). */
@@ -30,7 +30,7 @@ type ResolvePauses<P, Out, In> = P extends { readonly input: infer I; readonly n
 type OpenRecord<Open> = true extends Open ? { readonly [key: string]: unknown } : Empty;
 
 /** What the graph needs from outside: inputs no node of the graph produces. */
-export type GraphInputs<In, Out, Open> = Simplify<Omit<In, keyof Out> & OpenRecord<Open>>;
+type GraphInputs<In, Out, Open> = Simplify<Omit<In, keyof Out> & OpenRecord<Open>>;
 
 /** Static facts about a graph besides its inputs and outputs. */
 export interface GraphMeta {

@@ -17,12 +17,6 @@ export type IsAny<T> = 0 extends 1 & T ? true : false;
 /** True when `T` is a record with a string index signature (an untyped node's inputs). */
 export type IsOpen<T> = string extends keyof T ? true : false;
 
-/** Keys that may be left out of `T`. */
-export type OptionalKeys<T> = { [K in keyof T]-?: Empty extends Pick<T, K> ? K : never }[keyof T];
-
-/** Keys that must be present in `T`. */
-export type RequiredKeys<T> = Exclude<keyof T, OptionalKeys<T>>;
-
 /** Renames the keys of `T` by `M` (`{ old: "new" }`), all at once, so `{ a: "b", b: "a" }` swaps. */
 export type RenameKeys<T, M> = Simplify<{
   [K in keyof T as K extends keyof M ? (M[K] extends string ? M[K] : K) : K]: T[K];

@@ -2,7 +2,7 @@
 import type { Checkpointer, ListWorkflowsOptions, StepRecord, WorkflowRecord } from "@graph/checkpoint";
 import { INPUT_STEP, resolvePolicy } from "@graph/checkpoint";
 import { expect } from "vitest";
-import { ids, step, withCheckpointer } from "../fixtures.js";
+import { step, withCheckpointer } from "../fixtures.js";
 import type { DescribeCheckpointerOptions } from "../options.js";
 
 export const SLOW = 60_000;

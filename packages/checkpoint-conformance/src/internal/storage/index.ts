@@ -6,17 +6,21 @@
  */
 import type { DescribeCheckpointerOptions } from "../options.js";
 import { describeDeletion } from "./deletion.js";
+import { describeFencing } from "./fencing.js";
 import { describeGrowth } from "./growth.js";
 import { type StorageContext, storageContext } from "./helpers.js";
 import { describeIds } from "./ids.js";
 import { describeLeases } from "./leases.js";
 import { describeLifecycle } from "./lifecycle.js";
 import { describeListing } from "./listing.js";
+import { describeRenewal } from "./renewal.js";
 import { describeRetention } from "./retention.js";
 import { describeSerialization } from "./serialization.js";
 import { describeSteps } from "./steps.js";
+import { describeStops } from "./stops.js";
 import { describeUnknownIds } from "./unknownIds.js";
 import { describeWorkflows } from "./workflows.js";
+import { describeZombies } from "./zombies.js";
 
 /** The contract areas of the storage suite, in the order they run. */
 export const STORAGE_AREAS = [
@@ -28,6 +32,10 @@ export const STORAGE_AREAS = [
   "deletion",
   "serialization",
   "leases",
+  "fencing",
+  "renewal",
+  "stops",
+  "zombies",
   "unknownIds",
   "ids",
   "growth",
@@ -45,6 +53,10 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   deletion: describeDeletion,
   serialization: describeSerialization,
   leases: describeLeases,
+  fencing: describeFencing,
+  renewal: describeRenewal,
+  stops: describeStops,
+  zombies: describeZombies,
   unknownIds: describeUnknownIds,
   ids: describeIds,
   growth: describeGrowth,

@@ -1,7 +1,7 @@
 /** Storage conformance, area "retention": Retention policies (full, latest, windowed) and ttlMs. */
 import type { Checkpointer } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
-import { ids, sleep, step } from "../fixtures.js";
+import { ids, sleep } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
 import { create, retentionHistory } from "./helpers.js";
 

@@ -10,6 +10,7 @@ import { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
 import { deserializeStored, serializeStored } from "../../Serializer.js";
 import { readRecord, storedDecision } from "../records.js";
+import { decodeStopRequest } from "../stopRequests.js";
 
 type Int = number | string | bigint;
 
@@ -27,6 +28,8 @@ export interface WorkflowRow {
   lease_owner: string | null;
   lease_epoch: Int;
   lease_expires_at: Int | null;
+  /** The stop request (schema version 2; `undefined` in rows read before the migration ran). */
+  stop_requested?: string | null;
   created_at: Int;
   updated_at: Int;
 }
@@ -192,6 +195,10 @@ export function decodeWorkflow(row: WorkflowRow, serializer: Serializer, operati
           epoch: toNumber(row.lease_epoch, bad("lease_epoch")),
           expiresAt: new Date(toNumber(row.lease_expires_at ?? Number.NaN, bad("lease_expires_at"))),
         };
+  const stop =
+    row.stop_requested === null || row.stop_requested === undefined
+      ? undefined
+      : decodeStopRequest(serializer, workflowId, row.stop_requested, operation);
   return {
     id: workflowId,
     status: row.status as WorkflowStatus,
@@ -203,6 +210,7 @@ export function decodeWorkflow(row: WorkflowRow, serializer: Serializer, operati
     lastSuperstep: toNumber(row.last_superstep, bad("last_superstep")),
     stepCount: toNumber(row.step_count, bad("step_count")),
     ...(lease === undefined ? {} : { lease }),
+    ...(stop === undefined ? {} : { stopRequested: stop }),
     createdAt: new Date(toNumber(row.created_at, bad("created_at"))),
     updatedAt: new Date(toNumber(row.updated_at, bad("updated_at"))),
   };

@@ -30,7 +30,7 @@ export function quoteIdentifier(name: string): string {
 }
 
 /** What a migration needs to render its DDL. */
-export interface DdlContext {
+interface DdlContext {
   readonly types: SqlDialect["types"];
   readonly prefix: string;
   /** A quoted, schema-qualified table reference. */
@@ -92,6 +92,11 @@ export const MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS ${index("steps_order")} ON ${c.table("steps")} (workflow_id, idx)`,
       ];
     },
+  },
+  {
+    version: 2,
+    name: "durable stop requests",
+    statements: (c) => [`ALTER TABLE ${c.table("workflows")} ADD COLUMN stop_requested TEXT`],
   },
 ];
 

@@ -8,7 +8,7 @@ import type { TableLayout } from "./layout.js";
 import type { StepRow } from "./rows.js";
 
 /** The columns of a step row, in insert order. */
-export const STEP_COLUMNS = [
+const STEP_COLUMNS = [
   "workflow_id",
   "superstep",
   "node_name",
@@ -48,6 +48,10 @@ export class HotStatements {
   readonly #claim: string;
   readonly #release: string;
   readonly #lockWorkflow: string;
+  readonly #renew: string;
+  readonly #stopRequest: string;
+  readonly #lockMany: (count: number) => string;
+  readonly #locksRows: boolean;
 
   constructor(d: TableLayout) {
     const workflows = d.table("workflows");
@@ -80,6 +84,19 @@ export class HotStatements {
         `lease_owner = ?, lease_expires_at = ? ` +
         `WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ? OR lease_owner = ?) RETURNING lease_epoch`,
     );
+    this.#renew = d.numbered(
+      `UPDATE ${workflows} SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND lease_epoch = ? ` +
+        "RETURNING lease_epoch, stop_requested",
+    );
+    this.#stopRequest = d.numbered(`SELECT stop_requested FROM ${workflows} WHERE id = ?`);
+    // Locks several workflow rows in id order, so two transactions locking overlapping sets never deadlock.
+    const rowLock = d.dialect.rowLock;
+    this.#lockMany = (count) =>
+      d.numbered(
+        `SELECT w.id FROM ${workflows} w WHERE w.id IN (${Array.from({ length: count }, () => "?").join(", ")}) ` +
+          `ORDER BY w.id${rowLock}`,
+      );
+    this.#locksRows = rowLock !== "";
     this.#release = d.numbered(
       `UPDATE ${workflows} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
     );
@@ -93,6 +110,26 @@ export class HotStatements {
   /** Locks the workflow row (where the dialect locks rows) and reads its lease, for a read-then-write. */
   lockWorkflow(workflowId: string): CompiledQuery {
     return CompiledQuery.raw(this.#lockWorkflow, [workflowId]);
+  }
+
+  /** Extends the lease of `owner` at `epoch`; returns `{ lease_epoch, stop_requested }` only when it still holds it. */
+  renew(workflowId: string, owner: string, epoch: number, expiresAt: number): CompiledQuery {
+    return CompiledQuery.raw(this.#renew, [expiresAt, workflowId, owner, epoch]);
+  }
+
+  /** Reads the stop request column of one workflow. */
+  stopRequest(workflowId: string): CompiledQuery {
+    return CompiledQuery.raw(this.#stopRequest, [workflowId]);
+  }
+
+  /**
+   * Locks the rows of `workflowIds` in id order (dialects with row locks), or `undefined` when there is nothing to
+   * order: one row, or a dialect whose write transaction already excludes every other writer.
+   */
+  lockInOrder(workflowIds: readonly string[]): CompiledQuery | undefined {
+    const sorted = [...new Set(workflowIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (!this.#locksRows || sorted.length < 2) return undefined;
+    return CompiledQuery.raw(this.#lockMany(sorted.length), sorted);
   }
 
   /** Gives the lease up (only for the holder's epoch). */

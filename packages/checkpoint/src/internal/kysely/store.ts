@@ -9,10 +9,12 @@ import type {
   Lease,
   ListWorkflowsOptions,
   NewWorkflow,
+  RenewedLease,
   SkippedWorkflow,
   StepGroup,
   StepReadOptions,
   StepRecord,
+  StopRequest,
   WorkflowPage,
   WorkflowRecord,
   WorkflowStatus,
@@ -37,15 +39,17 @@ import {
 } from "../../state.js";
 import {
   leaseHeldError,
-  staleFenceError,
   unknownWorkflowError,
   validateClaimOptions,
   validateFence,
+  validateRenewal,
 } from "../leases.js";
 import { checkSerializer } from "../options.js";
 import { selectRecords } from "../records.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
+import type { LeaseContext } from "./leases.js";
+import { checkFence, decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
 import { decodeStep, decodeSummary, decodeWorkflow, encodeStep, normalizeError } from "./rows.js";
 import { childIdRange, isPlainIdentifier, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
@@ -94,6 +98,10 @@ export class KyselyStore {
   #closed: Promise<void> | undefined;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #statements: HotStatements;
+  /** What the lease and stop operations need (see `leases.ts`). */
+  get #leaseContext(): LeaseContext {
+    return { layout: this.dialect, statements: this.#statements, serializer: this.#serializer };
+  }
 
   constructor(options: KyselyCheckpointerOptions, name = "KyselyCheckpointer") {
     this.#name = name;
@@ -433,6 +441,36 @@ export class KyselyStore {
     });
   }
 
+  renewWorkflow(
+    id: string,
+    lease: Pick<Lease, "owner" | "epoch">,
+    options: { readonly ttlMs: number },
+  ): Promise<RenewedLease> {
+    return this.#run("renewWorkflow", id, async () => {
+      requireStorableId(id, "renewWorkflow");
+      validateRenewal(id, lease, options);
+      return this.#write((trx) => renewIn(trx, this.#leaseContext, id, lease, options.ttlMs));
+    });
+  }
+
+  requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
+    return this.#run("requestStop", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const row = await this.#write((trx) => requestStopIn(trx, this.#leaseContext, id, options?.info));
+      return row === undefined ? undefined : decodeWorkflow(row, this.#serializer, "requestStop");
+    });
+  }
+
+  getStopRequest(id: string): Promise<StopRequest | undefined> {
+    return this.#run("getStopRequest", id, async () => {
+      if (!isStorableText(id)) return undefined;
+      const row = (await this.#read((db) => db.executeQuery(this.#statements.stopRequest(id)))).rows[0] as
+        | { stop_requested: string | null }
+        | undefined;
+      return decodeStop(this.#serializer, id, row?.stop_requested ?? null, "getStopRequest");
+    });
+  }
+
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
     return this.saveSteps([step], fence, "saveStep");
   }
@@ -444,7 +482,10 @@ export class KyselyStore {
     return this.#run(operation, workflowId, async () => {
       if (steps.length === 0) return;
       const rows = this.#encodeGroup(steps, fence, operation);
-      await this.#write((trx) => this.#saveGroup(trx, steps, rows, fence, operation));
+      await this.#write(async (trx) => {
+        await lockInOrder(trx, this.#statements, [{ steps, fence }]);
+        await this.#saveGroup(trx, steps, rows, fence, operation);
+      });
     });
   }
 
@@ -460,6 +501,7 @@ export class KyselyStore {
         .map((group) => ({ ...group, rows: this.#encodeGroup(group.steps, group.fence, operation) }));
       if (encoded.length === 0) return;
       await this.#write(async (trx) => {
+        await lockInOrder(trx, this.#statements, encoded);
         for (const group of encoded) await this.#saveGroup(trx, group.steps, group.rows, group.fence, operation);
       });
     });
@@ -509,7 +551,7 @@ export class KyselyStore {
         | undefined;
       if (workflow === undefined) throw unknownWorkflowError(id, operation);
       if (i === 0) {
-        this.#checkFence(id, workflow, fence, operation);
+        await checkFence(trx, this.#statements, id, workflow, fence, operation);
         stepCount = Number(workflow.step_count);
         lastSuperstep = Number(workflow.last_superstep);
       }
@@ -542,22 +584,6 @@ export class KyselyStore {
         await trx.executeQuery(this.#statements.afterStep(id, lastSuperstep, stepCount, Date.now()));
       }
     }
-  }
-
-  #checkFence(
-    id: string,
-    workflow: Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">,
-    fence: Fence | undefined,
-    operation: string,
-  ): void {
-    const epoch = Number(workflow.lease_epoch);
-    if (fence === undefined || fence.epoch === epoch) return;
-    throw staleFenceError(id, operation, fence.epoch, {
-      epoch,
-      ...(workflow.lease_owner === null
-        ? {}
-        : { owner: workflow.lease_owner, expiresAt: new Date(Number(workflow.lease_expires_at ?? 0)) }),
-    });
   }
 
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
@@ -615,14 +641,19 @@ export class KyselyStore {
                 path: "error",
               });
       }
+      if (update.stopRequested === null) changes["stop_requested"] = null;
       const d = this.dialect;
       const row = await this.#write(async (trx) => {
         const q = d.scoped(trx);
+        // A child guarded by its root: lock the root first (the order every multi-row write uses).
+        if (fence?.workflowId !== undefined && fence.workflowId !== id) {
+          await trx.executeQuery(this.#statements.lockWorkflow(fence.workflowId));
+        }
         const workflow = (await trx.executeQuery(this.#statements.lockWorkflow(id))).rows[0] as
           | Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">
           | undefined;
         if (workflow === undefined) throw unknownWorkflowError(id, "updateWorkflow");
-        this.#checkFence(id, workflow, fence, "updateWorkflow");
+        await checkFence(trx, this.#statements, id, workflow, fence, "updateWorkflow");
         return (await q
           .updateTable(d.names.workflows)
           .set({ ...changes, updated_at: Date.now() })
