@@ -93,10 +93,12 @@ export class Journal {
     const claim: Effect.Effect<void, RunError> =
       config.isChild || lease === undefined
         ? Effect.void
-        : lease.claim(store, config.shared.lease, (message) => this.#host.event("Warning", { message })).pipe(
-            Effect.zipRight(store.getStopRequest(id)),
-            Effect.map((request) => lease.sawStop(request)),
-          );
+        : lease
+            .claim(store, config.shared.lease, (message) => this.#host.event("Warning", { message }))
+            .pipe(
+              Effect.zipRight(store.getStopRequest(id)),
+              Effect.map((request) => lease.sawStop(request)),
+            );
     return create.pipe(
       Effect.zipRight(claim),
       Effect.tap(() => {
@@ -145,7 +147,8 @@ export class Journal {
     if (store === undefined) return undefined;
     const superstep = state.superstep;
     return this.#guard(store.saveStep(stepRecord(this.#host.config.workflowId, superstep, ex, o), this.#fence)).pipe(
-      Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })));
+      Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
+    );
   }
 
   /** Writes the workflow's final status, flushes (top-level runs) and gives the lease back. */

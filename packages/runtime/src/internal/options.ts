@@ -160,7 +160,9 @@ export function leaseTiming(options: {
 }): LeaseTiming {
   const ttlMs = typeof options.leaseTtlMs === "number" ? options.leaseTtlMs : 30_000;
   const renewEveryMs =
-    typeof options.leaseRenewIntervalMs === "number" ? options.leaseRenewIntervalMs : Math.max(10, Math.floor(ttlMs / 3));
+    typeof options.leaseRenewIntervalMs === "number"
+      ? options.leaseRenewIntervalMs
+      : Math.max(10, Math.floor(ttlMs / 3));
   const stopPollMs =
     typeof options.stopPollIntervalMs === "number" ? options.stopPollIntervalMs : Math.min(1000, renewEveryMs);
   return { ttlMs, renewEveryMs, stopPollMs };
