@@ -36,6 +36,7 @@ import {
   RACE_VALUES,
   raceGraph,
 } from "./engineGraph.js";
+import { describeEngineLeases } from "./engineLeases.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
 import type { Storage } from "./handles.js";
 import { borrowed, crashable, openStorage } from "./handles.js";
@@ -394,6 +395,8 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
         );
       });
     });
+
+    if (child !== undefined) describeEngineLeases(options, child);
 
     if (child !== undefined) {
       const adapter = adapterRef(child);
