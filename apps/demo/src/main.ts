@@ -7,7 +7,6 @@ import * as readline from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Checkpointer, WorkflowRecord } from "@graph/checkpoint";
-import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import type { OutputsOf, PausesOf } from "@graph/core";
 import {
   type EventProcessor,
@@ -18,7 +17,9 @@ import {
   type RunStatus,
 } from "@graph/runtime";
 import { modelDelay, setModelDelay } from "./llm.js";
+import { openStore, type StoreSpec } from "./store.js";
 import { box, describeDecision, makeStyle, ProgressView, TraceWriter } from "./ui.js";
+import { queueUrl, startWorkers, type WorkerPool } from "./workers.js";
 import { type Decision, MAX_REVISIONS, SAMPLE_TICKETS, supportGraph } from "./workflow.js";
 
 /** The support workflow's results and pauses, typed by its graph. */
@@ -53,6 +54,8 @@ Usage: npm run demo -- [options]
                           or a Redis URL
   --schema <name>         PostgreSQL schema / Redis key prefix (default ${DEFAULT_SCHEMA})
   --data <dir>            data directory holding demo.db (default apps/demo/data)
+  --workers <n>           run the tickets on n worker processes through a Redis queue (REDIS_URL, or --db when
+                          it is Redis, else redis://127.0.0.1:6379)
   --id <workflowId>       workflow id for a new --ticket run (default: a random ticket-xxxxxx)
   --delay-ms <n>          base delay of the stand-in model in ms (default 15, or 200 with DEMO_SLOW=1)
   --trace <file>          append every runtime event as a JSON line (used by the end-to-end tests)
@@ -74,6 +77,7 @@ interface Cli {
   readonly schema: string | undefined;
   readonly data: string | undefined;
   readonly id: string | undefined;
+  readonly workers: number | undefined;
   readonly delayMs: number;
   readonly trace: string | undefined;
   readonly color: boolean | undefined;
@@ -102,6 +106,7 @@ function parseCli(argv: readonly string[]): Cli {
       schema: { type: "string" },
       data: { type: "string" },
       id: { type: "string" },
+      workers: { type: "string" },
       "delay-ms": { type: "string" },
       trace: { type: "string" },
       "no-color": { type: "boolean" },
@@ -124,6 +129,9 @@ function parseCli(argv: readonly string[]): Cli {
     if (!Number.isFinite(delayMs) || delayMs < 0)
       throw new UsageError(`--delay-ms expects a number of milliseconds ≥ 0, got '${values["delay-ms"]}'.`);
   }
+  const workers = values.workers === undefined ? undefined : Number(values.workers);
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1 && workers <= 64))
+    throw new UsageError(`--workers expects a number of worker processes from 1 to 64, got '${values.workers}'.`);
   if (values.ticket !== undefined && values.ticket.trim() === "")
     throw new UsageError("--ticket needs the text of the ticket.");
   if (values.ticket !== undefined && values.resume !== undefined)
@@ -148,6 +156,7 @@ function parseCli(argv: readonly string[]): Cli {
     schema: values.schema,
     data: values.data,
     id: values.id,
+    workers,
     delayMs,
     trace: values.trace,
     color: values["no-color"] === true ? false : values.color === true ? true : undefined,
@@ -192,10 +201,15 @@ class Demo {
   readonly view: ProgressView;
   readonly runner: Runner;
   readonly interactive: boolean;
+  readonly store: StoreSpec;
+  readonly processors: readonly EventProcessor[];
+  /** Set by `--workers`: runs go through the queue to these worker processes. */
+  pool: WorkerPool | undefined;
   #abort: AbortController | undefined;
 
-  constructor(cli: Cli, checkpointer: Checkpointer, storeLabel: string) {
+  constructor(cli: Cli, store: StoreSpec, checkpointer: Checkpointer, storeLabel: string) {
     this.cli = cli;
+    this.store = store;
     this.style = makeStyle(out, cli.color);
     const ci =
       process.env["CI"] !== undefined &&
@@ -208,6 +222,7 @@ class Demo {
     this.view = new ProgressView({ out, style: this.style, live: out.isTTY === true, graph: supportGraph });
     const processors: EventProcessor[] = [this.view];
     if (cli.trace !== undefined) processors.push(new TraceWriter(userPath(cli.trace)));
+    this.processors = processors;
     this.runner = new Runner({
       checkpointer: this.checkpointer,
       eventProcessors: processors,
@@ -215,36 +230,41 @@ class Demo {
     });
   }
 
-  /**
-   * Opens the storage. durability "sync": every finished step is committed before the run goes on, so a SIGKILL
-   * loses nothing that finished (the default "async" batches writes in the background for speed). The PostgreSQL
-   * adapter is imported only when asked for, so SQLite runs never load `pg`.
-   */
+  /** Opens the storage the options name (see store.ts). */
   static async open(cli: Cli): Promise<Demo> {
+    const schema = cli.schema ?? DEFAULT_SCHEMA;
     if (cli.db !== undefined && isPostgres(cli.db)) {
-      const { PostgresCheckpointer } = await import("@graph/checkpoint-postgres");
-      const schema = cli.schema ?? DEFAULT_SCHEMA;
-      const checkpointer = new PostgresCheckpointer({
-        connectionString: cli.db,
-        schema,
-        policy: { durability: "sync" },
-        max: 4,
-      });
-      return new Demo(cli, checkpointer, `PostgreSQL ${redact(cli.db)} (schema ${schema})`);
+      const spec: StoreSpec = { kind: "postgres", url: cli.db, schema };
+      return new Demo(cli, spec, await openStore(spec), `PostgreSQL ${redact(cli.db)} (schema ${schema})`);
     }
     if (cli.db !== undefined && isRedis(cli.db)) {
-      const { RedisCheckpointer } = await import("@graph/checkpoint-redis");
-      const prefix = `${cli.schema ?? DEFAULT_SCHEMA}:`;
-      const checkpointer = new RedisCheckpointer({ url: cli.db, prefix, policy: { durability: "sync" } });
-      return new Demo(cli, checkpointer, `Redis ${redact(cli.db)} (key prefix ${prefix})`);
+      const spec: StoreSpec = { kind: "redis", url: cli.db, prefix: `${schema}:` };
+      return new Demo(cli, spec, await openStore(spec), `Redis ${redact(cli.db)} (key prefix ${spec.prefix})`);
     }
     const file =
       cli.db !== undefined
         ? userPath(cli.db)
         : path.join(cli.data !== undefined ? userPath(cli.data) : DEFAULT_DATA_DIR, "demo.db");
     const shown = path.relative(userPath("."), file);
-    const checkpointer = new SqliteCheckpointer({ path: file, policy: { durability: "sync" } });
-    return new Demo(cli, checkpointer, `SQLite ${shown.startsWith("..") || shown === "" ? file : shown}`);
+    const spec: StoreSpec = { kind: "sqlite", path: file };
+    return new Demo(
+      cli,
+      spec,
+      await openStore(spec),
+      `SQLite ${shown.startsWith("..") || shown === "" ? file : shown}`,
+    );
+  }
+
+  /** `--workers N`: starts the worker processes; every run goes through the queue from now on. */
+  async startWorkers(count: number): Promise<void> {
+    await this.checkpointer.setup();
+    this.pool = await startWorkers(count, this.store, modelDelay());
+    this.print(
+      this.style.dim(
+        `Running on ${count} worker process${count === 1 ? "" : "es"} (pids ${this.pool.pids.join(", ")}) through the ` +
+          `queue at ${redact(queueUrl(this.store))}.`,
+      ),
+    );
   }
 
   print(text = ""): void {
@@ -345,6 +365,7 @@ class Demo {
     try {
       for (let attempt = 1; ; attempt++) {
         try {
+          if (this.pool !== undefined) return await this.runRemote(this.pool, id, values, abort.signal);
           return await this.runner.run(supportGraph, {
             workflowId: id,
             values,
@@ -360,6 +381,24 @@ class Demo {
     } finally {
       this.view.flush();
       this.#abort = undefined;
+    }
+  }
+
+  /** One run on a worker process: its events (from the run's stream) drive the same progress view. */
+  async runRemote(
+    pool: WorkerPool,
+    id: string,
+    values: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<RunResult<SupportOutputs, SupportPause>> {
+    const handle = pool.remote.start(supportGraph, { workflowId: id, values, errorHandling: "continue" } as never);
+    const onAbort = () => void handle.stop(signal.reason);
+    signal.addEventListener("abort", onAbort);
+    try {
+      for await (const event of handle.events) for (const p of this.processors) await p.onEvent(event);
+      return (await handle.result) as RunResult<SupportOutputs, SupportPause>;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
   }
 
@@ -596,6 +635,7 @@ class Demo {
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
     await this.runner.close();
     await this.checkpointer.close(); // idempotent; also covers commands that never started a run
   }
@@ -655,6 +695,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   process.on("SIGINT", demo.onInterrupt);
   try {
+    if (cli.workers !== undefined && !cli.list) await demo.startWorkers(cli.workers);
     if (cli.list) return await demo.list();
     if (cli.resume !== undefined) return await demo.resume(cli.resume);
     if (cli.ticket !== undefined) return await demo.runOne(cli.ticket);

@@ -192,26 +192,13 @@ function execute(host: EngineHost, ex: Execution): Effect.Effect<Outcome, RunErr
   return executeFunction(host, ex, n as FunctionNode);
 }
 
-/** Per node: objects with its inputs' keys, copied for each run (one hidden class per node, not one per run). */
-const templates = new WeakMap<AnyNode, { readonly inputs: object; readonly versions: object }>();
-
-function templateOf(n: AnyNode): { readonly inputs: object; readonly versions: object } {
-  let t = templates.get(n);
-  if (t === undefined) {
-    const keys: Record<string, undefined> = {};
-    for (const input of n.inputs) keys[input] = undefined;
-    t = { inputs: { ...keys }, versions: { ...keys } };
-    templates.set(n, t);
-  }
-  return t;
-}
-
 function resolveInputs(host: EngineHost, n: AnyNode, spanId: string, startedAt: number): Execution {
   const { state, graph } = host;
   const bound = graph.inputs.bound;
-  const template = templateOf(n);
-  const inputs = { ...template.inputs } as Record<string, unknown>;
-  const versions = { ...template.versions } as Record<string, number>;
+  const inputs: Record<string, unknown> = {};
+  // Internal bookkeeping keyed by each node's own input names: a dictionary from the start, so thousands of
+  // distinct names don't each add a hidden class (the node function gets an ordinary object).
+  const versions = Object.create(null) as Record<string, number>;
   for (const input of n.inputs) {
     const slot = state.values.get(input);
     if (slot !== undefined) {
@@ -222,10 +209,10 @@ function resolveInputs(host: EngineHost, n: AnyNode, spanId: string, startedAt: 
       versions[input] = 0;
     } else {
       versions[input] = 0;
-      const d = n instanceof FunctionNode ? n.defaultValue(input) : undefined;
-      // An input with no value is absent, not undefined (a nested graph passes on only what is there).
-      if (d === undefined) delete inputs[input];
-      else inputs[input] = d.value;
+      if (n instanceof FunctionNode) {
+        const d = n.defaultValue(input);
+        if (d !== undefined) inputs[input] = d.value;
+      }
     }
   }
   if (n instanceof InterruptNode) {

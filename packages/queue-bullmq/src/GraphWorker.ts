@@ -1,0 +1,289 @@
+import type { Checkpointer, Serializer } from "@graph/checkpoint";
+import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
+import type { Graph } from "@graph/core";
+import type { RunHandle } from "@graph/runtime";
+import { Runner, RunResult } from "@graph/runtime";
+import { type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { connect, redisUrl } from "./internal/connection.js";
+import { isAnswered, StreamWriter } from "./internal/eventStream.js";
+import { type QueueKeys, queueKeys } from "./internal/keys.js";
+import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
+import { gatherResults, runChunk } from "./internal/mapWorker.js";
+import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
+import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
+
+type AnyJobData = RunJobData | ChunkJobData | GatherJobData;
+
+/** Options of a {@link GraphWorker}. */
+export interface GraphWorkerOptions {
+  /** Redis URL (`redis://host:port/db`) of the queue. Default `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  readonly connection?: string | undefined;
+  /** The checkpointer every worker and the submitters share: the only source of truth of a run. */
+  readonly checkpointer: Checkpointer;
+  /** The graphs this worker runs, found by `name` (give each one); a job's `definitionHash` must match. */
+  readonly graphs: readonly Graph[];
+  /** The queue's name. Default `"graph"`. */
+  readonly queue?: string;
+  /** Key prefix. Default `"graph"`. */
+  readonly prefix?: string;
+  /** Runs at once in this process. Default 4. */
+  readonly concurrency?: number;
+  /** The runs' checkpointer lease; another worker adopts a dead worker's run once it expired. Default 30 s. */
+  readonly leaseTtlMs?: number;
+  /** BullMQ's job lock: a dead worker's job is delivered again once it expired. Default 30 s. */
+  readonly lockDurationMs?: number;
+  /** How often held runs' stop requests are polled (a pub/sub message normally arrives first). Default 250 ms. */
+  readonly stopPollMs?: number;
+  /** How long `close()` lets running runs finish before stopping them for another worker to resume. Default 10 s. */
+  readonly closeTimeoutMs?: number;
+  /** Call `close()` on SIGTERM and SIGINT. Default true. */
+  readonly handleSignals?: boolean;
+  /** Lease owner id. Default `host:pid:random`. */
+  readonly owner?: string;
+}
+
+/**
+ * A worker process's side of the queue: takes run jobs, runs them with a `Runner` on the shared checkpointer,
+ * streams their events and result to the submitter, and lets interrupts free it (the answer is a new job, on any
+ * worker). A job whose worker died is delivered again and resumed from the checkpointer.
+ *
+ * @example
+ * ```ts
+ * import { MemoryCheckpointer } from "@graph/checkpoint";
+ * import { Graph, node } from "@graph/core";
+ * import { GraphWorker } from "@graph/queue-bullmq";
+ *
+ * const double = node({ output: "y" }, function double({ x }: { x: number }) {
+ *   return x * 2;
+ * });
+ * const worker = new GraphWorker({
+ *   connection: "redis://127.0.0.1:6379",
+ *   checkpointer: new MemoryCheckpointer(),
+ *   graphs: [new Graph([double], { name: "doubler" })],
+ * });
+ * await worker.start();
+ * ```
+ */
+export class GraphWorker {
+  readonly #options: GraphWorkerOptions;
+  readonly #keys: QueueKeys;
+  readonly #graphs: ReadonlyMap<string, Graph>;
+  readonly #serializer: Serializer;
+  readonly #runner: Runner;
+  readonly #held = new Map<string, RunHandle>();
+  /** Runs this worker stopped because it is closing: their jobs go back to the queue. */
+  readonly #handedBack = new Set<string>();
+  #redis: Redis | undefined;
+  #subscriber: Redis | undefined;
+  #worker: Worker<AnyJobData> | undefined;
+  #unwatch: (() => Promise<void>) | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #onSignal = (): void => {
+    void this.close();
+  };
+
+  constructor(options: GraphWorkerOptions) {
+    this.#options = options;
+    this.#keys = queueKeys(options.queue ?? "graph", options.prefix);
+    this.#graphs = new Map(options.graphs.map((g) => [g.name ?? "graph", g]));
+    this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
+    this.#runner = new Runner({
+      checkpointer: options.checkpointer,
+      ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    });
+  }
+
+  /** Connects and starts taking jobs. */
+  async start(): Promise<void> {
+    const o = this.#options;
+    const url = redisUrl(o.connection);
+    this.#redis = connect(url);
+    this.#subscriber = connect(url);
+    this.#unwatch = await watchStops(
+      this.#subscriber,
+      this.#redis,
+      this.#keys,
+      () => this.#held.keys(),
+      (id, info) => void this.#runner.stop(id, info),
+      o.stopPollMs ?? 250,
+    );
+    const lockDuration = o.lockDurationMs ?? 30_000;
+    this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job) => this.#dispatch(job), {
+      connection: { url, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+      concurrency: o.concurrency ?? 4,
+      lockDuration,
+      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
+      // A run whose worker died is resumed as often as workers die; the checkpointer keeps it correct.
+      maxStalledCount: 1_000_000,
+    });
+    this.#worker.on("error", () => {});
+    await this.#worker.waitUntilReady();
+    if (o.handleSignals !== false) {
+      process.once("SIGTERM", this.#onSignal);
+      process.once("SIGINT", this.#onSignal);
+    }
+  }
+
+  /**
+   * Stops taking jobs, lets running runs finish for `closeTimeoutMs`, then stops the rest (their steps are
+   * checkpointed and their jobs go back to the queue for another worker), and closes the runner and connections.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    process.removeListener("SIGTERM", this.#onSignal);
+    process.removeListener("SIGINT", this.#onSignal);
+    const closed = this.#worker?.close();
+    const timer = setTimeout(() => {
+      for (const id of this.#held.keys()) {
+        this.#handedBack.add(id);
+        void this.#runner.stop(id, { reason: "worker closing" });
+      }
+    }, this.#options.closeTimeoutMs ?? 10_000);
+    await closed;
+    clearTimeout(timer);
+    await this.#unwatch?.();
+    await this.#runner.close();
+    await this.#subscriber?.quit().catch(() => {});
+    await this.#redis?.quit().catch(() => {});
+  }
+
+  #dispatch(job: Job<AnyJobData>): Promise<unknown> {
+    const data = job.data;
+    if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
+    if ("kind" in data && data.kind === "gather") return this.#gather(data);
+    return this.#process(job as Job<RunJobData>);
+  }
+
+  /** A distributed map's chunk: its items as child workflows; returns only how many finished. */
+  async #chunk(data: ChunkJobData): Promise<number> {
+    if (this.#refusal(data) !== undefined) return 0; // the gather job reports the refusal
+    const graph = this.#graphs.get(data.graphName)!;
+    return runChunk(data, graph, this.#runner, this.#options.checkpointer, this.#serializer, this.#redis!, this.#keys);
+  }
+
+  /** A distributed map's gather job: every chunk finished; the results, read in item order, go to the stream. */
+  async #gather(data: GatherJobData): Promise<void> {
+    const redis = this.#redis!;
+    const writer = new StreamWriter(redis, this.#keys.events(data.mapId, data.submission));
+    const refusal = this.#refusal(data);
+    if (refusal !== undefined) writer.append("error", this.#serializer.serialize(errorToWire(refusal)));
+    else {
+      const gathered = await gatherResults(data, this.#graphs.get(data.graphName)!, this.#options.checkpointer);
+      const failed = gathered.results.find((r) => r.status === "failed");
+      if (failed !== undefined && data.errorHandling === "raise") {
+        const stored = failed.error as { tag?: string; name: string; message: string };
+        writer.append(
+          "error",
+          this.#serializer.serialize({
+            tag: stored.tag ?? stored.name,
+            name: stored.name,
+            message: stored.message,
+            fields: { workflowId: failed.workflowId },
+          }),
+        );
+      } else writer.append("result", encodeMapResult(this.#serializer, gathered));
+    }
+    await writer.flush(true);
+    const chunkKeys = Array.from({ length: data.chunks }, (_, c) => this.#keys.mapChunk(data.mapId, c));
+    if (chunkKeys.length > 0) await redis.del(...chunkKeys);
+    await clearStop(redis, this.#keys, data.mapId);
+  }
+
+  async #process(job: Job<RunJobData>): Promise<void> {
+    const data = job.data;
+    const redis = this.#redis!;
+    const writer = new StreamWriter(redis, this.#keys.events(data.workflowId, data.submission));
+    const refusal = this.#refusal(data);
+    if (refusal !== undefined) {
+      writer.append("error", this.#serializer.serialize(errorToWire(refusal)));
+      return writer.flush(true);
+    }
+    const graph = this.#graphs.get(data.graphName)!;
+    // Delivered again after an earlier delivery answered (its worker only looked dead: a missed lock renewal):
+    // running it again would append a second answer nobody reads, and keep the job id taken.
+    if (await isAnswered(redis, this.#keys.events(data.workflowId, data.submission))) return;
+    const requested = await readStop(redis, this.#keys, data.workflowId);
+    if (requested !== undefined) {
+      // Stopped while queued: nothing runs, nothing is written to the checkpointer.
+      const stopped = new RunResult({ status: "stopped", values: {}, workflowId: data.workflowId, runId: "" });
+      writer.append("result", encodeResult(this.#serializer, stopped));
+      await clearStop(redis, this.#keys, data.workflowId);
+      return writer.flush(true);
+    }
+    const inputsKey = this.#keys.inputs(data.workflowId, data.submission);
+    const stored = data.hasValues ? await redis.get(inputsKey) : null;
+    const values = stored === null ? undefined : (this.#serializer.deserialize(stored) as Record<string, unknown>);
+    if (job.attemptsMade > 0 || stored === null) writer.append("attempt", String(job.attemptsMade));
+    const handle = this.#runner.start(graph, {
+      ...data.options,
+      workflowId: data.workflowId,
+      ...(values === undefined ? {} : { values }),
+    } as never);
+    this.#held.set(data.workflowId, handle);
+    const pump = (async () => {
+      let inputsDurable = stored === null;
+      for await (const event of handle.events) {
+        // The run's first superstep starts after its input step was saved: a retry resumes without the inputs.
+        if (!inputsDurable && event.type === "SuperstepStart") {
+          inputsDurable = true;
+          redis.del(inputsKey).catch(() => {});
+        }
+        writer.append("event", encodeEvent(this.#serializer, event));
+      }
+    })().catch(() => {});
+    let retry: unknown;
+    try {
+      const result = await handle.result;
+      await pump;
+      if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
+        retry = new Error(`Workflow '${data.workflowId}' handed back: its worker is closing.`);
+      else {
+        writer.append("result", encodeResult(this.#serializer, result));
+        if (result.status === "stopped") await clearStop(redis, this.#keys, data.workflowId);
+      }
+    } catch (error) {
+      await pump;
+      // Another process holds the lease (a dead worker's run, until its lease expires): try again later.
+      if (isWorkflowConflictError(error) || this.#handedBack.has(data.workflowId)) retry = error;
+      else writer.append("error", this.#serializer.serialize(errorToWire(error)));
+    } finally {
+      this.#held.delete(data.workflowId);
+      this.#handedBack.delete(data.workflowId);
+    }
+    if (retry !== undefined) {
+      await writer.flush();
+      throw retry;
+    }
+    await redis.del(inputsKey);
+    await writer.flush(true);
+  }
+
+  #refusal(
+    data: Pick<RunJobData, "graphName" | "definitionHash"> & { workflowId?: string; mapId?: string },
+  ): Error | undefined {
+    const workflowId = data.workflowId ?? data.mapId ?? "";
+    const graph = this.#graphs.get(data.graphName);
+    if (graph === undefined)
+      return new UnknownGraphError({
+        graphName: data.graphName,
+        workflowId,
+        known: [...this.#graphs.keys()],
+      });
+    if (graph.definitionHash !== data.definitionHash)
+      return new GraphVersionError({
+        graphName: data.graphName,
+        workflowId,
+        expected: data.definitionHash,
+        actual: graph.definitionHash,
+      });
+    return undefined;
+  }
+}

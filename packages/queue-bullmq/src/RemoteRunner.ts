@@ -1,0 +1,315 @@
+import type { Checkpointer, Serializer } from "@graph/checkpoint";
+import { defaultSerializer } from "@graph/checkpoint";
+import type { Graph } from "@graph/core";
+import type { GraphEvent, MapOptions, RunOptions } from "@graph/runtime";
+import { RunResult } from "@graph/runtime";
+import { FlowProducer, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { connect, redisUrl } from "./internal/connection.js";
+import { EventQueue } from "./internal/EventQueue.js";
+import { readStream } from "./internal/eventStream.js";
+import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
+import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
+import { requestStop } from "./internal/stopSignal.js";
+import {
+  decodeResult,
+  errorFromWire,
+  pickWireOptions,
+  type RunJobData,
+  type WireError,
+  type WireMapItem,
+} from "./internal/wire.js";
+import type {
+  AnyGraph,
+  MapResultOf,
+  RemoteResultOf,
+  RemoteResumeOptions,
+  RemoteRunHandle,
+  RemoteStartArgs,
+} from "./typing.js";
+
+/** Options of `RemoteRunner.map`: `runner.map`'s, and the chunk size. */
+export interface RemoteMapOptions extends Omit<MapOptions, "signal" | "maxConcurrency"> {
+  /** Items per chunk job. Default 500. */
+  readonly chunkSize?: number;
+}
+
+/** Options of a {@link RemoteRunner}. */
+export interface RemoteRunnerOptions {
+  /** Redis URL (`redis://host:port/db`) of the queue. Default `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  readonly connection?: string | undefined;
+  /** The queue's name: the same on the workers. Default `"graph"`. */
+  readonly queue?: string;
+  /** Key prefix: the same on the workers. Default `"graph"`. */
+  readonly prefix?: string;
+  /** The workers' checkpointer (or one on the same storage): its serializer encodes inputs and results. */
+  readonly checkpointer?: Checkpointer;
+}
+
+/**
+ * Runs graphs on the {@link GraphWorker}s of a queue, with `Runner`'s API: `run`, `start` (events, result,
+ * `stop()`) and `stop(workflowId)`. Inputs are stored beside the job, never in it; the job carries the graph's name,
+ * its `definitionHash` and the workflow id, which is also the job id (submitting one workflow twice at once runs it
+ * once).
+ *
+ * @example
+ * ```ts
+ * import { Graph, node } from "@graph/core";
+ * import { RemoteRunner } from "@graph/queue-bullmq";
+ *
+ * const double = node({ output: "y" }, function double({ x }: { x: number }) {
+ *   return x * 2;
+ * });
+ * const doubler = new Graph([double], { name: "doubler" });
+ * const remote = new RemoteRunner({ connection: "redis://127.0.0.1:6379", queue: "graph" });
+ * const result = await remote.run(doubler, { values: { x: 21 }, workflowId: "d-1" });
+ * console.log(result.values.y);
+ * await remote.close();
+ * ```
+ */
+export class RemoteRunner {
+  readonly #redis: Redis;
+  readonly #queue: Queue<RunJobData>;
+  readonly #keys: QueueKeys;
+  readonly #serializer: Serializer;
+  readonly #url: string;
+  readonly #readers = new Set<Redis>();
+  readonly #flows: FlowProducer;
+
+  constructor(options: RemoteRunnerOptions) {
+    const queue = options.queue ?? "graph";
+    this.#url = redisUrl(options.connection);
+    this.#keys = queueKeys(queue, options.prefix);
+    this.#redis = connect(this.#url);
+    this.#queue = new Queue<RunJobData>(queue, {
+      connection: { url: this.#url, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+    });
+    this.#serializer = options.checkpointer?.serializer ?? defaultSerializer;
+    this.#flows = new FlowProducer({
+      connection: { url: this.#url, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+    });
+  }
+
+  /** Runs a graph on a worker to completion (or pause / stop / failure). */
+  run<G extends Graph>(graph: G, ...options: RemoteStartArgs<G>): Promise<RemoteResultOf<G>>;
+  run<G extends Graph>(graph: G, options: RemoteResumeOptions<G>): Promise<RemoteResultOf<G>>;
+  run(graph: Graph, options: object = {}): Promise<RunResult> {
+    return this.start(graph, options as RemoteResumeOptions<Graph>).result;
+  }
+
+  /** Submits a run and returns at once with a handle: its events (replayed from the first), result and `stop()`. */
+  start<G extends Graph>(graph: G, ...options: RemoteStartArgs<G>): RemoteRunHandle<G>;
+  start<G extends Graph>(graph: G, options: RemoteResumeOptions<G>): RemoteRunHandle<G>;
+  start(graph: Graph, rawOptions: object = {}): RemoteRunHandle<AnyGraph> {
+    const options = rawOptions as RunOptions;
+    const workflowId = options.workflowId ?? crypto.randomUUID();
+    const events = new EventQueue<GraphEvent>();
+    let runId = "";
+    // Issued now, on the shared connection, so a `stop()` called right after this returns lands after it.
+    const submission = crypto.randomUUID();
+    const prepared = this.#prepare(graph, options, workflowId, submission);
+    const result = this.#follow(workflowId, prepared, events).then(
+      (r) => {
+        runId = r.runId;
+        events.close();
+        return r;
+      },
+      (error: unknown) => {
+        events.close(error);
+        throw error;
+      },
+    );
+    result.catch(() => {});
+    return {
+      workflowId,
+      get runId() {
+        return runId;
+      },
+      events,
+      result: result as Promise<RemoteResultOf<AnyGraph>>,
+      stop: (info?: unknown) => this.stop(workflowId, info).then(() => {}),
+    };
+  }
+
+  /**
+   * Runs the graph once per item of the `mapOver` inputs (zip or product) on the workers: the items are split into
+   * chunk jobs of `chunkSize` (added as one flow, never one job per item); each chunk runs its items as child
+   * workflows `<workflowId>/<i>` on the shared checkpointer; the results are read back in item order. A chunk whose
+   * worker died runs again, skipping its finished items. `errorHandling: "raise"` (default) rejects with the first
+   * failed item's error (in item order); "continue" resolves with every item's result.
+   */
+  async map<G extends Graph>(graph: G, options: RemoteMapOptions): Promise<MapResultOf<G>> {
+    const mapId = options.workflowId ?? crypto.randomUUID();
+    const mapOver = typeof options.mapOver === "string" ? [options.mapOver] : [...options.mapOver];
+    const values = options.values ?? {};
+    const items = mapItems(values, mapOver, options.mapMode ?? "zip");
+    const ranges = chunkRanges(items.length, options.chunkSize ?? 500);
+    const submission = crypto.randomUUID();
+    const tx = this.#redis.multi().del(this.#keys.stop(mapId));
+    ranges.forEach(([start, end], c) =>
+      tx.set(
+        this.#keys.mapChunk(mapId, c),
+        this.#serializer.serialize(items.slice(start, end).map((item) => ({ ...values, ...item }))),
+      ),
+    );
+    await tx.exec();
+    const base = { graphName: graph.name ?? "graph", definitionHash: graph.definitionHash, mapId };
+    const wireOptions = pickWireOptions({ ...options, errorHandling: "continue" });
+    const queueName = this.#queue.name;
+    const jobId = jobIdOf(mapId);
+    const gather: GatherJobData = {
+      kind: "gather",
+      ...base,
+      submission,
+      total: items.length,
+      chunks: ranges.length,
+      errorHandling: options.errorHandling ?? "raise",
+    };
+    await this.#flows.add({
+      name: "map-gather",
+      queueName,
+      data: gather,
+      opts: { jobId, removeOnComplete: true, removeOnFail: true },
+      children: ranges.map(([start, end], chunk) => ({
+        name: "map-chunk",
+        queueName,
+        data: { kind: "chunk", ...base, chunk, start, end, options: wireOptions } satisfies ChunkJobData,
+        opts: {
+          jobId: `${jobId}-c${chunk}`,
+          removeOnComplete: true,
+          attempts: 10_000,
+          backoff: { type: "fixed", delay: 500 },
+        },
+      })),
+    });
+    const reader = connect(this.#url);
+    this.#readers.add(reader);
+    try {
+      const key = this.#keys.events(mapId, submission);
+      for await (const entry of readStream(reader, key, (e) => e.kind === "result" || e.kind === "error")) {
+        if (entry.kind === "error") throw rebuildError(this.#serializer.deserialize(entry.body) as WireError);
+        if (entry.kind !== "result") continue;
+        const map = this.#serializer.deserialize(entry.body) as { status: RunResult["status"]; results: WireMapItem[] };
+        const results = map.results.map(
+          (r) =>
+            new RunResult({
+              status: r.status,
+              values: r.values,
+              workflowId: r.workflowId,
+              runId: r.runId,
+              ...(r.error === undefined
+                ? {}
+                : {
+                    error: errorFromWire({
+                      tag: r.error.tag ?? r.error.name,
+                      name: r.error.name,
+                      message: r.error.message,
+                      fields: {},
+                    }),
+                  }),
+            }),
+        );
+        const columns: Record<string, unknown[]> = {};
+        for (const o of graph.outputs) columns[o] = results.map((r) => (r.values as Record<string, unknown>)[o]);
+        return { status: map.status, results, values: columns } as MapResultOf<G>;
+      }
+      throw new Error(`The event stream of map '${mapId}' ended without a result.`);
+    } finally {
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
+  }
+
+  /**
+   * Stops a run wherever it runs: the worker holding it stops it as `runner.stop` would; a run still queued never
+   * starts a node. Resolves to false when the queue has no job for the workflow.
+   */
+  async stop(workflowId: string, info?: unknown): Promise<boolean> {
+    await requestStop(this.#redis, this.#keys, workflowId, info);
+    return (await this.#queue.getJob(jobIdOf(workflowId))) !== undefined;
+  }
+
+  /** Closes the queue and the connections (runs continue on their workers). */
+  async close(): Promise<void> {
+    for (const reader of this.#readers) reader.disconnect();
+    await this.#queue.close();
+    await this.#flows.close();
+    await this.#redis.quit().catch(() => {});
+  }
+
+  /** Stores the inputs, then adds the job; resolves to the submission whose stream to read (the first one's). */
+  #prepare(graph: Graph, options: RunOptions, workflowId: string, submission: string): Promise<string> {
+    const values = options.values;
+    const tx = this.#redis.multi();
+    tx.del(this.#keys.stop(workflowId));
+    if (values !== undefined) tx.set(this.#keys.inputs(workflowId, submission), this.#serializer.serialize(values));
+    const stored = tx.exec();
+    return stored.then(async () => {
+      const data: RunJobData = {
+        graphName: graph.name ?? "graph",
+        definitionHash: graph.definitionHash,
+        workflowId,
+        submission,
+        hasValues: values !== undefined,
+        options: pickWireOptions(options),
+      };
+      const jobId = jobIdOf(workflowId);
+      for (let attempt = 0; ; attempt++) {
+        await this.#queue.add(data.graphName, data, {
+          jobId,
+          removeOnComplete: true,
+          removeOnFail: true,
+          attempts: 10_000,
+          backoff: { type: "fixed", delay: 500 },
+        });
+        const job = await this.#queue.getJob(jobId);
+        // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.
+        if (job === undefined && attempt < 3) continue;
+        const actual = (job?.data as RunJobData | undefined)?.submission ?? submission;
+        if (actual !== submission && values !== undefined)
+          await this.#redis.del(this.#keys.inputs(workflowId, submission));
+        return actual;
+      }
+    });
+  }
+
+  async #follow(workflowId: string, prepared: Promise<string>, events: EventQueue<GraphEvent>): Promise<RunResult> {
+    const submission = await prepared;
+    const reader = connect(this.#url);
+    this.#readers.add(reader);
+    try {
+      const key = this.#keys.events(workflowId, submission);
+      for await (const entry of readStream(reader, key, (e) => e.kind === "result" || e.kind === "error")) {
+        if (entry.kind === "event") events.push(this.#serializer.deserialize(entry.body) as GraphEvent);
+        else if (entry.kind === "result") return decodeResult(this.#serializer, entry.body);
+        else if (entry.kind === "error") throw rebuildError(this.#serializer.deserialize(entry.body) as WireError);
+      }
+      throw new Error(`The event stream of workflow '${workflowId}' ended without a result.`);
+    } finally {
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
+  }
+}
+
+/** The queue's own refusals come back as their classes; anything else as a `RemoteRunError` with its tag. */
+function rebuildError(wire: WireError): Error {
+  const f = wire.fields as Record<string, string>;
+  if (wire.tag === "UnknownGraphError")
+    return new UnknownGraphError({
+      graphName: f["graphName"] ?? "",
+      workflowId: f["workflowId"] ?? "",
+      known: (wire.fields["known"] as string[] | undefined) ?? [],
+    });
+  if (wire.tag === "GraphVersionError")
+    return new GraphVersionError({
+      graphName: f["graphName"] ?? "",
+      workflowId: f["workflowId"] ?? "",
+      expected: f["expected"] ?? "",
+      actual: f["actual"] ?? "",
+    });
+  return errorFromWire(wire);
+}

@@ -1,0 +1,30 @@
+/**
+ * Redis key names of one queue. Everything shares the `{<queue>}` hash tag so a Redis Cluster keeps a queue's keys
+ * (ours and BullMQ's, which uses the same prefix) on one slot.
+ */
+export interface QueueKeys {
+  /** BullMQ's key prefix. */
+  readonly prefix: string;
+  inputs(workflowId: string, submission: string): string;
+  events(workflowId: string, submission: string): string;
+  stop(workflowId: string): string;
+  mapChunk(mapId: string, chunk: number): string;
+  readonly stopChannel: string;
+}
+
+export function queueKeys(queue: string, prefix = "graph"): QueueKeys {
+  const base = `${prefix}:{${queue}}`;
+  return {
+    prefix: `${prefix}`,
+    inputs: (id, submission) => `${base}:inputs:${id}:${submission}`,
+    events: (id, submission) => `${base}:events:${id}:${submission}`,
+    stop: (id) => `${base}:stop:${id}`,
+    mapChunk: (id, chunk) => `${base}:map:${id}:${chunk}`,
+    stopChannel: `${base}:stop`,
+  };
+}
+
+/** BullMQ refuses `:` in custom job ids; a workflow id maps to one job id, so a double submit is one job. */
+export function jobIdOf(workflowId: string): string {
+  return `wf-${encodeURIComponent(workflowId)}`;
+}

@@ -1,0 +1,58 @@
+// A worker SIGKILLed when node k starts, for every k of a 10-node chain: another worker finishes the run from the
+// checkpointer; nodes before k ran once, node k at most twice, one step record per (superstep, node), and the
+// values equal a clean in-process run.
+import { Runner } from "@graph/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RemoteRunner } from "../src/index.js";
+import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { chain10 } from "./fixtures/graphs.mjs";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
+
+let env: TestEnv;
+let remote: RemoteRunner;
+
+beforeAll(async () => {
+  env = await testEnv("redis");
+  remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+});
+
+afterAll(async () => {
+  await remote?.close();
+  await env?.dispose();
+});
+
+const nodes = [...chain10.nodes.keys()];
+
+describe("a worker killed mid-run", () => {
+  it.each(nodes.map((_, k) => k))(
+    "SIGKILL at the start of n%i: another worker finishes the run",
+    async (k) => {
+      const log = logFile(`crash${k}`);
+      const tag = `c${k}`;
+      const lease = { LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
+      const doomed = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log, CRASH_AT: `n${k}` });
+      const handle = remote.start(chain10, { values: { x: k, tag }, workflowId: `crash-${k}` });
+      await doomed.next((m) => m.type === "node-start" && m.tag === tag);
+      const rescuer = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log });
+      try {
+        await doomed.kill("SIGKILL");
+        const result = await handle.result;
+        const clean = await new Runner().run(chain10, { values: { x: k, tag } });
+        expect(result.status).toBe("completed");
+        expect(result.values).toEqual(clean.values);
+        // Completed executions: each node once; those before k on the killed worker, the rest on the rescuer. Node
+        // k started twice (the killed worker reported its start, then hung before finishing it).
+        const lines = readLog(log).filter((l) => l.tag === tag);
+        expect(lines.map((l) => l.node)).toEqual(nodes);
+        expect(lines.map((l) => l.pid)).toEqual(nodes.map((_, i) => (i < k ? doomed.pid : rescuer.pid)));
+        const steps = (await env.checkpointer.getSteps(`crash-${k}`)).filter((s) => s.kind !== "input");
+        const keys = steps.map((s) => `${s.superstep}/${s.nodeName}`);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(steps.map((s) => s.nodeName).sort()).toEqual([...nodes].sort());
+      } finally {
+        await rescuer.close();
+      }
+    },
+    90_000,
+  );
+});
