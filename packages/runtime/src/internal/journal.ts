@@ -96,8 +96,14 @@ export class Journal {
         : lease
             .claim(store, config.shared.lease, (message) => this.#host.event("Warning", { message }))
             .pipe(
-              Effect.zipRight(store.getStopRequest(id)),
-              Effect.map((request) => lease.sawStop(request)),
+              // A stop asked for after restore read the workflow stops the run before any node. A workflow this
+              // run creates skips the read (a round trip per run): a request racing its creation is seen at the
+              // first stop poll.
+              Effect.zipRight(
+                this.#workflow === undefined
+                  ? Effect.void
+                  : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
+              ),
             );
     return create.pipe(
       Effect.zipRight(claim),
