@@ -79,7 +79,8 @@ export class RootLease {
         Effect.gen(this, function* () {
           this.fence = { epoch: lease.epoch };
           const scope = yield* Scope.make();
-          yield* Effect.forkIn(this.#keep(store, lease.epoch, timing, warn), scope);
+          // The clock starts at the claim, not when the fiber first runs: nodes may run (and block) before that.
+          yield* Effect.forkIn(this.#keep(store, lease.epoch, timing, warn, Date.now()), scope);
           this.#release = Scope.close(scope, Exit.void).pipe(
             Effect.zipRight(
               Effect.suspend(() =>
@@ -108,11 +109,12 @@ export class RootLease {
     epoch: number,
     timing: LeaseTiming,
     warn: (message: string) => void,
+    claimedAt: number,
   ): Effect.Effect<void> {
     const id = this.workflowId;
     const owner = this.owner;
     return Effect.gen(this, function* () {
-      let last = Date.now();
+      let last = claimedAt;
       let renewedAt = last;
       while (this.lost === undefined) {
         yield* Effect.sleep(Math.min(timing.stopPollMs, timing.renewEveryMs));
