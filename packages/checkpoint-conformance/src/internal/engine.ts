@@ -11,6 +11,8 @@
  * - **Lease races.** Two runners (and, with `engine.childProcess`, two processes) resume one paused or crashed
  *   workflow at the same instant: exactly one runs it, the other fails with `WorkflowConflictError`.
  * - **Growth.** 1,000 steps written through the runtime store at most 1 KB each.
+ * - **Leases across processes** (with `engine.childProcess`, `engineLeases.ts`): `runner.stop` from another
+ *   process (stop latency p99 below one renewal interval) and a runtime zombie frozen past its lease.
  *
  * Why `durability: "sync"` for the kill tests: with `async` a step is reported saved (`CheckpointSaved`) when it
  * is queued, so a kill right after it may lose queued steps, whose nodes then run again on resume. At-least-once execution allows
