@@ -38,7 +38,7 @@ import {
   RACE_VALUES,
   raceGraph,
 } from "./engineGraph.js";
-import { describeEngineLeases } from "./engineLeases.js";
+import { describeEngineLeases, describeInProcessStop } from "./engineLeases.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
 import type { Storage } from "./handles.js";
 import { borrowed, crashable, openStorage } from "./handles.js";
@@ -398,6 +398,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       });
     });
 
+    describeInProcessStop(options);
     if (child !== undefined) describeEngineLeases(options, child);
 
     if (child !== undefined) {

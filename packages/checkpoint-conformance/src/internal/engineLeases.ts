@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { ids, sleep } from "./fixtures.js";
 import { openStorage } from "./handles.js";
 import type { LeaseChildSpec } from "./leaseChild.js";
-import { ZOMBIE_TOTAL, ZOMBIE_VALUES, zombieGraph } from "./leaseGraphs.js";
+import { waitGraph, ZOMBIE_TOTAL, ZOMBIE_VALUES, zombieGraph } from "./leaseGraphs.js";
 import type { DescribeCheckpointerOptions } from "./options.js";
 import { adapterRef, type ChildProcessOptions, spawnScript } from "./processes.js";
 
@@ -44,6 +44,46 @@ async function rows(cp: Checkpointer, rootId: string) {
       steps: await cp.getSteps(id, { includeInputs: true }),
     })),
   );
+}
+
+/** In-process, on every adapter: one Runner stops the run of another Runner on the same storage. */
+export function describeInProcessStop(options: DescribeCheckpointerOptions): void {
+  it("runner.stop from another Runner on the same storage stops a running workflow within one stop poll", {
+    timeout: SLOW,
+  }, async () => {
+    const storage = await openStorage(options);
+    try {
+      const timing = { ...STOP_TIMING, stopPollIntervalMs: 100 };
+      const holder = new Runner({ checkpointer: await storage.open("sync"), owner: "holder", ...timing });
+      const stopper = new Runner({ checkpointer: await storage.open("sync"), owner: "stopper", ...timing });
+      const latencies: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const workflowId = ids("istop")(String(i));
+        let started!: () => void;
+        const running = new Promise<void>((resolve) => (started = resolve));
+        let abortedAt = 0;
+        const result = holder.run(
+          waitGraph(started, () => void (abortedAt = Date.now())),
+          { workflowId },
+        );
+        await running;
+        const calledAt = Date.now();
+        expect(await stopper.stop(workflowId, { by: "stopper" })).toBe(true);
+        expect((await result).status).toBe("stopped");
+        latencies.push(abortedAt - calledAt);
+        const wf = await (await storage.open("sync")).getWorkflow(workflowId);
+        expect(wf?.status).toBe("stopped");
+        expect(wf?.stopRequested).toBeUndefined();
+      }
+      expect(Math.max(...latencies), `latencies (ms): ${latencies.join(", ")}`).toBeLessThan(
+        STOP_TIMING.leaseRenewIntervalMs,
+      );
+      await holder.close();
+      await stopper.close();
+    } finally {
+      await storage.close();
+    }
+  });
 }
 
 export function describeEngineLeases(options: DescribeCheckpointerOptions, child: ChildProcessOptions): void {
