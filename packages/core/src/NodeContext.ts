@@ -17,6 +17,25 @@ export interface NodeContext {
   readonly workflowId: string;
   readonly runId: string;
   readonly nodeName: string;
+  /**
+   * A key for the node's external side effects: the same every time this step runs — retries, and a re-run after
+   * the process died or lost its lease before the step was saved — and different for every other step of the
+   * workflow (another node, or this node again on new inputs). Pass it to APIs that deduplicate requests.
+   *
+   * @example
+   * ```ts
+   * const charge = node({ output: "receipt" }, async ({ order }: { order: { id: string; cents: number } }, ctx) => {
+   *   const res = await fetch("https://pay.example/charges", {
+   *     method: "POST",
+   *     headers: { "Idempotency-Key": ctx.idempotencyKey },
+   *     body: JSON.stringify(order),
+   *     signal: ctx.signal,
+   *   });
+   *   return res.json();
+   * });
+   * ```
+   */
+  readonly idempotencyKey: string;
   /** 1 for the first attempt, 2… for retries. */
   readonly attempt: number;
   /** Emits a progress chunk as a `StreamingChunk` event (generator nodes do this for each `yield`). */

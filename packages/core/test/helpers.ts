@@ -26,6 +26,7 @@ export function fromSource<T = (...args: never[]) => unknown>(source: string): T
 export const ctx = {
   signal: new AbortController().signal,
   stopRequested: false,
+  idempotencyKey: "wf:n:",
   workflowId: "w",
   runId: "r",
   nodeName: "n",

@@ -111,9 +111,21 @@ export class Runner {
     return unwrap(Effect.runSyncExit(this.#core.run(graph, options as Omit<RunOptions, "signal">)));
   }
 
-  /** Stops a live run of this runner by workflow id. Resolves to false when no such run is live. */
-  async stop(workflowId: string, info?: unknown): Promise<boolean> {
-    return this.#core.stop(workflowId, info);
+  /**
+   * Stops a workflow by id, from any process. A run of this runner stops at once; with a checkpointer the stop is
+   * also recorded in storage, so a run of the same workflow in another process (any Runner on the same store) stops
+   * at its next stop poll (`stopPollIntervalMs`, default 1 s), and a workflow nobody runs (paused, not started, its
+   * process died) ends `stopped` without running anything. Running nodes see `ctx.signal` abort; `info` is the
+   * abort reason. Resolves to false when there was nothing to stop (no such workflow, or it already ended).
+   *
+   * @example
+   * ```ts
+   * // in an HTTP handler of any instance of the service:
+   * await runner.stop("order-42", { reason: "cancelled by the customer" });
+   * ```
+   */
+  stop(workflowId: string, info?: unknown): Promise<boolean> {
+    return runPromise(this.#core.stop(workflowId, info));
   }
 
   /** Stops live runs, flushes pending checkpoint writes, closes the checkpointer and the event processors. */

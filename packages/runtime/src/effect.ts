@@ -43,7 +43,8 @@ export interface EffectRunner {
   /** The run's events as a Stream; fails with the run's error. */
   stream<G extends Graph>(graph: G, ...options: StartArgs<G>): Stream.Stream<GraphEvent, RunFailure>;
   stream<G extends Graph>(graph: G, options: ResumeOptions<G>): Stream.Stream<GraphEvent, RunFailure>;
-  stop(workflowId: string, info?: unknown): Effect.Effect<boolean>;
+  /** Like the Promise `runner.stop`: stops the workflow here and, with a checkpointer, in any process. */
+  stop(workflowId: string, info?: unknown): Effect.Effect<boolean, RunFailure>;
   readonly close: Effect.Effect<void>;
 }
 
@@ -84,7 +85,7 @@ export function makeRunner(
         run,
         map: (graph: Graph, mapOptions: MapOptions) => core.map(graph, mapOptions),
         stream,
-        stop: (workflowId, info) => Effect.sync(() => core.stop(workflowId, info)),
+        stop: (workflowId, info) => core.stop(workflowId, info),
         close: core.close(),
       } as EffectRunner;
       return runner;

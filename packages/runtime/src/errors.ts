@@ -217,3 +217,44 @@ export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerEr
  */
 export const isVersionMismatchError = (e: unknown): e is VersionMismatchError =>
   isTaggedError(e, "VersionMismatchError");
+
+/**
+ * The run lost its workflow's lease: its renewal failed (another process claimed the workflow, or a stop ended it)
+ * or one of its writes was fenced. The run aborted at once — running nodes saw `ctx.signal` abort — and wrote
+ * nothing more; whoever holds the workflow now finishes it. `takenBy` is the new holder's owner id when known.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { workflowId: "wf-1" }); }
+ * catch (e) { if (isLeaseLostError(e)) console.warn(`${e.workflowId} is now run by ${e.takenBy ?? "another process"}`); }
+ * ```
+ */
+export class LeaseLostError extends GraphError<"LeaseLostError"> {
+  readonly _tag = "LeaseLostError" as const;
+  override readonly name = "LeaseLostError";
+  readonly workflowId: string;
+  readonly owner: string;
+  declare readonly takenBy?: string;
+  constructor(workflowId: string, owner: string, why: string, takenBy?: string, cause?: unknown) {
+    super(
+      `Run of workflow '${workflowId}' (lease owner '${owner}') lost its lease: ${why}${takenBy === undefined ? "" : ` Now held by '${takenBy}'.`} ` +
+        "The run stopped at once and wrote nothing more; the holder of the workflow finishes it.\n" +
+        "  How to fix: nothing to repair. If this process was paused (GC, SIGSTOP, an overloaded machine) or a node " +
+        "blocked the event loop longer than the lease, raise `leaseTtlMs` on the Runner or make the node yield " +
+        "(await) more often. To run the workflow here again, resume it once no one holds it.",
+      cause === undefined ? undefined : { cause },
+    );
+    this.workflowId = workflowId;
+    this.owner = owner;
+    if (takenBy !== undefined) this.takenBy = takenBy;
+  }
+}
+/**
+ * True for a {@link LeaseLostError}.
+ *
+ * @example
+ * ```ts
+ * if (isLeaseLostError(e)) console.log(e.workflowId, e.takenBy);
+ * ```
+ */
+export const isLeaseLostError = (e: unknown): e is LeaseLostError => isTaggedError(e, "LeaseLostError");

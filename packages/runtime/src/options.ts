@@ -15,8 +15,19 @@ export interface RunnerOptions {
   readonly cache?: NodeCache;
   readonly maxConcurrency?: number;
   readonly eventProcessors?: readonly EventProcessor[];
-  /** Lease length for workflows this runner runs; renewed while running. Default 30 s. */
+  /**
+   * Lease length (ms) for workflows this runner runs. While a run holds the lease no other process runs the
+   * workflow; if this process freezes (or a node blocks the event loop) longer than this, another process may take
+   * the workflow over and this run fails with `LeaseLostError`. Default 30 s.
+   */
   readonly leaseTtlMs?: number;
+  /** How often (ms) a running workflow's lease is renewed; at most half of `leaseTtlMs`. Default `leaseTtlMs / 3`. */
+  readonly leaseRenewIntervalMs?: number;
+  /**
+   * How often (ms) a running workflow checks for a stop asked for from another process (`runner.stop` there):
+   * the stop latency across processes. Each check is one small read. Default min(1 s, `leaseRenewIntervalMs`).
+   */
+  readonly stopPollIntervalMs?: number;
   /** Lease owner id. Default `host:pid:random`. */
   readonly owner?: string;
   /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */

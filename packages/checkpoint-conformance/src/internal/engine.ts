@@ -11,6 +11,8 @@
  * - **Lease races.** Two runners (and, with `engine.childProcess`, two processes) resume one paused or crashed
  *   workflow at the same instant: exactly one runs it, the other fails with `WorkflowConflictError`.
  * - **Growth.** 1,000 steps written through the runtime store at most 1 KB each.
+ * - **Leases across processes** (with `engine.childProcess`, `engineLeases.ts`): `runner.stop` from another
+ *   process (stop latency p99 below one renewal interval) and a runtime zombie frozen past its lease.
  *
  * Why `durability: "sync"` for the kill tests: with `async` a step is reported saved (`CheckpointSaved`) when it
  * is queued, so a kill right after it may lose queued steps, whose nodes then run again on resume. At-least-once execution allows
@@ -36,6 +38,7 @@ import {
   RACE_VALUES,
   raceGraph,
 } from "./engineGraph.js";
+import { describeEngineLeases, describeInProcessStop } from "./engineLeases.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
 import type { Storage } from "./handles.js";
 import { borrowed, crashable, openStorage } from "./handles.js";
@@ -394,6 +397,9 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
         );
       });
     });
+
+    describeInProcessStop(options);
+    if (child !== undefined) describeEngineLeases(options, child);
 
     if (child !== undefined) {
       const adapter = adapterRef(child);

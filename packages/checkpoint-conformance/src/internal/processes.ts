@@ -115,18 +115,18 @@ export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFa
   return factory as EngineCheckpointerFactory;
 }
 
-/** The child script next to this module (`child.ts` from sources, `child.js` once built). */
-function childScript(): string {
+/** A child script next to this module (`<name>.ts` from sources, `<name>.js` once built). */
+function childScript(name: string): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const ts = path.join(here, "child.ts");
-  return fs.existsSync(ts) ? ts : path.join(here, "child.js");
+  const ts = path.join(here, `${name}.ts`);
+  return fs.existsSync(ts) ? ts : path.join(here, `${name}.js`);
 }
 
 /** A started child process. */
-export interface Child {
+export interface Child<M = ChildMessage, S = GoMessage> {
   /** The next message (rejects if the child exits first). */
-  next(): Promise<ChildMessage>;
-  send(message: GoMessage): void;
+  next(): Promise<M>;
+  send(message: S): void;
   /** Resolves when the process has exited. */
   readonly exit: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
   readonly pid: number | undefined;
@@ -136,7 +136,12 @@ export interface Child {
 
 /** Starts `child.ts` with a spec. */
 export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child {
-  const child = fork(childScript(), [JSON.stringify(spec)], {
+  return spawnScript<ChildMessage, GoMessage>(options, "child", spec);
+}
+
+/** Starts the child script `name` (next to this module) with a JSON spec. */
+export function spawnScript<M, S>(options: ChildProcessOptions, name: string, spec: unknown): Child<M, S> {
+  const child = fork(childScript(name), [JSON.stringify(spec)], {
     execArgv: [...(options.execArgv ?? ["--conditions=@graph/source", "--import", "tsx"])],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     serialization: "json",
@@ -144,13 +149,13 @@ export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child
   let err = "";
   child.stderr?.on("data", (chunk: Buffer) => void (err += chunk.toString()));
   child.stdout?.on("data", (chunk: Buffer) => void (err += chunk.toString()));
-  const queue: ChildMessage[] = [];
-  const waiters: { resolve: (m: ChildMessage) => void; reject: (e: Error) => void }[] = [];
+  const queue: M[] = [];
+  const waiters: { resolve: (m: M) => void; reject: (e: Error) => void }[] = [];
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   child.on("message", (message) => {
     const waiter = waiters.shift();
-    if (waiter) waiter.resolve(message as ChildMessage);
-    else queue.push(message as ChildMessage);
+    if (waiter) waiter.resolve(message as M);
+    else queue.push(message as M);
   });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on("exit", (code, signal) => {
@@ -165,14 +170,14 @@ export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child
   });
   return {
     next: () =>
-      new Promise<ChildMessage>((resolve, reject) => {
+      new Promise<M>((resolve, reject) => {
         const queued = queue.shift();
         if (queued !== undefined) return resolve(queued);
         if (exited !== undefined)
           return reject(new Error(`child exited (code ${exited.code}, signal ${exited.signal}): ${err}`));
         waiters.push({ resolve, reject });
       }),
-    send: (message) => void child.send(message),
+    send: (message) => void child.send(message as object),
     exit,
     pid: child.pid,
     stderr: () => err,

@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { Deferred, Effect } from "effect";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
+import type { LeaseTiming, RootLease } from "./lease.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
 export interface Shared {
@@ -13,7 +14,7 @@ export interface Shared {
   readonly store: CheckpointStoreService | undefined;
   readonly processors: readonly EventProcessor[];
   readonly owner: string;
-  readonly leaseTtlMs: number;
+  readonly lease: LeaseTiming;
   nextSpan: number;
 }
 
@@ -225,6 +226,8 @@ export interface RunConfig {
   /** Top-level runs take the workflow lease; child runs are covered by their parent's. */
   readonly isChild: boolean;
   readonly parentWorkflowId: string | undefined;
+  /** The root run's lease (with a store): every run of the tree writes under its fence and stops when it is lost. */
+  readonly lease: RootLease | undefined;
   /**
    * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
    * values whose parent version changed since it last started; the versions are recorded in its input step.

@@ -1,4 +1,4 @@
-import { INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
+import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { GraphNode } from "@graph/core";
 import { Effect } from "effect";
@@ -8,7 +8,6 @@ import { loadChildResult } from "./childResult.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
-import { claimLease, NO_LEASE, type WorkflowLease } from "./lease.js";
 import { decisionToStored, type Execution, type Outcome, type RunError, toStoredError } from "./outcome.js";
 import { responseKeys } from "./responseKeys.js";
 
@@ -21,7 +20,8 @@ export class Journal {
   readonly #host: EngineHost;
   readonly #store: CheckpointStoreService | undefined;
   #workflow: WorkflowRecord | undefined;
-  #lease: WorkflowLease = NO_LEASE;
+  /** The fence of this run's writes: the root's epoch (child runs name the root as the guarding workflow). */
+  #fence: Fence | undefined;
   #forked: StepRecord[] = [];
   #inputStep: StepRecord | undefined;
   #newTurn = true;
@@ -86,41 +86,60 @@ export class Journal {
             graphHash: graph.definitionHash,
             ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
           });
-    const claim = config.isChild
-      ? Effect.void
-      : claimLease(store, id, { owner: config.shared.owner, ttlMs: config.shared.leaseTtlMs }).pipe(
-          Effect.map((lease) => {
-            this.#lease = lease;
-          }),
-        );
+    const lease = config.lease;
+    const stored = this.#workflow?.stopRequested;
+    // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
+    if (lease !== undefined && !config.isChild) lease.seenStop = stored?.requestedAt.getTime();
+    const claim: Effect.Effect<void, RunError> =
+      config.isChild || lease === undefined
+        ? Effect.void
+        : lease
+            .claim(store, config.shared.lease, (message) => this.#host.event("Warning", { message }))
+            .pipe(
+              // A stop asked for after restore read the workflow stops the run before any node. A workflow this
+              // run creates skips the read (a round trip per run): a request racing its creation is seen at the
+              // first stop poll.
+              Effect.zipRight(
+                this.#workflow === undefined
+                  ? Effect.void
+                  : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
+              ),
+            );
     return create.pipe(
       Effect.zipRight(claim),
+      Effect.tap(() => {
+        const f = lease?.fence;
+        this.#fence = f === undefined || !config.isChild ? f : { epoch: f.epoch, workflowId: lease!.workflowId };
+      }),
       // A workflow created just now is already "running" with no pause or error: skip a write.
       Effect.zipRight(
         Effect.suspend(
           (): Effect.Effect<unknown, RunError> =>
             this.#workflow === undefined
               ? Effect.void
-              : store.updateWorkflow(
-                  id,
-                  {
-                    status: "running",
-                    pause: null,
-                    error: null,
-                    ...(config.force ? { graphHash: graph.definitionHash } : {}),
-                  },
-                  this.#lease.fence,
+              : this.#guard(
+                  store.updateWorkflow(
+                    id,
+                    {
+                      status: "running",
+                      pause: null,
+                      error: null,
+                      ...(config.force ? { graphHash: graph.definitionHash } : {}),
+                      ...(stored === undefined || config.isChild ? {} : { stopRequested: null }),
+                    },
+                    this.#fence,
+                  ),
                 ),
         ),
       ),
       Effect.zipRight(
         Effect.suspend(() =>
-          Effect.forEach(this.#forked, (s) => store.saveStep(s, this.#lease.fence), { discard: true }),
+          Effect.forEach(this.#forked, (s) => this.#guard(store.saveStep(s, this.#fence)), { discard: true }),
         ),
       ),
       Effect.zipRight(
         Effect.suspend(() =>
-          this.#inputStep === undefined ? Effect.void : store.saveStep(this.#inputStep, this.#lease.fence),
+          this.#inputStep === undefined ? Effect.void : this.#guard(store.saveStep(this.#inputStep, this.#fence)),
         ),
       ),
     );
@@ -133,9 +152,9 @@ export class Journal {
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;
-    return store
-      .saveStep(stepRecord(this.#host.config.workflowId, superstep, ex, o), this.#lease.fence)
-      .pipe(Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })));
+    return this.#guard(store.saveStep(stepRecord(this.#host.config.workflowId, superstep, ex, o), this.#fence)).pipe(
+      Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
+    );
   }
 
   /** Writes the workflow's final status, flushes (top-level runs) and gives the lease back. */
@@ -144,7 +163,11 @@ export class Journal {
     if (store === undefined) return Effect.void;
     const { config } = this.#host;
     const id = config.workflowId;
+    const lease = config.lease;
+    if (lease?.lost !== undefined) return Effect.fail(lease.lost);
     const update = {
+      // The root's final update also marks a stop request handled (the stop it asked for happened, or came too late).
+      ...(config.isChild ? {} : { stopRequested: null }),
       status: result.status,
       pause:
         result.pause === undefined
@@ -152,23 +175,34 @@ export class Journal {
           : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
       error: result.error === undefined ? null : toStoredError(result.error),
     };
-    return store
-      .updateWorkflow(id, update, this.#lease.fence)
-      .pipe(Effect.zipRight(config.isChild ? Effect.void : store.flush(id)), Effect.zipRight(this.#lease.release));
+    return this.#guard(store.updateWorkflow(id, update, this.#fence)).pipe(
+      Effect.zipRight(config.isChild ? Effect.void : this.#guard(store.flush(id))),
+      Effect.zipRight(config.isChild || lease === undefined ? Effect.void : lease.release),
+      // A child that finished while its root lost the lease fails too: its parent must not record it.
+      Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),
+    );
   }
 
   /** On a typed failure or interruption: flush what was saved, mark the workflow failed, give the lease back. */
   abandon(): Effect.Effect<void> {
     const store = this.#store;
-    if (store === undefined || this.#lease === NO_LEASE) return Effect.void;
-    const id = this.#host.config.workflowId;
-    return store
-      .flush(id)
-      .pipe(
-        Effect.zipRight(store.updateWorkflow(id, { status: "failed" }, this.#lease.fence)),
-        Effect.ignore,
-        Effect.zipRight(Effect.ignore(this.#lease.release)),
-      );
+    const { config } = this.#host;
+    const lease = config.lease;
+    if (store === undefined || config.isChild || lease === undefined) return Effect.void;
+    // A run that lost its lease writes nothing more: the new holder owns the workflow.
+    if (lease.lost !== undefined) return Effect.ignore(lease.release);
+    const id = config.workflowId;
+    return this.#guard(store.flush(id)).pipe(
+      Effect.zipRight(this.#guard(store.updateWorkflow(id, { status: "failed" }, this.#fence))),
+      Effect.ignore,
+      Effect.zipRight(Effect.ignore(lease.release)),
+    );
+  }
+
+  /** A write under the root's lease (as is without a lease: no store, or before the claim). */
+  #guard<A>(write: Effect.Effect<A, RunError>): Effect.Effect<A, RunError> {
+    const lease = this.#host.config.lease;
+    return lease === undefined ? write : lease.guard(write);
   }
 
   /** Writes caller values that differ from state as one input step; returns it (or undefined when nothing changed). */

@@ -1,45 +1,147 @@
-import type { Fence } from "@graph/checkpoint";
+import type { Fence, StopRequest, WorkflowConflictError } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { Effect, Exit, Schedule, Scope } from "effect";
+import { isTaggedError } from "@graph/core";
+import { Effect, Exit, Scope } from "effect";
+import { LeaseLostError } from "../errors.js";
+import type { RunControl } from "./context.js";
 import type { RunError } from "./outcome.js";
 
-/**
- * The workflow lease of one top-level run: every write of the run carries its fence, and a scoped fiber keeps
- * the lease alive until the run releases it. Child runs write under their parent's lease ({@link NO_LEASE}).
- */
-export interface WorkflowLease {
-  /** Passed with every write of this run; undefined when the run holds no lease of its own. */
-  readonly fence: Fence | undefined;
-  /** Stops renewing and gives the lease back. */
-  readonly release: Effect.Effect<void, RunError>;
-}
-
-export const NO_LEASE: WorkflowLease = { fence: undefined, release: Effect.void };
-
-export interface LeaseOptions {
-  readonly owner: string;
+/** How the lease of a top-level run is kept: length, renewal and cross-process stop polling (all in ms). */
+export interface LeaseTiming {
   readonly ttlMs: number;
+  readonly renewEveryMs: number;
+  readonly stopPollMs: number;
 }
 
-/** Claims the workflow's lease and starts renewing it every third of its time to live. */
-export function claimLease(
-  store: CheckpointStoreService,
-  workflowId: string,
-  options: LeaseOptions,
-): Effect.Effect<WorkflowLease, RunError> {
-  return store.claimWorkflow(workflowId, options).pipe(
-    Effect.flatMap((lease) =>
-      Effect.gen(function* () {
-        const scope = yield* Scope.make();
-        const every = Math.max(50, Math.floor(options.ttlMs / 3));
-        // A failed renewal is not fatal here: the next write under a lost lease fails on its fence.
-        const renew = store.claimWorkflow(workflowId, options).pipe(Effect.ignore);
-        yield* renew.pipe(Effect.delay(every), Effect.repeat(Schedule.spaced(every)), Effect.forkIn(scope));
-        return {
-          fence: { epoch: lease.epoch },
-          release: Scope.close(scope, Exit.void).pipe(Effect.zipRight(store.releaseWorkflow(workflowId, lease))),
-        } satisfies WorkflowLease;
-      }),
-    ),
-  );
+/**
+ * The lease of one ROOT run, shared by the root and every child run under it (nested graphs and map items at any
+ * depth): they all write under the root's fence, and all stop when it is lost.
+ */
+export class RootLease {
+  readonly workflowId: string;
+  readonly owner: string;
+  readonly #control: RunControl;
+  /** Passed with every write of the run tree; undefined until the root claimed (or with no store). */
+  fence: Fence | undefined;
+  /** Set once the lease is lost: the run tree writes nothing more and fails with it. */
+  lost: LeaseLostError | undefined;
+  /** The stop request the run started with (an explicit resume supersedes it): only a newer one stops the run. */
+  seenStop: number | undefined;
+  #release: Effect.Effect<void, RunError> = Effect.void;
+
+  constructor(workflowId: string, owner: string, control: RunControl) {
+    this.workflowId = workflowId;
+    this.owner = owner;
+    this.#control = control;
+  }
+
+  /** Records the loss (the first one wins) and aborts the whole run tree: running nodes see their signal abort. */
+  markLost(why: string, takenBy?: string, cause?: unknown): LeaseLostError {
+    if (this.lost === undefined) {
+      this.lost = new LeaseLostError(this.workflowId, this.owner, why, takenBy, cause);
+      this.#control.stop(this.lost);
+    }
+    return this.lost;
+  }
+
+  /** A stop request read from storage: stops the run like a local stop, unless the run began after it. */
+  sawStop(request: StopRequest | undefined): void {
+    if (request === undefined || request.requestedAt.getTime() === this.seenStop) return;
+    this.#control.stop(request.info);
+  }
+
+  /**
+   * A write of the run tree: nothing once the lease is lost; a fenced write (or any conflict other than a held
+   * lease) means the lease is lost.
+   */
+  guard<A>(write: Effect.Effect<A, RunError>): Effect.Effect<A, RunError> {
+    return Effect.suspend(() =>
+      this.lost !== undefined
+        ? Effect.fail(this.lost)
+        : write.pipe(
+            Effect.catchIf(isLeaseConflict, (e) =>
+              Effect.fail(this.markLost(`a write of the run was rejected (${e.reason}).`, e.heldBy, e)),
+            ),
+          ),
+    );
+  }
+
+  /** Claims the lease and starts the scoped fiber that renews it and polls for stop requests. */
+  claim(
+    store: CheckpointStoreService,
+    timing: LeaseTiming,
+    warn: (message: string) => void,
+  ): Effect.Effect<void, RunError> {
+    const id = this.workflowId;
+    const owner = this.owner;
+    return store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs }).pipe(
+      Effect.flatMap((lease) =>
+        Effect.gen(this, function* () {
+          this.fence = { epoch: lease.epoch };
+          const scope = yield* Scope.make();
+          // The clock starts at the claim, not when the fiber first runs: nodes may run (and block) before that.
+          yield* Effect.forkIn(this.#keep(store, lease.epoch, timing, warn, Date.now()), scope);
+          this.#release = Scope.close(scope, Exit.void).pipe(
+            Effect.zipRight(
+              Effect.suspend(() =>
+                this.lost === undefined ? store.releaseWorkflow(id, { owner, epoch: lease.epoch }) : Effect.void,
+              ),
+            ),
+          );
+        }),
+      ),
+    );
+  }
+
+  /** Stops renewing and gives the lease back (nothing to give back once lost). */
+  get release(): Effect.Effect<void, RunError> {
+    return this.#release;
+  }
+
+  /**
+   * Wakes every `stopPollMs`: polls the stop request, and renews when a renewal is due (its result carries the stop
+   * request too). Waking later than the lease's TTL means the event loop was blocked (a node that never yields) or
+   * the process was frozen: the lease may have been taken, so it says so and renews at once — a lost lease aborts
+   * the run rather than letting two processes run the workflow.
+   */
+  #keep(
+    store: CheckpointStoreService,
+    epoch: number,
+    timing: LeaseTiming,
+    warn: (message: string) => void,
+    claimedAt: number,
+  ): Effect.Effect<void> {
+    const id = this.workflowId;
+    const owner = this.owner;
+    return Effect.gen(this, function* () {
+      let last = claimedAt;
+      let renewedAt = last;
+      while (this.lost === undefined) {
+        yield* Effect.sleep(Math.min(timing.stopPollMs, timing.renewEveryMs));
+        const now = Date.now();
+        if (now - last > timing.ttlMs)
+          warn(
+            `Workflow '${id}': the lease renewal ran ${now - last} ms after the previous one, longer than the lease (leaseTtlMs ${timing.ttlMs}). ` +
+              "The event loop was blocked (a node computing without awaiting) or the process was paused; another process may have taken the workflow. " +
+              "Renewing now: if the lease was lost the run aborts with LeaseLostError. How to fix: make long computations yield (await) or raise leaseTtlMs.",
+          );
+        last = now;
+        if (now - renewedAt >= timing.renewEveryMs || now - renewedAt > timing.ttlMs / 2) {
+          renewedAt = now;
+          const renewed = yield* Effect.either(store.renewWorkflow(id, { owner, epoch }, { ttlMs: timing.ttlMs }));
+          if (renewed._tag === "Right") this.sawStop(renewed.right.stopRequested);
+          else if (isLeaseConflict(renewed.left))
+            this.markLost(`its renewal failed (${renewed.left.reason}).`, renewed.left.heldBy, renewed.left);
+          // Other failures (storage briefly unreachable) are retried at the next tick; writes stay fenced.
+        } else {
+          const stop = yield* Effect.either(store.getStopRequest(id));
+          if (stop._tag === "Right") this.sawStop(stop.right);
+        }
+      }
+    });
+  }
 }
+
+/** A conflict that means the lease is gone (a held lease only blocks a claim; it is not a loss). */
+const isLeaseConflict = (e: unknown): e is WorkflowConflictError =>
+  isTaggedError<WorkflowConflictError>(e, "WorkflowConflictError") && e.reason !== "lease-held";

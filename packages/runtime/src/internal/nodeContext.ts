@@ -32,6 +32,16 @@ export class NodeCtx {
   get nodeName(): string {
     return this.#ex.node.name;
   }
+  /**
+   * Workflow, node and the versions of the inputs it consumed. Versions are the indexes of the steps that wrote the
+   * inputs: the same after a restore, new whenever the node runs again on new inputs (a loop, a new turn).
+   */
+  get idempotencyKey(): string {
+    const versions = this.#ex.versions;
+    let key = `${this.#host.config.workflowId}:${this.#ex.node.name}:`;
+    for (const k in versions) key += `${versions[k]}.`;
+    return key;
+  }
   emit(chunk: unknown): void {
     this.#host.event("StreamingChunk", { nodeName: this.#ex.node.name, chunk, index: this.#chunks++ }, this.#ex.spanId);
   }

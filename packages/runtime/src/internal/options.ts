@@ -1,5 +1,6 @@
 import { workflowIdTooLong } from "@graph/checkpoint";
 import { InvalidOptionError } from "../errors.js";
+import type { LeaseTiming } from "./lease.js";
 
 /**
  * Validation of what callers pass to the Runner's public entries. Everything here runs before a run is registered
@@ -64,6 +65,7 @@ export function checkRunnerOptions(options: unknown): void {
     if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v > 0))
       fail(where, key, v, "a positive number");
   }
+  checkLeaseTiming(where, options);
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
 }
@@ -130,4 +132,38 @@ export function checkMapOptions(options: unknown): void {
   const max = options["maxConcurrency"];
   if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
     fail(where, "maxConcurrency", max, "an integer ≥ 1");
+}
+
+/** The lease options together: the renewal must come well inside the lease, the stop poll no later than a renewal. */
+function checkLeaseTiming(where: string, options: Record<string, unknown>): void {
+  for (const key of ["leaseRenewIntervalMs", "stopPollIntervalMs"]) {
+    const v = options[key];
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 10))
+      fail(where, key, v, "a number of milliseconds ≥ 10");
+  }
+  const { ttlMs, renewEveryMs } = leaseTiming(options);
+  if (renewEveryMs > ttlMs / 2) {
+    throw new InvalidOptionError(
+      `${where}: option 'leaseRenewIntervalMs' (${renewEveryMs} ms) must be at most half of 'leaseTtlMs' (${ttlMs} ms): ` +
+        "a renewal that comes later risks the lease expiring between two renewals.\n" +
+        `  How to fix: pass leaseRenewIntervalMs ≤ ${Math.floor(ttlMs / 2)} (default: a third of leaseTtlMs), or raise leaseTtlMs.`,
+      "leaseRenewIntervalMs",
+    );
+  }
+}
+
+/** Lease timing of a runner: TTL (default 30 s), renewal (default TTL / 3) and stop poll (default min(1 s, renewal)). */
+export function leaseTiming(options: {
+  readonly leaseTtlMs?: unknown;
+  readonly leaseRenewIntervalMs?: unknown;
+  readonly stopPollIntervalMs?: unknown;
+}): LeaseTiming {
+  const ttlMs = typeof options.leaseTtlMs === "number" ? options.leaseTtlMs : 30_000;
+  const renewEveryMs =
+    typeof options.leaseRenewIntervalMs === "number"
+      ? options.leaseRenewIntervalMs
+      : Math.max(10, Math.floor(ttlMs / 3));
+  const stopPollMs =
+    typeof options.stopPollIntervalMs === "number" ? options.stopPollIntervalMs : Math.min(1000, renewEveryMs);
+  return { ttlMs, renewEveryMs, stopPollMs };
 }

@@ -11,6 +11,7 @@ import {
 import {
   type InfiniteLoopError,
   type InvalidOptionError,
+  type LeaseLostError,
   type MissingInputError,
   NodeExecutionError,
   type UnknownValueError,
@@ -25,6 +26,7 @@ export type RunError =
   | UnknownValueError
   | InvalidOptionError
   | InfiniteLoopError
+  | LeaseLostError
   | VersionMismatchError
   | RoutingError
   | import("@graph/checkpoint").CheckpointError

@@ -10,8 +10,9 @@ import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../option
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
+import { RootLease } from "./lease.js";
 import { mapItems } from "./mapItems.js";
-import { checkMapOptions, checkRunnerOptions, checkRunOptions } from "./options.js";
+import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } from "./options.js";
 import type { RunError } from "./outcome.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
@@ -82,7 +83,7 @@ export class RunnerCore {
       store,
       processors: this.options.eventProcessors ?? [],
       owner: this.#owner,
-      leaseTtlMs: this.options.leaseTtlMs ?? 30_000,
+      lease: leaseTiming(this.options),
       get nextSpan() {
         return spans.value;
       },
@@ -242,6 +243,7 @@ export class RunnerCore {
       force: options.force ?? false,
       isChild: false,
       parentWorkflowId: undefined,
+      lease: store === undefined ? undefined : new RootLease(workflowId, this.#owner, control),
       unknownValues: options.unknownValues ?? "error",
     };
   }
@@ -299,12 +301,29 @@ export class RunnerCore {
     );
   }
 
-  /** Requests a stop of a live run in this process. */
-  stop(workflowId: string, info?: unknown): boolean {
-    const control = this.#live.get(workflowId);
-    if (control === undefined) return false;
-    control.stop(info);
-    return true;
+  /**
+   * Stops a workflow: a live run in this process at once, and with a checkpointer a durable request every process
+   * sees (the holder's next stop poll or renewal; a workflow nobody runs ends `stopped` right away). True when a
+   * live run here was stopped or the stored workflow took the request.
+   */
+  stop(workflowId: string, info?: unknown): Effect.Effect<boolean, RunError> {
+    return Effect.suspend(() => {
+      const control = this.#live.get(workflowId);
+      control?.stop(info);
+      if (this.options.checkpointer === undefined) return Effect.succeed(control !== undefined);
+      return this.store().pipe(
+        Effect.flatMap((store) =>
+          store === undefined
+            ? Effect.succeed(undefined)
+            : store.requestStop(workflowId, info === undefined ? undefined : { info }),
+        ),
+        Effect.map(
+          (record) => control !== undefined || (record?.stopRequested !== undefined && record.status !== "completed"),
+        ),
+        // The local stop happened; a storage failure only matters when it was the only way to reach the run.
+        Effect.catchAll((error) => (control === undefined ? Effect.fail(error) : Effect.succeed(true))),
+      );
+    });
   }
 
   close(): Effect.Effect<void> {

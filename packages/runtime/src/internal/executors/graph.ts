@@ -53,6 +53,7 @@ function childConfig(
     force: config.force,
     isChild: true,
     parentWorkflowId: config.workflowId,
+    lease: config.lease,
     unknownValues: config.unknownValues,
   };
 }
