@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Checkpointer, INPUT_STEP } from "@graph/checkpoint";
+import { afterAll } from "vitest";
 
 export const APP_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -94,8 +95,17 @@ export async function waitUntil(predicate: () => boolean, describe: () => string
   }
 }
 
+const createdDirs: string[] = [];
+// Every test file's directories go when the file is done; GRAPH_DEMO_KEEP_TMP=1 keeps them to look at a failure.
+afterAll(() => {
+  if (process.env["GRAPH_DEMO_KEEP_TMP"] === "1") return;
+  for (const dir of createdDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(label: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `graph-demo-${label}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `graph-demo-${label}-`));
+  createdDirs.push(dir);
+  return dir;
 }
 
 /** One line of a `--trace` file. */
