@@ -3,11 +3,11 @@
 // keys it does not own (MOVED), so this proves that every script touches one slot, that one workflow's keys share
 // it, and that cross-workflow operations (listing, deleting children, SCAN) work across nodes.
 import { describeCheckpointer } from "@graph/checkpoint-conformance";
+import type { StartedServer } from "@graph/test-redis";
+import { startRedisServer } from "@graph/test-redis";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisCheckpointer } from "../src/index.js";
-import type { StartedServer } from "./fixtures/server.js";
-import { startRedisServer } from "./fixtures/server.js";
 
 const servers: StartedServer[] = [];
 const clients: Cluster[] = [];

@@ -3,11 +3,11 @@
 // takeover, and the maxmemory-policy check.
 import type { CheckpointError } from "@graph/checkpoint";
 import { rejection, stepRecord } from "@graph/checkpoint-conformance";
+import type { StartedServer } from "@graph/test-redis";
+import { freePort, startRedisServer } from "@graph/test-redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisCheckpointer } from "../src/index.js";
-import type { StartedServer } from "./fixtures/server.js";
-import { freePort, startRedisServer } from "./fixtures/server.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

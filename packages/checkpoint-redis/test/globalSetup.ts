@@ -1,8 +1,9 @@
 // Finds the Redis the tests use: REDIS_URL when set, else a redis-server started here on a free port (stopped by
 // its PID when the run ends). Tests read it with `inject("redisUrl")`.
+
+import type { StartedServer } from "@graph/test-redis";
+import { startRedisServer } from "@graph/test-redis";
 import type { TestProject } from "vitest/node";
-import type { StartedServer } from "./fixtures/server.js";
-import { startRedisServer } from "./fixtures/server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -2,10 +2,10 @@
 import type { CheckpointError } from "@graph/checkpoint";
 import { defaultSerializer } from "@graph/checkpoint";
 import { rejection, stepRecord } from "@graph/checkpoint-conformance";
+import { startRedisServer } from "@graph/test-redis";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisCheckpointer } from "../src/index.js";
-import { startRedisServer } from "./fixtures/server.js";
 import { clearPrefixes, randomPrefix, redisUrl } from "./fixtures/store.js";
 
 const prefixes: string[] = [];

@@ -1,9 +1,10 @@
 // Finds the servers the tests use. Redis: REDIS_URL when set, else a redis-server started here on a free port
 // (stopped by its PID at the end). PostgreSQL: DATABASE_URL when set, else 127.0.0.1:5432 (user postgres); each
 // test file uses its own schema. Tests read them with `inject(...)`.
+
+import type { StartedServer } from "@graph/test-redis";
+import { startRedisServer } from "@graph/test-redis";
 import type { TestProject } from "vitest/node";
-import type { StartedServer } from "./fixtures/server.js";
-import { startRedisServer } from "./fixtures/server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -4,12 +4,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Runner } from "@graph/runtime";
+import { freePort, type StartedServer, startRedisServer } from "@graph/test-redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { chain10 } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
-import { freePort, type StartedServer, startRedisServer } from "./fixtures/server.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-queue-aof-"));
 const aof = ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir];
