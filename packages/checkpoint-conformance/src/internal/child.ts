@@ -15,16 +15,12 @@ import fs from "node:fs";
 import { defaultSerializer, resolvePolicy } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
 import { Runner, RunResult } from "@graph/runtime";
+import { runChildMain, sendToParent } from "./childMain.js";
 import { drive, engineGraph, RACE_VALUES, raceGraph } from "./engineGraph.js";
 import type { ChildMessage, ChildSpec, GoMessage, RaceOutcome } from "./processes.js";
 import { loadFactory } from "./processes.js";
 
-function send(message: ChildMessage): Promise<void> {
-  return new Promise((resolve) => {
-    if (process.send === undefined) return resolve();
-    process.send(message, undefined, {}, () => resolve());
-  });
-}
+const send: (message: ChildMessage) => Promise<void> = sendToParent;
 
 function die(): never {
   process.kill(process.pid, "SIGKILL");
@@ -98,14 +94,4 @@ async function race(
   await send({ type: "race", outcomes });
 }
 
-main().then(
-  () => {
-    process.disconnect?.();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    await send({ type: "error", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.disconnect?.();
-    process.exit(1);
-  },
-);
+runChildMain(main);

@@ -10,6 +10,7 @@
 import { resolvePolicy } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
 import { Runner } from "@graph/runtime";
+import { runChildMain, sendToParent } from "./childMain.js";
 import { waitGraph, ZOMBIE_VALUES, zombieGraph } from "./leaseGraphs.js";
 import type { AdapterRef } from "./processes.js";
 import { loadFactory } from "./processes.js";
@@ -25,8 +26,7 @@ export interface LeaseChildSpec {
   readonly stopPollIntervalMs: number;
 }
 
-const send = (message: unknown) =>
-  new Promise<void>((resolve) => (process.send === undefined ? resolve() : process.send(message, () => resolve())));
+const send = sendToParent;
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as LeaseChildSpec;
@@ -82,14 +82,4 @@ async function main(): Promise<void> {
   await runner.close();
 }
 
-main().then(
-  () => {
-    process.disconnect?.();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    await send({ type: "error", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.disconnect?.();
-    process.exit(1);
-  },
-);
+runChildMain(main);

@@ -4,6 +4,7 @@
  * SIGSTOP while it waits for a message (so it is frozen between writes, never inside one).
  */
 import { resolvePolicy } from "@graph/checkpoint";
+import { runChildMain, sendToParent } from "./childMain.js";
 import type { AdapterRef } from "./processes.js";
 import { loadFactory } from "./processes.js";
 import { renewOutcome, writeRound, zombieWorkflows } from "./zombie.js";
@@ -23,8 +24,7 @@ export type ZombieCommand =
   | { readonly type: "watch"; readonly everyMs: number }
   | { readonly type: "exit" };
 
-const send = (message: unknown) =>
-  new Promise<void>((resolve) => (process.send === undefined ? resolve() : process.send(message, () => resolve())));
+const send = sendToParent;
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as ZombieSpec;
@@ -63,14 +63,4 @@ async function main(): Promise<void> {
   await checkpointer.close();
 }
 
-main().then(
-  () => {
-    process.disconnect?.();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    await send({ type: "error", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.disconnect?.();
-    process.exit(1);
-  },
-);
+runChildMain(main);
