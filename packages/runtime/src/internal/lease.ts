@@ -126,7 +126,8 @@ export class RootLease {
               "Renewing now: if the lease was lost the run aborts with LeaseLostError. How to fix: make long computations yield (await) or raise leaseTtlMs.",
           );
         last = now;
-        if (now - renewedAt >= timing.renewEveryMs || now - renewedAt > timing.ttlMs / 2) {
+        // The options check keeps renewEveryMs ≤ ttlMs / 2, so a renewal on this schedule lands well inside the lease.
+        if (now - renewedAt >= timing.renewEveryMs) {
           renewedAt = now;
           const renewed = yield* Effect.either(store.renewWorkflow(id, { owner, epoch }, { ttlMs: timing.ttlMs }));
           if (renewed._tag === "Right") this.sawStop(renewed.right.stopRequested);
