@@ -55,6 +55,12 @@ export interface RunOptions {
    * the run with `UnknownValueError` and a "did you mean"; `"ignore"` drops them with a `Warning` event.
    */
   readonly unknownValues?: "error" | "ignore";
+  /**
+   * Recovery of a run whose process died (a queue worker redelivering it): a stop request stored for the workflow
+   * is honoured — the run ends `stopped` before any node starts — instead of being cleared as an explicit resume
+   * clears it. Default false.
+   */
+  readonly recover?: boolean;
 }
 
 /** Options of `runner.map`. */

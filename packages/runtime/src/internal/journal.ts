@@ -87,8 +87,9 @@ export class Journal {
             ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
           });
     const lease = config.lease;
-    const stored = this.#workflow?.stopRequested;
     // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
+    // A recovery resumes nothing the caller asked for: it carries out the stored request instead (never clears it).
+    const stored = lease?.recovering === true ? undefined : this.#workflow?.stopRequested;
     if (lease !== undefined && !config.isChild) lease.seenStop = stored?.requestedAt.getTime();
     const claim: Effect.Effect<void, RunError> =
       config.isChild || lease === undefined

@@ -27,12 +27,15 @@ export class RootLease {
   lost: LeaseLostError | undefined;
   /** The stop request the run started with (an explicit resume supersedes it): only a newer one stops the run. */
   seenStop: number | undefined;
+  /** A recovery (the `recover` run option): a stop request stored before the run began still stops it. */
+  readonly recovering: boolean;
   #release: Effect.Effect<void, RunError> = Effect.void;
 
-  constructor(workflowId: string, owner: string, control: RunControl) {
+  constructor(workflowId: string, owner: string, control: RunControl, recovering = false) {
     this.workflowId = workflowId;
     this.owner = owner;
     this.#control = control;
+    this.recovering = recovering;
   }
 
   /** Records the loss (the first one wins) and aborts the whole run tree: running nodes see their signal abort. */

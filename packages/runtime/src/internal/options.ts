@@ -109,7 +109,7 @@ export function checkRunOptions(options: unknown, method: string): void {
   const unknownValues = options["unknownValues"];
   if (unknownValues !== undefined && unknownValues !== "error" && unknownValues !== "ignore")
     fail(where, "unknownValues", unknownValues, '"error" or "ignore"');
-  for (const key of ["force"])
+  for (const key of ["force", "recover"])
     if (options[key] !== undefined && typeof options[key] !== "boolean") fail(where, key, options[key], "a boolean");
   const cp = options["checkpoint"];
   if (cp !== undefined && !(isRecord(cp) && Array.isArray(cp["steps"])))

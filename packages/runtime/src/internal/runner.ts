@@ -243,7 +243,8 @@ export class RunnerCore {
       force: options.force ?? false,
       isChild: false,
       parentWorkflowId: undefined,
-      lease: store === undefined ? undefined : new RootLease(workflowId, this.#owner, control),
+      lease:
+        store === undefined ? undefined : new RootLease(workflowId, this.#owner, control, options.recover === true),
       unknownValues: options.unknownValues ?? "error",
     };
   }
