@@ -2,7 +2,7 @@ import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
-import { Runner, RunResult } from "@graph/runtime";
+import { Runner } from "@graph/runtime";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
@@ -11,7 +11,8 @@ import { isAnswered, StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
-import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
+import { listenForStops } from "./internal/stopNudge.js";
+import { clearStop } from "./internal/stopSignal.js";
 import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
 
 type AnyJobData = RunJobData | ChunkJobData | GatherJobData;
@@ -34,7 +35,10 @@ export interface GraphWorkerOptions {
   readonly leaseTtlMs?: number;
   /** BullMQ's job lock: a dead worker's job is delivered again once it expired. Default 30 s. */
   readonly lockDurationMs?: number;
-  /** How often held runs' stop requests are polled (a pub/sub message normally arrives first). Default 250 ms. */
+  /**
+   * How often each held run polls the checkpointer for a stop request (`RemoteRunner.stop`, `runner.stop` in any
+   * process) when no nudge arrived: the cross-process stop latency's bound. Default 250 ms.
+   */
   readonly stopPollMs?: number;
   /** How long `close()` lets running runs finish before stopping them for another worker to resume. Default 10 s. */
   readonly closeTimeoutMs?: number;
@@ -77,8 +81,8 @@ export class GraphWorker {
   readonly #handedBack = new Set<string>();
   #redis: Redis | undefined;
   #subscriber: Redis | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
   #worker: Worker<AnyJobData> | undefined;
-  #unwatch: (() => Promise<void>) | undefined;
   #closing: Promise<void> | undefined;
   readonly #onSignal = (): void => {
     void this.close();
@@ -92,6 +96,7 @@ export class GraphWorker {
     this.#runner = new Runner({
       checkpointer: options.checkpointer,
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      stopPollIntervalMs: options.stopPollMs ?? 250,
       ...(options.owner === undefined ? {} : { owner: options.owner }),
     });
   }
@@ -102,14 +107,10 @@ export class GraphWorker {
     const url = redisUrl(o.connection);
     this.#redis = connect(url);
     this.#subscriber = connect(url);
-    this.#unwatch = await watchStops(
-      this.#subscriber,
-      this.#redis,
-      this.#keys,
-      () => this.#held.keys(),
-      (id, info) => void this.#runner.stop(id, info),
-      o.stopPollMs ?? 250,
-    );
+    this.#unlisten = await listenForStops(this.#subscriber, this.#keys, o.checkpointer, (id) => {
+      const handle = this.#held.get(id);
+      return handle === undefined ? undefined : (info) => handle.stop(info);
+    });
     const lockDuration = o.lockDurationMs ?? 30_000;
     this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job) => this.#dispatch(job), {
       connection: { url, maxRetriesPerRequest: null },
@@ -142,14 +143,15 @@ export class GraphWorker {
     process.removeListener("SIGINT", this.#onSignal);
     const closed = this.#worker?.close();
     const timer = setTimeout(() => {
-      for (const id of this.#held.keys()) {
+      // A local stop only: a durable stop request would stop the run for good on the worker that resumes it.
+      for (const [id, handle] of this.#held) {
         this.#handedBack.add(id);
-        void this.#runner.stop(id, { reason: "worker closing" });
+        handle.stop({ reason: "worker closing" });
       }
     }, this.#options.closeTimeoutMs ?? 10_000);
     await closed;
     clearTimeout(timer);
-    await this.#unwatch?.();
+    await this.#unlisten?.();
     await this.#runner.close();
     await this.#subscriber?.quit().catch(() => {});
     await this.#redis?.quit().catch(() => {});
@@ -210,21 +212,16 @@ export class GraphWorker {
     // Delivered again after an earlier delivery answered (its worker only looked dead: a missed lock renewal):
     // running it again would append a second answer nobody reads, and keep the job id taken.
     if (await isAnswered(redis, this.#keys.events(data.workflowId, data.submission))) return;
-    const requested = await readStop(redis, this.#keys, data.workflowId);
-    if (requested !== undefined) {
-      // Stopped while queued: nothing runs, nothing is written to the checkpointer.
-      const stopped = new RunResult({ status: "stopped", values: {}, workflowId: data.workflowId, runId: "" });
-      writer.append("result", encodeResult(this.#serializer, stopped));
-      await clearStop(redis, this.#keys, data.workflowId);
-      return writer.flush(true);
-    }
     const inputsKey = this.#keys.inputs(data.workflowId, data.submission);
     const stored = data.hasValues ? await redis.get(inputsKey) : null;
     const values = stored === null ? undefined : (this.#serializer.deserialize(stored) as Record<string, unknown>);
     if (job.attemptsMade > 0 || stored === null) writer.append("attempt", String(job.attemptsMade));
+    // Every delivery is a recovery: the submission already superseded older stop requests (RemoteRunner clears them),
+    // so a pending one was asked for since — while queued, or before a worker died — and ends the run before any node.
     const handle = this.#runner.start(graph, {
       ...data.options,
       workflowId: data.workflowId,
+      recover: true,
       ...(values === undefined ? {} : { values }),
     } as never);
     this.#held.set(data.workflowId, handle);
@@ -247,7 +244,6 @@ export class GraphWorker {
         retry = new Error(`Workflow '${data.workflowId}' handed back: its worker is closing.`);
       else {
         writer.append("result", encodeResult(this.#serializer, result));
-        if (result.status === "stopped") await clearStop(redis, this.#keys, data.workflowId);
       }
     } catch (error) {
       await pump;

@@ -11,7 +11,8 @@ import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
-import { requestStop } from "./internal/stopSignal.js";
+import { nudgeStop } from "./internal/stopNudge.js";
+import { requestStop as requestMapStop } from "./internal/stopSignal.js";
 import {
   decodeResult,
   errorFromWire,
@@ -43,8 +44,11 @@ export interface RemoteRunnerOptions {
   readonly queue?: string;
   /** Key prefix: the same on the workers. Default `"graph"`. */
   readonly prefix?: string;
-  /** The workers' checkpointer (or one on the same storage): its serializer encodes inputs and results. */
-  readonly checkpointer?: Checkpointer;
+  /**
+   * The workers' checkpointer (or one on the same storage): a submission creates the workflow in it, `stop` records
+   * the durable stop request there, and its serializer encodes inputs and results.
+   */
+  readonly checkpointer: Checkpointer;
 }
 
 /**
@@ -62,7 +66,7 @@ export interface RemoteRunnerOptions {
  *   return x * 2;
  * });
  * const doubler = new Graph([double], { name: "doubler" });
- * const remote = new RemoteRunner({ connection: "redis://127.0.0.1:6379", queue: "graph" });
+ * const remote = new RemoteRunner({ connection: "redis://127.0.0.1:6379", checkpointer, queue: "graph" });
  * const result = await remote.run(doubler, { values: { x: 21 }, workflowId: "d-1" });
  * console.log(result.values.y);
  * await remote.close();
@@ -73,6 +77,9 @@ export class RemoteRunner {
   readonly #queue: Queue<RunJobData>;
   readonly #keys: QueueKeys;
   readonly #serializer: Serializer;
+  readonly #checkpointer: Checkpointer;
+  /** Submissions of this runner still being stored: a `stop` of one of them waits for it. */
+  readonly #submitting = new Map<string, Promise<unknown>>();
   readonly #url: string;
   readonly #readers = new Set<Redis>();
   readonly #flows: FlowProducer;
@@ -86,7 +93,8 @@ export class RemoteRunner {
       connection: { url: this.#url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
     });
-    this.#serializer = options.checkpointer?.serializer ?? defaultSerializer;
+    this.#checkpointer = options.checkpointer;
+    this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
     this.#flows = new FlowProducer({
       connection: { url: this.#url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
@@ -108,9 +116,14 @@ export class RemoteRunner {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
     let runId = "";
-    // Issued now, on the shared connection, so a `stop()` called right after this returns lands after it.
     const submission = crypto.randomUUID();
     const prepared = this.#prepare(graph, options, workflowId, submission);
+    // A `stop()` called right after this returns must land after the submission (which clears older requests).
+    const settled = prepared.catch(() => {});
+    this.#submitting.set(workflowId, settled);
+    void settled.then(() => {
+      if (this.#submitting.get(workflowId) === settled) this.#submitting.delete(workflowId);
+    });
     const result = this.#follow(workflowId, prepared, events).then(
       (r) => {
         runId = r.runId;
@@ -224,12 +237,26 @@ export class RemoteRunner {
   }
 
   /**
-   * Stops a run wherever it runs: the worker holding it stops it as `runner.stop` would; a run still queued never
-   * starts a node. Resolves to false when the queue has no job for the workflow.
+   * Stops a run wherever it runs, through the checkpointer's durable stop request (`runner.stop` in any process does
+   * the same): the worker holding it stops at once (a pub/sub nudge; at worst at its next stop poll, `stopPollMs`);
+   * a run still queued, or whose worker
+   * died, ends `stopped` without starting a node when a worker takes it. A map id stops the map's chunks. Resolves
+   * to false when the queue has no job for the id.
    */
   async stop(workflowId: string, info?: unknown): Promise<boolean> {
-    await requestStop(this.#redis, this.#keys, workflowId, info);
+    await this.#submitting.get(workflowId);
+    await this.#checkpointer.requestStop(workflowId, info === undefined ? undefined : { info });
+    await this.#afterStop(workflowId, info);
     return (await this.#queue.getJob(jobIdOf(workflowId))) !== undefined;
+  }
+
+  /**
+   * What the queue itself does once a stop is recorded (the one place for it): the nudge that makes the holding
+   * worker poll at once, and a distributed map's stop signal, read by its chunk jobs (a map is not a workflow of the
+   * checkpointer).
+   */
+  async #afterStop(id: string, info: unknown): Promise<void> {
+    await Promise.all([nudgeStop(this.#redis, this.#keys, id), requestMapStop(this.#redis, this.#keys, id, info)]);
   }
 
   /** Closes the queue and the connections (runs continue on their workers). */
@@ -240,14 +267,25 @@ export class RemoteRunner {
     await this.#redis.quit().catch(() => {});
   }
 
-  /** Stores the inputs, then adds the job; resolves to the submission whose stream to read (the first one's). */
+  /**
+   * Creates the workflow in the checkpointer (so a stop of a queued run has a record to land on) and supersedes an
+   * older stop request (a submission is an explicit resume, as `runner.run` is), stores the inputs, then adds the
+   * job; resolves to the submission whose stream to read (the first one's).
+   */
   #prepare(graph: Graph, options: RunOptions, workflowId: string, submission: string): Promise<string> {
     const values = options.values;
-    const tx = this.#redis.multi();
-    tx.del(this.#keys.stop(workflowId));
-    if (values !== undefined) tx.set(this.#keys.inputs(workflowId, submission), this.#serializer.serialize(values));
-    const stored = tx.exec();
-    return stored.then(async () => {
+    const created = this.#checkpointer
+      .createWorkflow({ id: workflowId, graphName: graph.name ?? "graph", graphHash: graph.definitionHash })
+      .then(({ workflow }) =>
+        workflow.stopRequested === undefined
+          ? undefined
+          : this.#checkpointer.updateWorkflow(workflowId, { stopRequested: null }),
+      );
+    const stored =
+      values === undefined
+        ? undefined
+        : this.#redis.set(this.#keys.inputs(workflowId, submission), this.#serializer.serialize(values));
+    return Promise.all([created, stored]).then(async () => {
       const data: RunJobData = {
         graphName: graph.name ?? "graph",
         definitionHash: graph.definitionHash,

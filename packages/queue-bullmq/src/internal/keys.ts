@@ -9,6 +9,7 @@ export interface QueueKeys {
   events(workflowId: string, submission: string): string;
   stop(workflowId: string): string;
   mapChunk(mapId: string, chunk: number): string;
+  /** Pub/sub channel of stop nudges (see `stopNudge.ts`). */
   readonly stopChannel: string;
 }
 
