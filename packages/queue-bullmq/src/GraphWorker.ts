@@ -2,7 +2,7 @@ import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
-import { Runner } from "@graph/runtime";
+import { isLeaseLostError, Runner } from "@graph/runtime";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
@@ -247,8 +247,10 @@ export class GraphWorker {
       }
     } catch (error) {
       await pump;
-      // Another process holds the lease (a dead worker's run, until its lease expires): try again later.
-      if (isWorkflowConflictError(error) || this.#handedBack.has(data.workflowId)) retry = error;
+      // Another process holds the lease (a dead worker's run, until its lease expires): try again later. A lost lease
+      // (this process was frozen and another worker adopted the run) is no answer either: the adopter answers.
+      if (isWorkflowConflictError(error) || isLeaseLostError(error) || this.#handedBack.has(data.workflowId))
+        retry = error;
       else writer.append("error", this.#serializer.serialize(errorToWire(error)));
     } finally {
       this.#held.delete(data.workflowId);
