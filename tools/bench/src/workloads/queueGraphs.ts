@@ -15,3 +15,38 @@ export const queueChain = new Graph(
   ),
   { name: "bench-queue-chain" },
 );
+
+/** Iterations of the CPU-bound item: ≈ 1 ms of CPU on the bench machine (a fixed amount of work, not a timer). */
+const CPU_ITERATIONS = 43_000;
+
+/** One CPU-bound node: a fixed ≈ 1 ms computation (a linear congruential walk from x). */
+export const queueCpu = new Graph(
+  [
+    node({ name: "burn", output: "y" }, ({ x }: { x: number }) => {
+      let h = x;
+      for (let i = 0; i < CPU_ITERATIONS; i++) h = (h * 1103515245 + 12345) % 2147483648;
+      return h;
+    }),
+  ],
+  { name: "bench-queue-cpu" },
+);
+
+/**
+ * Ten nodes of 50 ms each; in a worker process every node start is reported to the bench over IPC with the wall
+ * clock (the SIGKILL row times the first step on the rescuing worker).
+ */
+export const queueSlow = new Graph(
+  Array.from({ length: 10 }, (_, i) =>
+    node(
+      { name: `s${i}`, inputs: [i === 0 ? "x" : `w${i - 1}`, "id"], output: `w${i}` },
+      async (v: Record<string, number | string>) => {
+        process.send?.({ type: "step", node: `s${i}`, id: v["id"], pid: process.pid, at: Date.now() });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return Number(v[i === 0 ? "x" : `w${i - 1}`] ?? 0) + 1;
+      },
+    ),
+  ),
+  { name: "bench-queue-slow" },
+);
+
+export const queueGraphs = [queueItem, queueChain, queueCpu, queueSlow];
