@@ -3,7 +3,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { RemoteRunner } from "@graph/queue-bullmq";
-import type { StoreSpec } from "./store.js";
+import { openStore, type StoreSpec } from "./store.js";
 
 /** This demo's own queue: two demos on one Redis (each with its own store) never take each other's runs. */
 const QUEUE = `graph-demo-${process.pid}`;
@@ -52,12 +52,16 @@ export async function startWorkers(count: number, spec: StoreSpec, delayMs: numb
     for (const c of children) c.kill();
     throw error;
   }
-  const remote = new RemoteRunner({ connection: url, queue: QUEUE });
+  // The submitter's side of the store: a submission creates the workflow there and a stop is recorded there.
+  const checkpointer = await openStore(spec);
+  await checkpointer.setup();
+  const remote = new RemoteRunner({ connection: url, queue: QUEUE, checkpointer });
   return {
     remote,
     pids: children.map((c) => c.pid ?? 0),
     close: async () => {
       await remote.close();
+      await checkpointer.close();
       await Promise.all(
         children.map(
           (c) =>

@@ -23,6 +23,7 @@ import {
 
 const WORKER_COUNTS = [1, 2, 4] as const;
 const CONCURRENCY = 8;
+const WARMUP_ITEMS = 100;
 
 interface Measured {
   readonly wallMs: number;
@@ -44,6 +45,8 @@ async function inProcess(graph: Graph, xs: readonly number[]): Promise<Measured>
   try {
     await checkpointer.setup();
     const runner = new Runner({ checkpointer });
+    // Untimed warm-up (JIT, connections), as the workers get theirs.
+    await runner.map(graph, { values: { x: xs.slice(0, WARMUP_ITEMS) }, mapOver: "x", workflowId: "warm" });
     const memory = sampleMemory(store);
     const [cpu0, storeCpu0, t0] = [cpuNowMs(), await store.cpuMs(), performance.now()];
     const result = await runner.map(graph, { values: { x: xs }, mapOver: "x", workflowId: "m" });
@@ -75,6 +78,11 @@ async function openPool(workers: number): Promise<Pool> {
   const env = { REDIS_URL: queueRedis.url, BENCH_QUEUE: "bench", BENCH_STORE_URL: store.url, BENCH_PREFIX: "bench:" };
   const pool = await startWorkers(workers, { ...env, BENCH_CONCURRENCY: String(CONCURRENCY) });
   const remote = new RemoteRunner({ connection: queueRedis.url, queue: "bench", checkpointer });
+  // Untimed warm-up of every worker (JIT, connections): chunks of one item, more chunks than worker slots.
+  for (const graph of [queueItem, queueCpu]) {
+    const values = { x: Array.from({ length: WARMUP_ITEMS }, (_, i) => i) };
+    await remote.map(graph, { values, mapOver: "x", chunkSize: 1, workflowId: `warm-${graph.name}` });
+  }
   return {
     queueRedis,
     store,
