@@ -66,6 +66,17 @@ export function checkRunnerOptions(options: unknown): void {
       fail(where, key, v, "a positive number");
   }
   checkLeaseTiming(where, options);
+  const dispatcher = options["mapDispatcher"];
+  if (dispatcher !== undefined) {
+    if (
+      !isRecord(dispatcher) ||
+      typeof dispatcher["dispatch"] !== "function" ||
+      !(Number.isInteger(dispatcher["minItems"]) && (dispatcher["minItems"] as number) >= 1)
+    )
+      fail(where, "mapDispatcher", dispatcher, "a { minItems (an integer ≥ 1), dispatch(request) } object");
+    if (cp === undefined)
+      fail(where, "mapDispatcher", dispatcher, "used with a checkpointer (dispatched items run on it)");
+  }
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
 }
