@@ -85,6 +85,13 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     expect(twice.length).toBeLessThanOrEqual(64);
     const chunksOfDoomed = new Set(twice.map(([x]) => Math.floor(x / 100)));
     expect(chunksOfDoomed.size).toBeLessThanOrEqual(4);
+    // The chunk that hung (items 100..199) was delivered again: its items the killed worker had finished were
+    // resumed from the checkpointer, not run again; item 150 ran once, on a rescuer.
+    const chunk1 = range(100).map((k) => runs.get(100 + k)!);
+    expect(chunk1.filter((e) => e.pids[0] === doomed.pid).length).toBeGreaterThan(0);
+    expect(runs.get(150)!.count).toBe(1);
+    expect(runs.get(150)!.pids[0]).not.toBe(doomed.pid);
+    expect(new Set([...runs.values()].flatMap((e) => e.pids)).size).toBeGreaterThanOrEqual(2);
     // Every item's child workflow: one step of its node, written once (item ids as the in-process path names them).
     for (const i of [0, 150, 4321, 9999]) {
       const steps = (await env.checkpointer.getSteps(`nm1/squares/${i}`)).filter((s) => s.kind !== "input");
