@@ -5,8 +5,8 @@ import { RunResult } from "../../RunResult.js";
 import type { RunConfig } from "../context.js";
 import type { ChildRun, EngineHost } from "../host.js";
 import { dispatchable, dispatchMapped } from "../mapDispatch.js";
-import { MappedResults } from "../mappedResults.js";
 import { mapItems } from "../mapItems.js";
+import { MappedResults } from "../mappedResults.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
 
