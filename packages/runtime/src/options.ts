@@ -51,8 +51,8 @@ export interface RunnerOptions {
  * - `"done"`: every item has run (or will not run: a stop): the run reads each item's stored result in item order
  *   and goes on as if the items had run here. An item with no finished workflow counts as stopped;
  * - `"inline"`: run the items in this process as if there were no dispatcher.
- * A dispatcher must be idempotent for one request (same `parentWorkflowId`, `nodeName`, `superstep`): it is asked
- * again after every resume and after a crash of the process that parked.
+ * A dispatcher must be idempotent for one map (same `parentWorkflowId` and `nodeName` until it answered "done"): it
+ * is asked again at every resume and after a crash of the process that was dispatching.
  */
 export interface MapDispatcher {
   /** Maps with fewer items run in this process. */
@@ -77,7 +77,10 @@ export interface MapDispatchRequest {
   /** The workflow whose node this is (the root, or a nested child workflow). */
   readonly parentWorkflowId: string;
   readonly nodeName: string;
-  /** The parent's superstep running the node: with `parentWorkflowId` and `nodeName` it names this request. */
+  /**
+   * The parent's superstep running the node. A resume runs the node again one superstep later, so a dispatcher
+   * names a map by `parentWorkflowId` and `nodeName` and forgets it once it answered "done".
+   */
   readonly superstep: number;
   /** The graph every item runs. */
   readonly graph: Graph;

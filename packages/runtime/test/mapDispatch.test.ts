@@ -200,6 +200,42 @@ describe("mapDispatcher", () => {
     expect(r.values.sum).toBeUndefined();
   });
 
+  it("a map inside a nested graph parks the whole run tree; the resume goes back down and gathers", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const worker = new Runner({ checkpointer });
+    const seen: MapDispatchRequest[] = [];
+    const runner = new Runner({
+      checkpointer,
+      mapDispatcher: {
+        minItems: 1,
+        async dispatch(request) {
+          seen.push(request);
+          if (seen.length > 1) return "done";
+          await runAll(worker, request);
+          return "parked";
+        },
+      },
+    });
+    const inner = new Graph([prep, mapped, total], { name: "inner" });
+    const after = node({ name: "after", output: "out" }, ({ sum }: { sum: number }) => sum * 2);
+    const outer = new Graph([inner.asNode(), after], { name: "outer" });
+    const parked = await runner.run(outer, { values: { n: 3, offset: 1 }, workflowId: "o" });
+    expect(parked.status).toBe("paused");
+    expect(parked.pause).toEqual({
+      reason: "map_dispatched",
+      nodeName: "inner/items",
+      value: { items: 3 },
+      responseKey: "",
+    });
+    expect(seen[0]!.rootWorkflowId).toBe("o");
+    expect(seen[0]!.parentWorkflowId).toBe("o/inner");
+    expect(seen[0]!.itemWorkflowId(2)).toBe("o/inner/items/2");
+    const done = await runner.run(outer, { workflowId: "o" });
+    expect(done.status).toBe("completed");
+    expect(done.values.out).toBe(2 * (1 + 2 + 5));
+    expect(seen.map((r) => r.parentWorkflowId)).toEqual(["o/inner", "o/inner"]);
+  });
+
   it("runMapItem after the root was claimed again: the item's writes are fenced, it fails LeaseLostError", async () => {
     const checkpointer = new MemoryCheckpointer();
     const worker = new Runner({ checkpointer });
