@@ -98,21 +98,30 @@ async function dispatch(
     tx.hset(key, { nonce, chunks, count: request.count });
     tx.expire(key, MAP_TTL_S);
     await tx.exec();
+    state["nonce"] = nonce;
+  }
+  const nonce = state["nonce"];
+  if (state["added"] === undefined) {
+    // First dispatch, or one whose process died while adding: job ids are deterministic, a chunk is added once.
     await addChunks(request, mapPath, nonce, chunkSize, range(chunks), deps);
+    await redis.hset(key, "added", 1);
     return "parked";
   }
   const finished = new Set((await redis.smembers(`${key}:done`)).map(Number));
   const missing = range(chunks).filter((c) => !finished.has(c));
-  if (missing.length === 0 || (await deps.stopRequested(request.rootWorkflowId))) {
-    // Done, or stopped (items that did not run count as stopped): the map's keys go.
-    await redis.del(key, `${key}:done`, ...range(chunks).map((c) => `${key}:${c}`));
-    return "done";
+  if (missing.length > 0 && !(await deps.stopRequested(request.rootWorkflowId))) {
+    const parent = jobIdOf(request.rootWorkflowId);
+    const alive = await Promise.all(missing.map((c) => deps.queue.getJob(chunkJobId(parent, nonce, c))));
+    // Chunks still queued or running (the run's job came back early: its worker died while dispatching): wait.
+    if (alive.some((job) => job !== undefined)) return "parked";
   }
-  // Resumed with chunks unfinished (one failed for good, or its job was removed): they are handed out again. Job
-  // ids are deterministic, so a chunk still queued or running is not added twice.
-  await addChunks(request, mapPath, state["nonce"], chunkSize, missing, deps);
-  return "parked";
+  // Every chunk finished, or the rest will not run (removed by a stop, or stopped between items): their items count
+  // as stopped. The map's keys go.
+  await redis.del(key, `${key}:done`, ...range(chunks).map((c) => `${key}:${c}`));
+  return "done";
 }
+
+const chunkJobId = (parentJobId: string, nonce: string, chunk: number): string => `${parentJobId}-m${nonce}-c${chunk}`;
 
 async function addChunks(
   request: MapDispatchRequest,
@@ -144,7 +153,7 @@ async function addChunks(
           name: "node-chunk",
           data,
           opts: {
-            jobId: `${parent.id}-m${nonce}-c${chunk}`,
+            jobId: chunkJobId(parent.id, nonce, chunk),
             parent,
             removeOnComplete: true,
             removeOnFail: true,
