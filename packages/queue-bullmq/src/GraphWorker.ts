@@ -3,7 +3,7 @@ import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
 import { Runner, RunResult } from "@graph/runtime";
-import { type Job, Queue, Worker } from "bullmq";
+import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
@@ -16,6 +16,7 @@ import {
   isParked,
   type NodeChunkJobData,
   type NodeMapDeps,
+  nodeMapDeps,
   nodeMapDispatcher,
   parkedSignal,
   parkJob,
@@ -133,7 +134,10 @@ export class GraphWorker {
       (id, info) => void this.#runner.stop(id, info),
       o.stopPollMs ?? 250,
     );
-    if (o.map?.distribute !== undefined) this.#nodeMap = this.#nodeMapDeps(url);
+    if (o.map?.distribute !== undefined)
+      this.#nodeMap = nodeMapDeps(url, this.#redis, o.queue ?? "graph", this.#keys, o.checkpointer, (id) =>
+        this.#held.has(id),
+      );
     const lockDuration = o.lockDurationMs ?? 30_000;
     this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job, token) => this.#dispatch(job, token), {
       connection: { url, maxRetriesPerRequest: null },
@@ -188,34 +192,9 @@ export class GraphWorker {
     return this.#process(job as Job<RunJobData>, token ?? "");
   }
 
-  #nodeMapDeps(url: string): NodeMapDeps {
-    const redis = this.#redis!;
-    const checkpointer = this.#options.checkpointer;
-    return {
-      redis,
-      queue: new Queue(this.#options.queue ?? "graph", {
-        connection: { url, maxRetriesPerRequest: null },
-        prefix: this.#keys.prefix,
-      }),
-      keys: this.#keys,
-      serializer: this.#serializer,
-      checkpointer,
-      runsJob: (id) => this.#held.has(id),
-      stopRequested: async (id) =>
-        (await readStop(redis, this.#keys, id)) !== undefined || (await checkpointer.getStopRequest(id)) !== undefined,
-    };
-  }
-
   /** A chunk of a mapped GraphNode some worker's run dispatched: its items as child workflows of that run. */
   #nodeChunk(data: NodeChunkJobData): Promise<number> {
-    const graph = this.#subgraphs.get(data.graphHash);
-    if (graph === undefined || this.#nodeMap === undefined)
-      throw new Error(
-        `Workflow '${data.rootWorkflowId}': this worker does not know the mapped graph (definitionHash ` +
-          `${data.graphHash}) or was started without map.distribute. How to fix: give every worker of the queue the ` +
-          "same graphs and map options (the chunk is retried, possibly on another worker).",
-      );
-    return runNodeChunk(data, graph, this.#runner, this.#nodeMap);
+    return runNodeChunk(data, this.#subgraphs, this.#runner, this.#nodeMap);
   }
 
   /** A distributed map's chunk: its items as child workflows; returns only how many finished. */

@@ -5,7 +5,7 @@
  * its items with `runner.runMapItem` on the shared checkpointer; once every chunk finished BullMQ delivers the run's
  * job again and the resumed run gathers the items' results from the checkpointer.
  */
-import type { Checkpointer, Serializer } from "@graph/checkpoint";
+import { type Checkpointer, defaultSerializer, type Serializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import {
   isLeaseLostError,
@@ -15,9 +15,10 @@ import {
   type Runner,
   type RunResult,
 } from "@graph/runtime";
-import { type Job, type Queue, WaitingChildrenError } from "bullmq";
+import { type Job, Queue, WaitingChildrenError } from "bullmq";
 import type { Redis } from "ioredis";
 import { jobIdOf, type QueueKeys } from "./keys.js";
+import { readStop } from "./stopSignal.js";
 
 /** A worker's `map.distribute` options. */
 export interface DistributeOptions {
@@ -54,6 +55,28 @@ export interface NodeMapDeps {
   readonly runsJob: (workflowId: string) => boolean;
   /** A stop was requested for the workflow (checked between items). */
   readonly stopRequested: (workflowId: string) => Promise<boolean>;
+}
+
+/** A worker's dependencies of its node maps (its Redis connection, a Queue to add chunks, how to see a stop). */
+export function nodeMapDeps(
+  url: string,
+  redis: Redis,
+  queueName: string,
+  keys: QueueKeys,
+  checkpointer: Checkpointer,
+  runsJob: (workflowId: string) => boolean,
+): NodeMapDeps {
+  return {
+    redis,
+    queue: new Queue(queueName, { connection: { url, maxRetriesPerRequest: null }, prefix: keys.prefix }),
+    keys,
+    serializer: checkpointer.serializer ?? defaultSerializer,
+    checkpointer,
+    runsJob,
+    // The queue's stop request, or the checkpointer's (durable, any process).
+    stopRequested: async (id) =>
+      (await readStop(redis, keys, id)) !== undefined || (await checkpointer.getStopRequest(id)) !== undefined,
+  };
 }
 
 /** Chunk jobs added per call to Redis. */
@@ -173,10 +196,17 @@ async function addChunks(
  */
 export async function runNodeChunk(
   data: NodeChunkJobData,
-  graph: Graph,
+  graphs: ReadonlyMap<string, Graph>,
   runner: Runner,
-  deps: NodeMapDeps,
+  deps: NodeMapDeps | undefined,
 ): Promise<number> {
+  const graph = graphs.get(data.graphHash);
+  if (graph === undefined || deps === undefined)
+    throw new Error(
+      `Workflow '${data.rootWorkflowId}': this worker does not know the mapped graph (definitionHash ` +
+        `${data.graphHash}) or was started without map.distribute. How to fix: give every worker of the queue the ` +
+        "same graphs and map options (the chunk is retried, possibly on another worker).",
+    );
   const key = deps.keys.nodeMap(data.mapPath);
   const text = await deps.redis.get(`${key}:${data.chunk}`);
   if (text === null) return 0; // the map is over (stopped and gathered): nothing left to run
