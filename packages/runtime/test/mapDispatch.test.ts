@@ -97,6 +97,13 @@ describe("mapDispatcher", () => {
     expect(isInvalidOptionError(noStore)).toBe(true);
     expect((noStore as Error).message).toContain("mapDispatcher");
     expect(() => new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never })).toThrow("minItems");
+    const item = await new Runner({ checkpointer })
+      .runMapItem(items, { workflowId: "", fence: { epoch: 1 } } as never)
+      .catch((e: unknown) => e);
+    expect(isInvalidOptionError(item)).toBe(true);
+    expect((item as { option: string }).option).toBe("workflowId");
+    const noCheckpointer = await new Runner().runMapItem(items, {} as never).catch((e: unknown) => e);
+    expect((noCheckpointer as Error).message).toContain("needs a runner with a checkpointer");
   });
 
   it('"inline" runs the items here as if there were no dispatcher', async () => {

@@ -7,7 +7,7 @@ import { INPUT_STEP, type StepRecord, type StoredError, type WorkflowRecord } fr
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { type Graph, GraphConfigError, type GraphNode } from "@graph/core";
 import { Effect } from "effect";
-import { NodeExecutionError } from "../errors.js";
+import { type InvalidOptionError, NodeExecutionError } from "../errors.js";
 import type { MapDispatchRequest, MapItemRunOptions } from "../options.js";
 import { RunResult, type RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared } from "./context.js";
@@ -16,6 +16,7 @@ import type { ChildValues } from "./executors/graph.js";
 import type { EngineHost } from "./host.js";
 import { RootLease } from "./lease.js";
 import { MappedResults } from "./mappedResults.js";
+import { checkMapItemOptions } from "./options.js";
 import type { Execution, Outcome, RunError } from "./outcome.js";
 
 /** Stored item results read at once while rebuilding a dispatched map's outcome. */
@@ -180,6 +181,11 @@ export function runMapItem(
   return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError> => {
     if (store === undefined)
       return Effect.fail(new GraphConfigError("runner.runMapItem() needs a runner with a checkpointer."));
+    try {
+      checkMapItemOptions(options);
+    } catch (error) {
+      return Effect.fail(error as InvalidOptionError);
+    }
     const control = new RunControl();
     const signal = options.signal;
     const onAbort = () => control.stop(signal?.reason);
