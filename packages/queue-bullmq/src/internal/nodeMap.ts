@@ -124,14 +124,15 @@ async function dispatch(
     state["nonce"] = nonce;
   }
   const nonce = state["nonce"];
+  const finished = new Set((await redis.smembers(`${key}:done`)).map(Number));
+  const missing = range(chunks).filter((c) => !finished.has(c));
   if (state["added"] === undefined) {
-    // First dispatch, or one whose process died while adding: job ids are deterministic, a chunk is added once.
-    await addChunks(request, mapPath, nonce, chunkSize, range(chunks), deps);
+    // First dispatch, or one whose process died while adding: job ids are deterministic (a chunk queued or running
+    // is not added twice) and finished chunks are not added again.
+    await addChunks(request, mapPath, nonce, chunkSize, missing, deps);
     await redis.hset(key, "added", 1);
     return "parked";
   }
-  const finished = new Set((await redis.smembers(`${key}:done`)).map(Number));
-  const missing = range(chunks).filter((c) => !finished.has(c));
   if (missing.length > 0 && !(await deps.stopRequested(request.rootWorkflowId))) {
     const parent = jobIdOf(request.rootWorkflowId);
     const alive = await Promise.all(missing.map((c) => deps.queue.getJob(chunkJobId(parent, nonce, c))));
