@@ -11,6 +11,7 @@ import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
+import { removePendingChunks } from "./internal/nodeMap.js";
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
 import {
@@ -252,11 +253,12 @@ export class RemoteRunner {
 
   /**
    * What the queue itself does once a stop is recorded (the one place for it): the nudge that makes the holding
-   * worker poll at once, and a distributed map's stop signal, read by its chunk jobs (a map is not a workflow of the
-   * checkpointer).
+   * worker poll at once; the maps' stop signal, read by chunk jobs (a `remote.map` is not a workflow of the
+   * checkpointer); and the removal of the pending chunk jobs of the run's distributed node maps.
    */
   async #afterStop(id: string, info: unknown): Promise<void> {
     await Promise.all([nudgeStop(this.#redis, this.#keys, id), requestMapStop(this.#redis, this.#keys, id, info)]);
+    await removePendingChunks(this.#queue, id);
   }
 
   /** Closes the queue and the connections (runs continue on their workers). */
