@@ -60,6 +60,7 @@ export interface RemoteRunnerOptions {
  *
  * @example
  * ```ts
+ * import { RedisCheckpointer } from "@graph/checkpoint-redis";
  * import { Graph, node } from "@graph/core";
  * import { RemoteRunner } from "@graph/queue-bullmq";
  *
@@ -67,6 +68,7 @@ export interface RemoteRunnerOptions {
  *   return x * 2;
  * });
  * const doubler = new Graph([double], { name: "doubler" });
+ * const checkpointer = new RedisCheckpointer({ url: "redis://127.0.0.1:6379" }); // the workers' store
  * const remote = new RemoteRunner({ connection: "redis://127.0.0.1:6379", checkpointer, queue: "graph" });
  * const result = await remote.run(doubler, { values: { x: 21 }, workflowId: "d-1" });
  * console.log(result.values.y);
