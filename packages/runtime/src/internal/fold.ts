@@ -45,7 +45,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     const node = graph.nodes.get(s.nodeName);
     if (node === undefined) continue;
     state.everRan.add(s.nodeName);
-    state.consumed.set(s.nodeName, s.inputVersions);
+    state.consume(state.plans.get(s.nodeName)!, s.inputVersions);
     lastCompleted.set(s.nodeName, s);
     // Ran in the current turn: a loop entry does not get its before-the-gate run again.
     if (s.index > turnStart) state.ranThisRun.add(s.nodeName);

@@ -53,7 +53,7 @@ export function inputProblem(
 /** An input only needed by nodes the caller skipped (by supplying their outputs) is not missing. */
 function isMissing(state: RunState, graph: Graph, name: string): boolean {
   if (state.values.has(name)) return false;
-  return !(graph.analysis.consumers.get(name) ?? []).every((c) => skippedBySuppliedOutputs(state, graph.nodes.get(c)!));
+  return !(graph.analysis.consumers.get(name) ?? []).every((c) => skippedBySuppliedOutputs(state, c));
 }
 
 const knownByGraph = new WeakMap<Graph, ReadonlySet<string>>();

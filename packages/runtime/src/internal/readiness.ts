@@ -1,42 +1,49 @@
 import { INPUT_STEP } from "@graph/checkpoint";
-import { type AnyNode, type GateNode, GraphNode, InterruptNode } from "@graph/core";
+import type { GateNode } from "@graph/core";
 import { InfiniteLoopError } from "../errors.js";
-import { responseKeys } from "./responseKeys.js";
+import type { NodePlan } from "./plan.js";
 import type { RunState } from "./state.js";
 
 // Readiness: which nodes run in the next superstep. Pure functions of the run state (docs/semantics.md); only
 // nodes marked dirty (their inputs, permissions or decisions changed) and held-back candidates are re-examined.
 
-/** The nodes of the next superstep, in graph order; consumes `state.dirty`. */
-export function computeReady(state: RunState): AnyNode[] {
-  const graph = state.graph;
+/** The nodes of the next superstep (their plans), in graph order; consumes `state.dirty`. */
+export function computeReady(state: RunState): NodePlan[] {
   const check = state.dirty;
   for (const w of state.waiting) check.add(w);
   state.dirty = state.spare;
   state.spare = check;
   const memo = state.permitMemo;
   memo.clear();
-  let candidates: string[] = [];
-  for (const name of check) if (isCandidate(state, name, memo)) candidates.push(name);
+  const plans = state.plans;
+  let candidates: NodePlan[] = [];
+  for (const name of check) {
+    const plan = plans.get(name)!;
+    if (isCandidate(state, plan, memo)) candidates.push(plan);
+  }
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
   if (candidates.length > 1) {
-    const analysis = graph.analysis;
+    const analysis = state.graph.analysis;
     const pos = analysis.position;
-    candidates.sort((a, b) => pos.get(a)! - pos.get(b)!);
+    candidates.sort((a, b) => pos.get(a.name)! - pos.get(b.name)!);
     // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
-    const kept = candidates.filter((c) => !candidates.some((d) => d !== c && analysis.isUpstream(d, c)));
-    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c);
+    const kept = candidates.filter((c) => !candidates.some((d) => d !== c && analysis.isUpstream(d.name, c.name)));
+    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c.name);
     candidates = kept;
   }
-  return candidates.map((c) => graph.nodes.get(c)!);
+  return candidates;
 }
 
 /**
  * Counts one more run of each ready node; maxIterations bounds how often one node runs in one run (a loop's
  * iterations), never the number of supersteps, so a DAG of any depth never reaches it.
  */
-export function countRuns(state: RunState, ready: readonly AnyNode[], max: number): InfiniteLoopError | undefined {
+export function countRuns(
+  state: RunState,
+  ready: readonly { readonly name: string }[],
+  max: number,
+): InfiniteLoopError | undefined {
   for (const n of ready) {
     const count = (state.runs.get(n.name) ?? 0) + 1;
     if (count > max) {
@@ -50,33 +57,21 @@ export function countRuns(state: RunState, ready: readonly AnyNode[], max: numbe
   return undefined;
 }
 
-function isCandidate(state: RunState, name: string, memo: Map<string, boolean>): boolean {
+function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>): boolean {
+  const name = plan.name;
   if (state.settled.has(name) || state.regions.isClosed(name)) return false;
-  const n = state.graph.nodes.get(name)!;
-  if (!permitted(state, name, memo)) return false;
-  for (const input of n.inputs) if (!available(state, n, input)) return false;
-  for (const g of state.graph.analysis.controllers.get(name)!) if (state.pending.get(g)?.has(name)) return true;
+  const controllers = plan.controllers;
+  if (controllers.length > 0 && !permitted(state, name, memo)) return false;
+  const inputs = plan.inputs;
+  const given = plan.given;
+  const values = state.values;
+  for (let i = 0; i < inputs.length; i++) if (!given[i] && !values.has(inputs[i]!)) return false;
+  for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(name)) return true;
   if (!state.everRan.has(name)) {
-    if (relaysFeedback(state, n)) return isStale(state, n) && fedBackByLoop(state, n);
-    return !skippedBySuppliedOutputs(state, n);
+    if (plan.relays) return isStale(state, plan) && fedBackByLoop(state, plan);
+    return !skipped(state, plan);
   }
-  return isStale(state, n);
-}
-
-function available(state: RunState, n: AnyNode, input: string): boolean {
-  return state.values.has(input) || Object.hasOwn(state.graph.inputs.bound, input) || hasDefault(n, input);
-}
-
-/** Nodes are immutable: which of their inputs have defaults, worked out once per node. */
-const defaults = new WeakMap<AnyNode, ReadonlySet<string>>();
-
-function hasDefault(n: AnyNode, input: string): boolean {
-  let set = defaults.get(n);
-  if (set === undefined) {
-    set = new Set(n.inputs.filter((i) => n.hasDefault(i)));
-    defaults.set(n, set);
-  }
-  return set.has(input);
+  return isStale(state, plan);
 }
 
 /** A gated node may run when a gate chose it, or (do-while) before its cycle's gate decided for the first time. */
@@ -121,21 +116,10 @@ function entryAllows(state: RunState, name: string): boolean {
   return inComponent.length === 0 || inComponent.includes(name);
 }
 
-/**
- * A node of a gated loop (not its entry) that reads only the loop's seeds relays what the loop feeds back to its
- * entry (Self-RAG's `retrieveAgain(question) → retrieve`). It does not run on the caller's values — that would
- * start one extra iteration once the loop settled — but once the loop has written one of them.
- */
-function relaysFeedback(state: RunState, n: AnyNode): boolean {
-  const a = state.graph.analysis;
-  if (n.inputs.length === 0 || !a.loops.gated.has(a.componentOf.get(n.name)!)) return false;
-  return n.inputs.every((i) => a.isSeedForNonEntry(i, n.name));
-}
-
-function fedBackByLoop(state: RunState, n: AnyNode): boolean {
-  return n.inputs.some((i) => {
+function fedBackByLoop(state: RunState, plan: NodePlan): boolean {
+  return plan.inputs.some((i) => {
     const w = state.values.get(i)?.writer;
-    return w !== undefined && w !== INPUT_STEP && w !== n.name;
+    return w !== undefined && w !== INPUT_STEP && w !== plan.name;
   });
 }
 
@@ -144,28 +128,32 @@ function fedBackByLoop(state: RunState, n: AnyNode): boolean {
  * (the cycle's first value), side-effect nodes (no outputs), interrupts (they take or ask for their answer) and
  * GraphNodes holding interrupts (the child must take the answer).
  */
-export function skippedBySuppliedOutputs(state: RunState, n: AnyNode): boolean {
-  if (state.everRan.has(n.name) || n.outputs.length === 0 || n instanceof InterruptNode) return false;
+export function skippedBySuppliedOutputs(state: RunState, name: string): boolean {
+  return !state.everRan.has(name) && skipped(state, state.plans.get(name)!);
+}
+
+/** {@link skippedBySuppliedOutputs} for a node known not to have run. */
+function skipped(state: RunState, plan: NodePlan): boolean {
+  if (!plan.skippable) return false;
+  const outputs = plan.outputs;
   // Cheapest test first: a node none of whose outputs the caller supplied is not skipped.
-  if (!state.values.has(n.outputs[0]!)) return false;
-  if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return false;
-  const own = state.graph.analysis.ownCycleSeeds.get(n.name);
-  for (const o of n.outputs) if (!state.values.has(o) || (own?.has(o) ?? false)) return false;
+  if (!state.values.has(outputs[0]!)) return false;
+  const own = plan.ownSeeds;
+  for (const o of outputs) if (!state.values.has(o) || (own?.has(o) ?? false)) return false;
   return true;
 }
 
-function isStale(state: RunState, n: AnyNode): boolean {
-  const analysis = state.graph.analysis;
-  const consumed = state.consumed.get(n.name);
-  const gated = analysis.controllers.get(n.name)!.length > 0;
-  const wired = analysis.wiredProducers.get(n.name)!;
-  for (const input of n.inputs) {
-    const slot = state.values.get(input);
+function isStale(state: RunState, plan: NodePlan): boolean {
+  const consumed = state.consumed.get(plan.name);
+  const gated = plan.controllers.length > 0;
+  const inputs = plan.inputs;
+  for (let i = 0; i < inputs.length; i++) {
+    const slot = state.values.get(inputs[i]!);
     if (slot === undefined) continue;
-    if (slot.version === (consumed?.[input] ?? 0)) continue;
+    if (slot.version === (consumed === undefined ? 0 : consumed[i])) continue;
     const writer = slot.writer;
-    if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
-    if (!gated && exempt(state, n.name, input, writer)) continue;
+    if (writer !== INPUT_STEP && !plan.wired[i]!.has(writer)) continue;
+    if (!gated && exempt(state, plan.name, inputs[i]!, writer)) continue;
     return true;
   }
   return false;

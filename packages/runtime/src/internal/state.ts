@@ -1,6 +1,7 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import { END, GateNode, type Graph, type Target } from "@graph/core";
 import type { PauseInfo, RunResult, RunStatus } from "../RunResult.js";
+import { type NodePlan, planOf } from "./plan.js";
 import { ClosedRegions } from "./regions.js";
 
 /** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
@@ -18,8 +19,10 @@ export interface Slot {
 export class RunState {
   readonly graph: Graph;
   readonly values = new Map<string, Slot>();
-  /** The input versions each node consumed when it last completed. */
-  readonly consumed = new Map<string, Readonly<Record<string, number>>>();
+  /** The input versions each node consumed when it last completed, aligned with its inputs. */
+  readonly consumed = new Map<string, readonly number[]>();
+  /** Interrupts: the version of the answer each took when it last completed. */
+  readonly answers = new Map<string, number>();
   readonly everRan = new Set<string>();
   /** Nodes that ran in the current turn (a loop entry does not get its before-the-gate run again). */
   readonly ranThisRun = new Set<string>();
@@ -40,6 +43,8 @@ export class RunState {
   /** How often each node started in this run (maxIterations bounds it). */
   readonly runs = new Map<string, number>();
   readonly regions: ClosedRegions;
+  /** Per node: what the scheduler asks about it (plan.ts), shared by every run of the graph. */
+  readonly plans: ReadonlyMap<string, NodePlan>;
 
   nextIndex = 1;
   superstep = 0;
@@ -50,12 +55,13 @@ export class RunState {
   constructor(graph: Graph) {
     this.graph = graph;
     this.regions = new ClosedRegions(graph.analysis);
+    this.plans = planOf(graph);
   }
 
   write(name: string, value: unknown, version: number, writer: string): void {
     this.values.set(name, { value, version, writer });
     const consumers = this.graph.analysis.consumers.get(name);
-    if (consumers !== undefined) for (const c of consumers) this.dirty.add(c);
+    if (consumers !== undefined) for (let i = 0; i < consumers.length; i++) this.dirty.add(consumers[i]!);
   }
 
   /** Records a gate's decision and marks its targets (through chained gates) for re-examination. */
@@ -75,14 +81,46 @@ export class RunState {
     mark(gate, new Set());
   }
 
-  /** A node completed with these outputs at step `index` having consumed `versions`. */
-  completed(name: string, versions: Readonly<Record<string, number>>, outputs: Record<string, unknown>, index: number) {
+  /**
+   * A node completed at step `index`, having consumed `versions` (by input name, or aligned with its inputs) and
+   * written `outputs` (by output name, or all of them aligned with its outputs). An interrupt's `answer` is the
+   * version of the answer it took (read from `versions` when given by name).
+   */
+  completed(
+    name: string,
+    versions: Readonly<Record<string, number>> | readonly number[],
+    outputs: Readonly<Record<string, unknown>> | readonly unknown[],
+    index: number,
+    answer?: number,
+  ): void {
+    const plan = this.plans.get(name)!;
     this.everRan.add(name);
     this.ranThisRun.add(name);
-    this.consumed.set(name, versions);
+    if (Array.isArray(versions)) {
+      this.consumed.set(name, versions);
+      if (plan.responseKey !== undefined) this.#answered(name, answer);
+    } else this.consume(plan, versions as Readonly<Record<string, number>>);
     this.dirty.add(name);
-    for (const g of this.graph.analysis.controllers.get(name)!) this.pending.get(g)?.delete(name);
-    for (const k in outputs) this.write(k, outputs[k], index, name);
+    const controllers = plan.controllers;
+    for (let i = 0; i < controllers.length; i++) this.pending.get(controllers[i]!)?.delete(name);
+    if (Array.isArray(outputs)) {
+      const names = plan.outputs;
+      for (let i = 0; i < names.length; i++) this.write(names[i]!, outputs[i], index, name);
+    } else {
+      const record = outputs as Readonly<Record<string, unknown>>;
+      for (const k in record) this.write(k, record[k], index, name);
+    }
+  }
+
+  /** Records what a node consumed, given by input name (a stored step, or a caller of {@link completed}). */
+  consume(plan: NodePlan, versions: Readonly<Record<string, number>>): void {
+    this.consumed.set(plan.name, versionList(plan, versions));
+    if (plan.responseKey !== undefined) this.#answered(plan.name, versions[plan.responseKey]);
+  }
+
+  #answered(name: string, answer: number | undefined): void {
+    if (answer === undefined) this.answers.delete(name);
+    else this.answers.set(name, answer);
   }
 
   status(stopRequested: boolean): RunStatus {
@@ -99,4 +137,9 @@ export class RunState {
     for (const [k, nested] of this.nested) values[k] = nested;
     return values;
   }
+}
+
+/** Versions recorded by input name (a stored step) as the list a node's plan aligns with its inputs. */
+function versionList(plan: NodePlan, versions: Readonly<Record<string, number>>): number[] {
+  return plan.inputs.map((i) => versions[i] ?? 0);
 }

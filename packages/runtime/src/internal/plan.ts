@@ -1,0 +1,84 @@
+import { type AnyNode, FunctionNode, GateNode, type Graph, GraphNode, InterruptNode } from "@graph/core";
+import { responseKeys } from "./responseKeys.js";
+
+/** How a node runs: through the Effect executors, or called directly, sync or async (executors/plain.ts). */
+export const OTHER = 0;
+export const SYNC = 1;
+export const ASYNC = 2;
+type Kind = typeof OTHER | typeof SYNC | typeof ASYNC;
+
+/**
+ * What the scheduler asks about one node on every superstep, worked out once per graph. Per-input facts are arrays
+ * aligned with `inputs`, so a superstep touches one object per node instead of a lookup per question in maps
+ * keyed by name (that cost grows with the graph: ten thousand names no longer fit the CPU's caches).
+ */
+export interface NodePlan {
+  readonly node: AnyNode;
+  readonly name: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  /** Per input: bound by the graph. */
+  readonly bound: readonly boolean[];
+  /** Per input: available without a value in state (bound, or a default of the node). */
+  readonly given: readonly boolean[];
+  /** Per input: the producers wired to it. */
+  readonly wired: readonly ReadonlySet<string>[];
+  /** Gates that target this node. */
+  readonly controllers: readonly string[];
+  /**
+   * A node of a gated loop (not its entry) that reads only the loop's seeds relays what the loop feeds back to its
+   * entry (Self-RAG's `retrieveAgain(question) → retrieve`). It does not run on the caller's values — that would
+   * start one extra iteration once the loop settled — but once the loop has written one of them.
+   */
+  readonly relays: boolean;
+  /** Has outputs the caller may supply to skip it (not a side effect, an interrupt or a GraphNode with answers). */
+  readonly skippable: boolean;
+  /** Seeds of its own cycle it produces (supplying them does not skip it). */
+  readonly ownSeeds: ReadonlySet<string> | undefined;
+  /** Interrupts: the value its answer arrives in. */
+  readonly responseKey: string | undefined;
+  readonly kind: Kind;
+}
+
+const plans = new WeakMap<Graph, ReadonlyMap<string, NodePlan>>();
+
+/** The plans of a graph's nodes by name (graphs are immutable: computed on first use, then shared by every run). */
+export function planOf(graph: Graph): ReadonlyMap<string, NodePlan> {
+  let plan = plans.get(graph);
+  if (plan === undefined) {
+    plan = new Map([...graph.nodes.values()].map((n) => [n.name, nodePlan(graph, n)]));
+    plans.set(graph, plan);
+  }
+  return plan;
+}
+
+function nodePlan(graph: Graph, n: AnyNode): NodePlan {
+  const a = graph.analysis;
+  const bound = n.inputs.map((i) => Object.hasOwn(graph.inputs.bound, i));
+  const component = a.componentOf.get(n.name)!;
+  return {
+    node: n,
+    name: n.name,
+    inputs: n.inputs,
+    outputs: n.outputs,
+    bound,
+    given: n.inputs.map((i, k) => bound[k]! || n.hasDefault(i)),
+    wired: n.inputs.map((i) => a.wiredProducers.get(n.name)!.get(i)!),
+    controllers: a.controllers.get(n.name)!,
+    relays:
+      n.inputs.length > 0 && a.loops.gated.has(component) && n.inputs.every((i) => a.isSeedForNonEntry(i, n.name)),
+    skippable:
+      n.outputs.length > 0 &&
+      !(n instanceof InterruptNode) &&
+      !(n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)),
+    ownSeeds: a.ownCycleSeeds.get(n.name),
+    responseKey: n instanceof InterruptNode ? n.responseKey : undefined,
+    kind: kindOf(n),
+  };
+}
+
+function kindOf(n: AnyNode): Kind {
+  if (n instanceof GateNode) return SYNC;
+  if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return OTHER;
+  return n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
+}
