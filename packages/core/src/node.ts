@@ -192,6 +192,14 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 
   /**
+   * @internal The function itself when {@link invoke} would pass the inputs on unchanged (no renamed inputs, no
+   * schemas): the scheduler then calls it directly.
+   */
+  get directCall(): NodeFunction | undefined {
+    return this.#identityInputs && this.spec.schemas === undefined ? this.spec.fn : undefined;
+  }
+
+  /**
    * Calls the function with inputs keyed by public (renamed) name. Validates zod inputs first.
    * Returns whatever the function returns (a value, a Promise or an iterator); the runner drives it.
    */

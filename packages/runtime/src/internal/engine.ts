@@ -59,7 +59,10 @@ export class Engine implements EngineHost, ChildRun {
 
   invoke(ex: Execution, n: FunctionNode, ctx: unknown): unknown {
     const around = this.config.emitter.aroundNode;
-    if (around === undefined) return n.invoke(ex.inputs, ctx as never);
+    if (around === undefined) {
+      const call = ex.plan.call;
+      return call === undefined ? n.invoke(ex.inputs, ctx as never) : call(ex.inputs, ctx as never);
+    }
     const { workflowId, runId } = this.config;
     return around({ workflowId, runId, spanId: ex.spanId, nodeName: n.name }, () => n.invoke(ex.inputs, ctx as never));
   }
@@ -168,7 +171,7 @@ export class Engine implements EngineHost, ChildRun {
   }
 
   #markAllDirty(): void {
-    for (const n of this.graph.nodes.keys()) this.state.dirty.add(n);
+    this.state.all = true;
   }
 
   #loop(): Effect.Effect<void, RunError> {

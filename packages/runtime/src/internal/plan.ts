@@ -1,4 +1,12 @@
-import { type AnyNode, FunctionNode, GateNode, type Graph, GraphNode, InterruptNode } from "@graph/core";
+import {
+  type AnyNode,
+  FunctionNode,
+  GateNode,
+  type Graph,
+  GraphNode,
+  InterruptNode,
+  type NodeFunction,
+} from "@graph/core";
 import { responseKeys } from "./responseKeys.js";
 
 /** How a node runs: through the Effect executors, or called directly, sync or async (executors/plain.ts). */
@@ -13,6 +21,8 @@ type Kind = typeof OTHER | typeof SYNC | typeof ASYNC;
  * keyed by name (that cost grows with the graph: ten thousand names no longer fit the CPU's caches).
  */
 export interface NodePlan {
+  /** Position in the graph's node list: the index of this node's entries in the run state's per-node arrays. */
+  readonly id: number;
   readonly node: AnyNode;
   readonly name: string;
   readonly inputs: readonly string[];
@@ -35,28 +45,42 @@ export interface NodePlan {
   readonly skippable: boolean;
   /** Seeds of its own cycle it produces (supplying them does not skip it). */
   readonly ownSeeds: ReadonlySet<string> | undefined;
+  /** Per output: the nodes that consume it. */
+  readonly consumers: readonly (readonly string[])[];
+  /** Belongs to a loop with a gate (branch regions apply, regions.ts). */
+  readonly inGatedLoop: boolean;
+  /** The function to call with the inputs as they are (no renamed inputs, no schemas), else undefined. */
+  readonly call: NodeFunction | undefined;
   /** Interrupts: the value its answer arrives in. */
   readonly responseKey: string | undefined;
   readonly kind: Kind;
 }
 
-const plans = new WeakMap<Graph, ReadonlyMap<string, NodePlan>>();
+/** The plans of a graph's nodes, in node-list order and by name. */
+export interface GraphPlan {
+  readonly list: readonly NodePlan[];
+  readonly byName: ReadonlyMap<string, NodePlan>;
+}
 
-/** The plans of a graph's nodes by name (graphs are immutable: computed on first use, then shared by every run). */
-export function planOf(graph: Graph): ReadonlyMap<string, NodePlan> {
+const plans = new WeakMap<Graph, GraphPlan>();
+
+/** The plans of a graph's nodes (graphs are immutable: computed on first use, then shared by every run). */
+export function planOf(graph: Graph): GraphPlan {
   let plan = plans.get(graph);
   if (plan === undefined) {
-    plan = new Map([...graph.nodes.values()].map((n) => [n.name, nodePlan(graph, n)]));
+    const list = [...graph.nodes.values()].map((n, id) => nodePlan(graph, n, id));
+    plan = { list, byName: new Map(list.map((p) => [p.name, p])) };
     plans.set(graph, plan);
   }
   return plan;
 }
 
-function nodePlan(graph: Graph, n: AnyNode): NodePlan {
+function nodePlan(graph: Graph, n: AnyNode, id: number): NodePlan {
   const a = graph.analysis;
   const bound = n.inputs.map((i) => Object.hasOwn(graph.inputs.bound, i));
   const component = a.componentOf.get(n.name)!;
   return {
+    id,
     node: n,
     name: n.name,
     inputs: n.inputs,
@@ -72,6 +96,9 @@ function nodePlan(graph: Graph, n: AnyNode): NodePlan {
       !(n instanceof InterruptNode) &&
       !(n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)),
     ownSeeds: a.ownCycleSeeds.get(n.name),
+    consumers: n.outputs.map((o) => a.consumers.get(o) ?? []),
+    inGatedLoop: a.loops.gated.has(component),
+    call: n instanceof FunctionNode ? n.directCall : undefined,
     responseKey: n instanceof InterruptNode ? n.responseKey : undefined,
     kind: kindOf(n),
   };

@@ -2,7 +2,7 @@ import { INPUT_STEP } from "@graph/checkpoint";
 import type { GateNode } from "@graph/core";
 import { InfiniteLoopError } from "../errors.js";
 import type { NodePlan } from "./plan.js";
-import type { RunState } from "./state.js";
+import { EVER_RAN, RAN_THIS_RUN, type RunState, SETTLED } from "./state.js";
 
 // Readiness: which nodes run in the next superstep. Pure functions of the run state (docs/semantics.md); only
 // nodes marked dirty (their inputs, permissions or decisions changed) and held-back candidates are re-examined.
@@ -15,11 +15,17 @@ export function computeReady(state: RunState): NodePlan[] {
   state.spare = check;
   const memo = state.permitMemo;
   memo.clear();
-  const plans = state.plans;
   let candidates: NodePlan[] = [];
-  for (const name of check) {
-    const plan = plans.get(name)!;
-    if (isCandidate(state, plan, memo)) candidates.push(plan);
+  if (state.all) {
+    // The first superstep examines every node: walk the plans, no set of all names.
+    state.all = false;
+    for (const plan of state.planList) if (isCandidate(state, plan, memo)) candidates.push(plan);
+  } else {
+    const plans = state.plans;
+    for (const name of check) {
+      const plan = plans.get(name)!;
+      if (isCandidate(state, plan, memo)) candidates.push(plan);
+    }
   }
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
@@ -39,27 +45,24 @@ export function computeReady(state: RunState): NodePlan[] {
  * Counts one more run of each ready node; maxIterations bounds how often one node runs in one run (a loop's
  * iterations), never the number of supersteps, so a DAG of any depth never reaches it.
  */
-export function countRuns(
-  state: RunState,
-  ready: readonly { readonly name: string }[],
-  max: number,
-): InfiniteLoopError | undefined {
+export function countRuns(state: RunState, ready: readonly NodePlan[], max: number): InfiniteLoopError | undefined {
+  const runs = state.runs;
   for (const n of ready) {
-    const count = (state.runs.get(n.name) ?? 0) + 1;
-    if (count > max) {
+    if (runs[n.id]! + 1 > max) {
       const a = state.graph.analysis;
       const c = a.componentOf.get(n.name)!;
       const loop = a.cyclic.has(c) ? [...a.components[c]!] : [n.name];
       return new InfiniteLoopError(n.name, loop, max);
     }
   }
-  for (const n of ready) state.runs.set(n.name, (state.runs.get(n.name) ?? 0) + 1);
+  for (const n of ready) runs[n.id]!++;
   return undefined;
 }
 
 function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>): boolean {
   const name = plan.name;
-  if (state.settled.has(name) || state.regions.isClosed(name)) return false;
+  const flags = state.flags[plan.id]!;
+  if ((flags & SETTLED) !== 0 || state.regions.isClosed(name)) return false;
   const controllers = plan.controllers;
   if (controllers.length > 0 && !permitted(state, name, memo)) return false;
   const inputs = plan.inputs;
@@ -67,7 +70,7 @@ function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>
   const values = state.values;
   for (let i = 0; i < inputs.length; i++) if (!given[i] && !values.has(inputs[i]!)) return false;
   for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(name)) return true;
-  if (!state.everRan.has(name)) {
+  if ((flags & EVER_RAN) === 0) {
     if (plan.relays) return isStale(state, plan) && fedBackByLoop(state, plan);
     return !skipped(state, plan);
   }
@@ -92,7 +95,7 @@ function permitted(state: RunState, name: string, memo: Map<string, boolean>): b
     // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it.
     if (
       !state.decided.has(g) &&
-      !state.ranThisRun.has(name) &&
+      !state.has(name, RAN_THIS_RUN) &&
       gate.defaultOpen &&
       analysis.sameCycle(g, name) &&
       entryAllows(state, name) &&
@@ -129,7 +132,8 @@ function fedBackByLoop(state: RunState, plan: NodePlan): boolean {
  * GraphNodes holding interrupts (the child must take the answer).
  */
 export function skippedBySuppliedOutputs(state: RunState, name: string): boolean {
-  return !state.everRan.has(name) && skipped(state, state.plans.get(name)!);
+  const plan = state.plans.get(name)!;
+  return (state.flags[plan.id]! & EVER_RAN) === 0 && skipped(state, plan);
 }
 
 /** {@link skippedBySuppliedOutputs} for a node known not to have run. */
@@ -144,7 +148,7 @@ function skipped(state: RunState, plan: NodePlan): boolean {
 }
 
 function isStale(state: RunState, plan: NodePlan): boolean {
-  const consumed = state.consumed.get(plan.name);
+  const consumed = state.consumed[plan.id];
   const gated = plan.controllers.length > 0;
   const inputs = plan.inputs;
   for (let i = 0; i < inputs.length; i++) {

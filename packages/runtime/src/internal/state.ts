@@ -4,6 +4,13 @@ import type { PauseInfo, RunResult, RunStatus } from "../RunResult.js";
 import { type NodePlan, planOf } from "./plan.js";
 import { ClosedRegions } from "./regions.js";
 
+/** Node flags in {@link RunState.flags}: completed at least once in this workflow. */
+export const EVER_RAN = 1;
+/** Completed in the current turn (a loop entry does not get its before-the-gate run again). */
+export const RAN_THIS_RUN = 2;
+/** Stopped or failed in this run: not retried within it. */
+export const SETTLED = 4;
+
 /** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
 export interface Slot {
   readonly value: unknown;
@@ -19,32 +26,32 @@ export interface Slot {
 export class RunState {
   readonly graph: Graph;
   readonly values = new Map<string, Slot>();
-  /** The input versions each node consumed when it last completed, aligned with its inputs. */
-  readonly consumed = new Map<string, readonly number[]>();
+  /** Per node (by plan id): the input versions it consumed when it last completed, aligned with its inputs. */
+  readonly consumed: Array<readonly number[] | undefined>;
   /** Interrupts: the version of the answer each took when it last completed. */
   readonly answers = new Map<string, number>();
-  readonly everRan = new Set<string>();
-  /** Nodes that ran in the current turn (a loop entry does not get its before-the-gate run again). */
-  readonly ranThisRun = new Set<string>();
+  /** Per node (by plan id): {@link EVER_RAN}, {@link RAN_THIS_RUN} (this turn) and {@link SETTLED} bits. */
+  readonly flags: Uint8Array;
   /** Gate → targets it chose that have not run since. */
   readonly pending = new Map<string, Set<Target>>();
   readonly decided = new Set<string>();
   readonly nested = new Map<string, RunResult>();
-  /** Nodes stopped or failed in this run: not retried within it. */
-  readonly settled = new Set<string>();
   /** Nodes to re-examine at the next superstep. */
   dirty = new Set<string>();
   /** An empty set swapped with `dirty` at each superstep (no allocation per superstep). */
   spare = new Set<string>();
+  /** Every node is to be examined at the next superstep (the first one): no need to list them in `dirty`. */
+  all = false;
   /** Gate permissions memoised within one readiness pass. */
   readonly permitMemo = new Map<string, boolean>();
   /** Candidates held back while something upstream of them is ready. */
   waiting = new Set<string>();
-  /** How often each node started in this run (maxIterations bounds it). */
-  readonly runs = new Map<string, number>();
+  /** Per node (by plan id): how often it started in this run (maxIterations bounds it). */
+  readonly runs: Uint32Array;
   readonly regions: ClosedRegions;
   /** Per node: what the scheduler asks about it (plan.ts), shared by every run of the graph. */
   readonly plans: ReadonlyMap<string, NodePlan>;
+  readonly planList: readonly NodePlan[];
 
   nextIndex = 1;
   superstep = 0;
@@ -55,7 +62,29 @@ export class RunState {
   constructor(graph: Graph) {
     this.graph = graph;
     this.regions = new ClosedRegions(graph.analysis);
-    this.plans = planOf(graph);
+    const plan = planOf(graph);
+    this.plans = plan.byName;
+    this.planList = plan.list;
+    const n = plan.list.length;
+    this.consumed = new Array(n).fill(undefined);
+    this.flags = new Uint8Array(n);
+    this.runs = new Uint32Array(n);
+  }
+
+  /** Whether the node has the flag ({@link EVER_RAN}, {@link RAN_THIS_RUN}, {@link SETTLED}). */
+  has(name: string, flag: number): boolean {
+    return (this.flags[this.plans.get(name)!.id]! & flag) !== 0;
+  }
+
+  /** Sets a flag on the node. */
+  mark(name: string, flag: number): void {
+    this.flags[this.plans.get(name)!.id]! |= flag;
+  }
+
+  /** Clears a flag on every node (a new turn forgets who ran in the last one). */
+  clearAll(flag: number): void {
+    const flags = this.flags;
+    for (let i = 0; i < flags.length; i++) flags[i]! &= ~flag;
   }
 
   write(name: string, value: unknown, version: number, writer: string): void {
@@ -93,11 +122,21 @@ export class RunState {
     index: number,
     answer?: number,
   ): void {
-    const plan = this.plans.get(name)!;
-    this.everRan.add(name);
-    this.ranThisRun.add(name);
+    this.completedPlan(this.plans.get(name)!, versions, outputs, index, answer);
+  }
+
+  /** {@link completed}, given the node's plan. */
+  completedPlan(
+    plan: NodePlan,
+    versions: Readonly<Record<string, number>> | readonly number[],
+    outputs: Readonly<Record<string, unknown>> | readonly unknown[],
+    index: number,
+    answer?: number,
+  ): void {
+    const name = plan.name;
+    this.flags[plan.id]! |= EVER_RAN | RAN_THIS_RUN;
     if (Array.isArray(versions)) {
-      this.consumed.set(name, versions);
+      this.consumed[plan.id] = versions;
       if (plan.responseKey !== undefined) this.#answered(name, answer);
     } else this.consume(plan, versions as Readonly<Record<string, number>>);
     this.dirty.add(name);
@@ -105,7 +144,11 @@ export class RunState {
     for (let i = 0; i < controllers.length; i++) this.pending.get(controllers[i]!)?.delete(name);
     if (Array.isArray(outputs)) {
       const names = plan.outputs;
-      for (let i = 0; i < names.length; i++) this.write(names[i]!, outputs[i], index, name);
+      for (let i = 0; i < names.length; i++) {
+        this.values.set(names[i]!, { value: outputs[i], version: index, writer: name });
+        const consumers = plan.consumers[i]!;
+        for (let k = 0; k < consumers.length; k++) this.dirty.add(consumers[k]!);
+      }
     } else {
       const record = outputs as Readonly<Record<string, unknown>>;
       for (const k in record) this.write(k, record[k], index, name);
@@ -114,7 +157,7 @@ export class RunState {
 
   /** Records what a node consumed, given by input name (a stored step, or a caller of {@link completed}). */
   consume(plan: NodePlan, versions: Readonly<Record<string, number>>): void {
-    this.consumed.set(plan.name, versionList(plan, versions));
+    this.consumed[plan.id] = versionList(plan, versions);
     if (plan.responseKey !== undefined) this.#answered(plan.name, versions[plan.responseKey]);
   }
 

@@ -7,6 +7,7 @@ import { executeInterrupt } from "./executors/interrupt.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
+import { SETTLED } from "./state.js";
 import type { NodePlan } from "./plan.js";
 import {
   Completed,
@@ -235,15 +236,17 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
   if (o.nested !== undefined) state.nested.set(n.name, o.nested);
   switch (o.kind) {
     case "completed": {
-      state.completed(n.name, ex.list, o instanceof Completed ? o.values : o.outputs, o.index!, ex.responseVersion);
+      state.completedPlan(ex.plan, ex.list, o instanceof Completed ? o.values : o.outputs, o.index!, ex.responseVersion);
       if (n instanceof GateNode) {
         const decision = o.decision ?? null;
         state.decide(n, decision);
         if (config.emitter.active)
           host.event("RouteDecision", { gate: n.name, decision: decisionShape(n, decision), replayed: false });
       }
-      state.regions.completed(n.name, o.decision, n instanceof GateNode);
-      for (const r of state.regions.drainReopened()) state.dirty.add(r);
+      if (ex.plan.inGatedLoop) {
+        state.regions.completed(n.name, o.decision, n instanceof GateNode);
+        for (const r of state.regions.drainReopened()) state.dirty.add(r);
+      }
       if (config.emitter.active)
         host.event(
           "NodeEnd",
@@ -257,12 +260,12 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       state.pause ??= o.pause;
       return;
     case "stopped":
-      state.settled.add(n.name);
+      state.flags[ex.plan.id]! |= SETTLED;
       state.stopped = true;
       host.event("NodeEnd", endFields(n, ex, "stopped", {}, false, false), ex.spanId);
       return;
     case "failed": {
-      state.settled.add(n.name);
+      state.flags[ex.plan.id]! |= SETTLED;
       state.failure ??= wrapFailure(n, o.error);
       if (o.reported !== true)
         host.event("NodeError", { nodeName: n.name, error: o.error, attempt: 1, willRetry: false }, ex.spanId);
