@@ -24,7 +24,7 @@ function stateOf(graph: Graph, values: Record<string, unknown>): RunState {
   const state = new RunState(graph);
   const index = state.nextIndex++;
   for (const [k, v] of Object.entries(values)) state.write(k, v, index, "__input__");
-  for (const n of graph.nodes.keys()) state.dirty.add(n);
+  for (const n of graph.nodes.keys()) state.touch(n);
   return state;
 }
 

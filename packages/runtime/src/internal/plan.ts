@@ -27,6 +27,9 @@ export interface NodePlan {
   readonly name: string;
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
+  /** Per input / output: the number of the value (ValueStore, values.ts). */
+  readonly inputIds: readonly number[];
+  readonly outputIds: readonly number[];
   /** Per input: bound by the graph. */
   readonly bound: readonly boolean[];
   /** Per input: available without a value in state (bound, or a default of the node). */
@@ -45,14 +48,17 @@ export interface NodePlan {
   readonly skippable: boolean;
   /** Seeds of its own cycle it produces (supplying them does not skip it). */
   readonly ownSeeds: ReadonlySet<string> | undefined;
-  /** Per output: the nodes that consume it. */
-  readonly consumers: readonly (readonly string[])[];
+  /** Per output: the nodes that consume it (filled in once every node has its plan). */
+  readonly consumers: (readonly NodePlan[])[];
   /** Belongs to a loop with a gate (branch regions apply, regions.ts). */
   readonly inGatedLoop: boolean;
   /** The function to call with the inputs as they are (no renamed inputs, no schemas), else undefined. */
   readonly call: NodeFunction | undefined;
   /** Interrupts: the value its answer arrives in. */
   readonly responseKey: string | undefined;
+  readonly isGate: boolean;
+  /** Returns its value as its one output, with no schema to check (no need to ask the node). */
+  readonly single: boolean;
   readonly kind: Kind;
 }
 
@@ -60,6 +66,11 @@ export interface NodePlan {
 export interface GraphPlan {
   readonly list: readonly NodePlan[];
   readonly byName: ReadonlyMap<string, NodePlan>;
+  /** The names of the graph's values by number, and their numbers. */
+  readonly valueNames: readonly string[];
+  readonly valueIds: ReadonlyMap<string, number>;
+  /** Per value number: the nodes that consume it. */
+  readonly consumers: readonly (readonly NodePlan[])[];
 }
 
 const plans = new WeakMap<Graph, GraphPlan>();
@@ -68,14 +79,29 @@ const plans = new WeakMap<Graph, GraphPlan>();
 export function planOf(graph: Graph): GraphPlan {
   let plan = plans.get(graph);
   if (plan === undefined) {
-    const list = [...graph.nodes.values()].map((n, id) => nodePlan(graph, n, id));
-    plan = { list, byName: new Map(list.map((p) => [p.name, p])) };
+    const valueIds = new Map<string, number>();
+    const valueNames: string[] = [];
+    const idOf = (name: string): number => {
+      let id = valueIds.get(name);
+      if (id === undefined) {
+        id = valueNames.push(name) - 1;
+        valueIds.set(name, id);
+      }
+      return id;
+    };
+    for (const k of graph.inputs.all) idOf(k);
+    const list = [...graph.nodes.values()].map((n, id) => nodePlan(graph, n, id, idOf));
+    for (const k of responseKeys(graph)) idOf(k);
+    const byName = new Map(list.map((p) => [p.name, p]));
+    const consumers = valueNames.map((v) => (graph.analysis.consumers.get(v) ?? []).map((c) => byName.get(c)!));
+    for (const p of list) for (const o of p.outputIds) p.consumers.push(consumers[o]!);
+    plan = { list, byName, valueNames, valueIds, consumers };
     plans.set(graph, plan);
   }
   return plan;
 }
 
-function nodePlan(graph: Graph, n: AnyNode, id: number): NodePlan {
+function nodePlan(graph: Graph, n: AnyNode, id: number, idOf: (name: string) => number): NodePlan {
   const a = graph.analysis;
   const bound = n.inputs.map((i) => Object.hasOwn(graph.inputs.bound, i));
   const component = a.componentOf.get(n.name)!;
@@ -85,6 +111,8 @@ function nodePlan(graph: Graph, n: AnyNode, id: number): NodePlan {
     name: n.name,
     inputs: n.inputs,
     outputs: n.outputs,
+    inputIds: n.inputs.map(idOf),
+    outputIds: n.outputs.map(idOf),
     bound,
     given: n.inputs.map((i, k) => bound[k]! || n.hasDefault(i)),
     wired: n.inputs.map((i) => a.wiredProducers.get(n.name)!.get(i)!),
@@ -96,11 +124,13 @@ function nodePlan(graph: Graph, n: AnyNode, id: number): NodePlan {
       !(n instanceof InterruptNode) &&
       !(n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)),
     ownSeeds: a.ownCycleSeeds.get(n.name),
-    consumers: n.outputs.map((o) => a.consumers.get(o) ?? []),
+    consumers: [],
     inGatedLoop: a.loops.gated.has(component),
     call: n instanceof FunctionNode ? n.directCall : undefined,
     responseKey: n instanceof InterruptNode ? n.responseKey : undefined,
     kind: kindOf(n),
+    isGate: n instanceof GateNode,
+    single: n instanceof FunctionNode && n.spec.outputKind === "single" && n.spec.outputSchemas === undefined,
   };
 }
 

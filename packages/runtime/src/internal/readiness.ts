@@ -20,13 +20,7 @@ export function computeReady(state: RunState): NodePlan[] {
     // The first superstep examines every node: walk the plans, no set of all names.
     state.all = false;
     for (const plan of state.planList) if (isCandidate(state, plan, memo)) candidates.push(plan);
-  } else {
-    const plans = state.plans;
-    for (const name of check) {
-      const plan = plans.get(name)!;
-      if (isCandidate(state, plan, memo)) candidates.push(plan);
-    }
-  }
+  } else for (const plan of check) if (isCandidate(state, plan, memo)) candidates.push(plan);
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
   if (candidates.length > 1) {
@@ -35,7 +29,7 @@ export function computeReady(state: RunState): NodePlan[] {
     candidates.sort((a, b) => pos.get(a.name)! - pos.get(b.name)!);
     // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
     const kept = candidates.filter((c) => !candidates.some((d) => d !== c && analysis.isUpstream(d.name, c.name)));
-    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c.name);
+    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c);
     candidates = kept;
   }
   return candidates;
@@ -65,10 +59,10 @@ function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>
   if ((flags & SETTLED) !== 0 || state.regions.isClosed(name)) return false;
   const controllers = plan.controllers;
   if (controllers.length > 0 && !permitted(state, name, memo)) return false;
-  const inputs = plan.inputs;
+  const ids = plan.inputIds;
   const given = plan.given;
-  const values = state.values;
-  for (let i = 0; i < inputs.length; i++) if (!given[i] && !values.has(inputs[i]!)) return false;
+  const writers = state.values.writers;
+  for (let i = 0; i < ids.length; i++) if (!given[i] && writers[ids[i]!] === undefined) return false;
   for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(name)) return true;
   if ((flags & EVER_RAN) === 0) {
     if (plan.relays) return isStale(state, plan) && fedBackByLoop(state, plan);
@@ -120,8 +114,8 @@ function entryAllows(state: RunState, name: string): boolean {
 }
 
 function fedBackByLoop(state: RunState, plan: NodePlan): boolean {
-  return plan.inputs.some((i) => {
-    const w = state.values.get(i)?.writer;
+  return plan.inputIds.some((id) => {
+    const w = state.values.writers[id];
     return w !== undefined && w !== INPUT_STEP && w !== plan.name;
   });
 }
@@ -139,25 +133,27 @@ export function skippedBySuppliedOutputs(state: RunState, name: string): boolean
 /** {@link skippedBySuppliedOutputs} for a node known not to have run. */
 function skipped(state: RunState, plan: NodePlan): boolean {
   if (!plan.skippable) return false;
-  const outputs = plan.outputs;
+  const ids = plan.outputIds;
+  const writers = state.values.writers;
   // Cheapest test first: a node none of whose outputs the caller supplied is not skipped.
-  if (!state.values.has(outputs[0]!)) return false;
+  if (writers[ids[0]!] === undefined) return false;
   const own = plan.ownSeeds;
-  for (const o of outputs) if (!state.values.has(o) || (own?.has(o) ?? false)) return false;
+  for (let i = 0; i < ids.length; i++)
+    if (writers[ids[i]!] === undefined || (own?.has(plan.outputs[i]!) ?? false)) return false;
   return true;
 }
 
 function isStale(state: RunState, plan: NodePlan): boolean {
   const consumed = state.consumed[plan.id];
   const gated = plan.controllers.length > 0;
-  const inputs = plan.inputs;
-  for (let i = 0; i < inputs.length; i++) {
-    const slot = state.values.get(inputs[i]!);
-    if (slot === undefined) continue;
-    if (slot.version === (consumed === undefined ? 0 : consumed[i])) continue;
-    const writer = slot.writer;
+  const ids = plan.inputIds;
+  const { versions, writers } = state.values;
+  for (let i = 0; i < ids.length; i++) {
+    const writer = writers[ids[i]!];
+    if (writer === undefined) continue;
+    if (versions[ids[i]!] === (consumed === undefined ? 0 : consumed[i])) continue;
     if (writer !== INPUT_STEP && !plan.wired[i]!.has(writer)) continue;
-    if (!gated && exempt(state, plan.name, inputs[i]!, writer)) continue;
+    if (!gated && exempt(state, plan.name, plan.inputs[i]!, writer)) continue;
     return true;
   }
   return false;

@@ -1,8 +1,9 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import { END, GateNode, type Graph, type Target } from "@graph/core";
 import type { PauseInfo, RunResult, RunStatus } from "../RunResult.js";
-import { type NodePlan, planOf } from "./plan.js";
+import { type GraphPlan, type NodePlan, planOf } from "./plan.js";
 import { ClosedRegions } from "./regions.js";
+import { ValueStore } from "./values.js";
 
 /** Node flags in {@link RunState.flags}: completed at least once in this workflow. */
 export const EVER_RAN = 1;
@@ -11,13 +12,6 @@ export const RAN_THIS_RUN = 2;
 /** Stopped or failed in this run: not retried within it. */
 export const SETTLED = 4;
 
-/** A value in run state: its data, its version (index of the step that wrote it) and who wrote it. */
-export interface Slot {
-  readonly value: unknown;
-  readonly version: number;
-  readonly writer: string;
-}
-
 /**
  * The state of one run of one graph: values with their versions, what each node last consumed, gate decisions,
  * and the set of nodes whose readiness must be re-examined (`dirty`). Plain data plus the two writes that mark
@@ -25,7 +19,7 @@ export interface Slot {
  */
 export class RunState {
   readonly graph: Graph;
-  readonly values = new Map<string, Slot>();
+  readonly values: ValueStore;
   /** Per node (by plan id): the input versions it consumed when it last completed, aligned with its inputs. */
   readonly consumed: Array<readonly number[] | undefined>;
   /** Interrupts: the version of the answer each took when it last completed. */
@@ -37,21 +31,22 @@ export class RunState {
   readonly decided = new Set<string>();
   readonly nested = new Map<string, RunResult>();
   /** Nodes to re-examine at the next superstep. */
-  dirty = new Set<string>();
+  dirty = new Set<NodePlan>();
   /** An empty set swapped with `dirty` at each superstep (no allocation per superstep). */
-  spare = new Set<string>();
+  spare = new Set<NodePlan>();
   /** Every node is to be examined at the next superstep (the first one): no need to list them in `dirty`. */
   all = false;
   /** Gate permissions memoised within one readiness pass. */
   readonly permitMemo = new Map<string, boolean>();
   /** Candidates held back while something upstream of them is ready. */
-  waiting = new Set<string>();
+  waiting = new Set<NodePlan>();
   /** Per node (by plan id): how often it started in this run (maxIterations bounds it). */
   readonly runs: Uint32Array;
   readonly regions: ClosedRegions;
   /** Per node: what the scheduler asks about it (plan.ts), shared by every run of the graph. */
   readonly plans: ReadonlyMap<string, NodePlan>;
   readonly planList: readonly NodePlan[];
+  readonly #plan: GraphPlan;
 
   nextIndex = 1;
   superstep = 0;
@@ -63,6 +58,8 @@ export class RunState {
     this.graph = graph;
     this.regions = new ClosedRegions(graph.analysis);
     const plan = planOf(graph);
+    this.#plan = plan;
+    this.values = new ValueStore(plan.valueIds, plan.valueNames);
     this.plans = plan.byName;
     this.planList = plan.list;
     const n = plan.list.length;
@@ -87,10 +84,17 @@ export class RunState {
     for (let i = 0; i < flags.length; i++) flags[i]! &= ~flag;
   }
 
+  /** Marks a node for re-examination at the next superstep. */
+  touch(name: string): void {
+    this.dirty.add(this.plans.get(name)!);
+  }
+
   write(name: string, value: unknown, version: number, writer: string): void {
     this.values.set(name, { value, version, writer });
-    const consumers = this.graph.analysis.consumers.get(name);
-    if (consumers !== undefined) for (let i = 0; i < consumers.length; i++) this.dirty.add(consumers[i]!);
+    const id = this.#plan.valueIds.get(name);
+    if (id === undefined) return;
+    const consumers = this.#plan.consumers[id]!;
+    for (let i = 0; i < consumers.length; i++) this.dirty.add(consumers[i]!);
   }
 
   /** Records a gate's decision and marks its targets (through chained gates) for re-examination. */
@@ -102,7 +106,7 @@ export class RunState {
       for (const t of g.targets) {
         if (t === END || seen.has(t)) continue;
         seen.add(t);
-        this.dirty.add(t);
+        this.touch(t);
         const target = this.graph.nodes.get(t);
         if (target instanceof GateNode) mark(target, seen);
       }
@@ -139,13 +143,13 @@ export class RunState {
       this.consumed[plan.id] = versions;
       if (plan.responseKey !== undefined) this.#answered(name, answer);
     } else this.consume(plan, versions as Readonly<Record<string, number>>);
-    this.dirty.add(name);
+    this.dirty.add(plan);
     const controllers = plan.controllers;
     for (let i = 0; i < controllers.length; i++) this.pending.get(controllers[i]!)?.delete(name);
     if (Array.isArray(outputs)) {
-      const names = plan.outputs;
-      for (let i = 0; i < names.length; i++) {
-        this.values.set(names[i]!, { value: outputs[i], version: index, writer: name });
+      const ids = plan.outputIds;
+      for (let i = 0; i < ids.length; i++) {
+        this.values.setId(ids[i]!, outputs[i], index, name);
         const consumers = plan.consumers[i]!;
         for (let k = 0; k < consumers.length; k++) this.dirty.add(consumers[k]!);
       }
@@ -176,7 +180,7 @@ export class RunState {
   /** The produced outputs (not the inputs) plus nested results. */
   resultValues(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
-    for (const [k, slot] of this.values) if (slot.writer !== INPUT_STEP) values[k] = slot.value;
+    this.values.copyInto(values, INPUT_STEP);
     for (const [k, nested] of this.nested) values[k] = nested;
     return values;
   }

@@ -1,4 +1,4 @@
-import { type AnyNode, FunctionNode, GateNode, GraphNode, InterruptNode } from "@graph/core";
+import { type AnyNode, FunctionNode, type GateNode, GraphNode, InterruptNode, type Target } from "@graph/core";
 import { Effect } from "effect";
 import { nextSpanId } from "./context.js";
 import { executeFunction } from "./executors/function.js";
@@ -7,7 +7,7 @@ import { executeInterrupt } from "./executors/interrupt.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
-import { SETTLED } from "./state.js";
+import { type RunState, SETTLED } from "./state.js";
 import type { NodePlan } from "./plan.js";
 import {
   Completed,
@@ -42,7 +42,7 @@ export function runSuperstep(
   for (let i = 0; i < ready.length; i++) {
     const plan = ready[i]!;
     // A gate about to decide again forgets its previous decision first (no extra loop iteration).
-    if (plan.node instanceof GateNode) state.pending.delete(plan.name);
+    if (plan.isGate) state.pending.delete(plan.name);
     executions[i] = resolveInputs(host, plan, active ? nextSpanId(config.shared) : host.spanId, timed ? Date.now() : 0);
   }
   // Nodes started before a stop are cut off by it (their late results are dropped); later ones run to the end.
@@ -185,16 +185,18 @@ function execute(host: EngineHost, ex: Execution): Effect.Effect<Outcome, RunErr
 
 function resolveInputs(host: EngineHost, plan: NodePlan, spanId: string, startedAt: number): Execution {
   const values = host.state.values;
+  const { data, versions, writers } = values;
   const names = plan.inputs;
+  const ids = plan.inputIds;
   const n = plan.node;
   const inputs: Record<string, unknown> = {};
   const list: number[] = [];
   for (let i = 0; i < names.length; i++) {
     const input = names[i]!;
-    const slot = values.get(input);
-    if (slot !== undefined) {
-      inputs[input] = slot.value;
-      list.push(slot.version);
+    const id = ids[i]!;
+    if (writers[id] !== undefined) {
+      inputs[input] = data[id];
+      list.push(versions[id]!);
       continue;
     }
     list.push(0);
@@ -233,20 +235,26 @@ function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void
 function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
   const { state, config } = host;
   const n = ex.node;
+  const plan = ex.plan;
   if (o.nested !== undefined) state.nested.set(n.name, o.nested);
   switch (o.kind) {
     case "completed": {
-      state.completedPlan(ex.plan, ex.list, o instanceof Completed ? o.values : o.outputs, o.index!, ex.responseVersion);
-      if (n instanceof GateNode) {
+      if (o instanceof Completed) {
+        state.completedPlan(plan, ex.list, o.values, o.index!, ex.responseVersion);
+        // A plain function node: no decision, nothing nested, never truncated or cached.
+        if (plan.inGatedLoop) reopen(state, n.name, undefined, false);
+        if (config.emitter.active) host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
+        return;
+      }
+      state.completedPlan(plan, ex.list, o.outputs, o.index!, ex.responseVersion);
+      if (plan.isGate) {
+        const gate = n as GateNode;
         const decision = o.decision ?? null;
-        state.decide(n, decision);
+        state.decide(gate, decision);
         if (config.emitter.active)
-          host.event("RouteDecision", { gate: n.name, decision: decisionShape(n, decision), replayed: false });
+          host.event("RouteDecision", { gate: n.name, decision: decisionShape(gate, decision), replayed: false });
       }
-      if (ex.plan.inGatedLoop) {
-        state.regions.completed(n.name, o.decision, n instanceof GateNode);
-        for (const r of state.regions.drainReopened()) state.dirty.add(r);
-      }
+      if (plan.inGatedLoop) reopen(state, n.name, o.decision, plan.isGate);
       if (config.emitter.active)
         host.event(
           "NodeEnd",
@@ -272,6 +280,12 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       return;
     }
   }
+}
+
+/** A node of a gated loop completed: its branch regions close and open; reopened nodes are examined again. */
+function reopen(state: RunState, name: string, decision: readonly Target[] | null | undefined, isGate: boolean) {
+  state.regions.completed(name, decision, isGate);
+  for (const r of state.regions.drainReopened()) state.touch(r);
 }
 
 function endFields(

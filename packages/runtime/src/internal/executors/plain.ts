@@ -41,7 +41,8 @@ export function runPlain(host: EngineHost, ex: Execution): Outcome | PromiseLike
 /** A plain node's Outcome for the value it returned (or resolved to). */
 export function collect(ex: Execution, value: unknown): Outcome {
   try {
-    return new Completed(ex.plan.outputs, (ex.node as FunctionNode).outputValues(value));
+    const plan = ex.plan;
+    return new Completed(plan.outputs, plan.single ? [value] : (ex.node as FunctionNode).outputValues(value));
   } catch (error) {
     return { kind: "failed", error };
   }
