@@ -10,7 +10,7 @@ import {
 import { responseKeys } from "./responseKeys.js";
 
 /** How a node runs: through the Effect executors, or called directly, sync or async (executors/plain.ts). */
-export const OTHER = 0;
+const OTHER = 0;
 export const SYNC = 1;
 export const ASYNC = 2;
 type Kind = typeof OTHER | typeof SYNC | typeof ASYNC;

@@ -7,8 +7,6 @@ import { executeInterrupt } from "./executors/interrupt.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
-import { type RunState, SETTLED } from "./state.js";
-import type { NodePlan } from "./plan.js";
 import {
   Completed,
   decisionShape,
@@ -19,6 +17,8 @@ import {
   stopped,
   wrapFailure,
 } from "./outcome.js";
+import type { NodePlan } from "./plan.js";
+import { type RunState, SETTLED } from "./state.js";
 
 /** runSuperstep's answer while plain nodes are under way: the superstep calls `resume` once it is applied. */
 export const WAITING = Symbol("waiting");
@@ -243,7 +243,8 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
         state.completedPlan(plan, ex.list, o.values, o.index!, ex.responseVersion);
         // A plain function node: no decision, nothing nested, never truncated or cached.
         if (plan.inGatedLoop) reopen(state, n.name, undefined, false);
-        if (config.emitter.active) host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
+        if (config.emitter.active)
+          host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
         return;
       }
       state.completedPlan(plan, ex.list, o.outputs, o.index!, ex.responseVersion);

@@ -63,7 +63,8 @@ export class ValueStore implements Iterable<[string, Slot]> {
       const writer = this.writers[id];
       if (writer !== undefined && writer !== skip) into[this.#names[id]!] = this.data[id];
     }
-    if (this.#others !== undefined) for (const [k, slot] of this.#others) if (slot.writer !== skip) into[k] = slot.value;
+    if (this.#others !== undefined)
+      for (const [k, slot] of this.#others) if (slot.writer !== skip) into[k] = slot.value;
   }
 
   *[Symbol.iterator](): Iterator<[string, Slot]> {
