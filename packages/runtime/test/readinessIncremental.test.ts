@@ -6,7 +6,8 @@ import { RunState } from "../src/internal/state.js";
 
 // Readiness is incremental: a superstep examines only the nodes whose inputs, permissions or decisions changed.
 // Property: on random graphs and random histories, that answer equals examining every node of a state rebuilt
-// from the same history.
+// from the same history (including the first superstep, which examines only the starters and the consumers of
+// the caller's values).
 
 type Op =
   | { readonly kind: "input"; readonly values: Readonly<Record<string, number>>; readonly index: number }
@@ -79,7 +80,8 @@ describe("incremental readiness", () => {
         const inputs: Record<string, number> = {};
         for (let k = 0; k < shape.callerInputs; k++) inputs[`x${k}`] = k;
         record({ kind: "input", values: inputs, index: state.nextIndex++ });
-        state.all = true;
+        // As a run with nothing restored starts: the written values marked their consumers; add the starters.
+        state.markStarters();
         const pendingRewrites = [...rewrites];
         for (let step = 0; step < 40; step++) {
           const expected = fullReady(graph, history);

@@ -95,7 +95,7 @@ export class Engine implements EngineHost, ChildRun {
         journal.mergeInputs();
         const problem = inputProblem(this, undefined);
         if (problem !== undefined) return Effect.fail(problem);
-        this.#markAllDirty();
+        this.state.markStarters(); // nothing restored: the caller's values marked their consumers
         return Effect.map(this.#loop(), () => {
           this.#releaseSignal();
           return this.#result();
@@ -137,7 +137,7 @@ export class Engine implements EngineHost, ChildRun {
         reject(problem);
         return;
       }
-      this.#markAllDirty();
+      this.state.markStarters(); // nothing restored: the caller's values marked their consumers
       const step = (next: Exclude<Next, typeof WAITING>): void => {
         if (next === undefined) {
           this.#releaseSignal();

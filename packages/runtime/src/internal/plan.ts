@@ -71,6 +71,8 @@ export interface GraphPlan {
   readonly valueIds: ReadonlyMap<string, number>;
   /** Per value number: the nodes that consume it. */
   readonly consumers: readonly (readonly NodePlan[])[];
+  /** Nodes every input of which is bound or defaulted (or that have none): they need no value to be ready. */
+  readonly starters: readonly NodePlan[];
 }
 
 const plans = new WeakMap<Graph, GraphPlan>();
@@ -95,7 +97,8 @@ export function planOf(graph: Graph): GraphPlan {
     const byName = new Map(list.map((p) => [p.name, p]));
     const consumers = valueNames.map((v) => (graph.analysis.consumers.get(v) ?? []).map((c) => byName.get(c)!));
     for (const p of list) for (const o of p.outputIds) p.consumers.push(consumers[o]!);
-    plan = { list, byName, valueNames, valueIds, consumers };
+    const starters = list.filter((p) => p.given.every((g) => g));
+    plan = { list, byName, valueNames, valueIds, consumers, starters };
     plans.set(graph, plan);
   }
   return plan;

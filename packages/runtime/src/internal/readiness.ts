@@ -8,14 +8,16 @@ import { EVER_RAN, RAN_THIS_RUN, type RunState, SETTLED } from "./state.js";
 // nodes marked dirty (their inputs, permissions or decisions changed) and held-back candidates are re-examined.
 
 /** The nodes of the next superstep (their plans), in graph order; consumes `state.dirty`. */
-export function computeReady(state: RunState): NodePlan[] {
+export function computeReady(state: RunState): readonly NodePlan[] {
   const check = state.dirty;
   for (const w of state.waiting) check.add(w);
   state.dirty = state.spare;
   state.spare = check;
   const memo = state.permitMemo;
   memo.clear();
-  let candidates: NodePlan[] = [];
+  // One array per run, refilled at each superstep: the engine is done with it before it asks again.
+  let candidates = state.ready;
+  candidates.length = 0;
   if (state.all) {
     // The first superstep examines every node: walk the plans, no set of all names.
     state.all = false;

@@ -38,6 +38,8 @@ export class RunState {
   all = false;
   /** Gate permissions memoised within one readiness pass. */
   readonly permitMemo = new Map<string, boolean>();
+  /** The nodes of the next superstep (computeReady refills it). */
+  readonly ready: NodePlan[] = [];
   /** Candidates held back while something upstream of them is ready. */
   waiting = new Set<NodePlan>();
   /** Per node (by plan id): how often it started in this run (maxIterations bounds it). */
@@ -82,6 +84,14 @@ export class RunState {
   clearAll(flag: number): void {
     const flags = this.flags;
     for (let i = 0; i < flags.length; i++) flags[i]! &= ~flag;
+  }
+
+  /**
+   * Before the first superstep of a run whose values all arrived through {@link write} (nothing restored): a node
+   * can only be ready if a written value reached it — {@link write} marked it — or if it needs no value at all.
+   */
+  markStarters(): void {
+    for (const p of this.#plan.starters) this.dirty.add(p);
   }
 
   /** Marks a node for re-examination at the next superstep. */
