@@ -190,16 +190,17 @@ function resolveInputs(host: EngineHost, plan: NodePlan, spanId: string, started
   const ids = plan.inputIds;
   const n = plan.node;
   const inputs: Record<string, unknown> = {};
-  const list: number[] = [];
+  // Sized up front: it outlives the superstep (what the node consumed), so no spare capacity.
+  const list = new Array<number>(names.length);
   for (let i = 0; i < names.length; i++) {
     const input = names[i]!;
     const id = ids[i]!;
     if (writers[id] !== undefined) {
       inputs[input] = data[id];
-      list.push(versions[id]!);
+      list[i] = versions[id]!;
       continue;
     }
-    list.push(0);
+    list[i] = 0;
     if (plan.bound[i]) inputs[input] = structuredCloneSafe(host.graph.inputs.bound[input]);
     else if (n instanceof FunctionNode) {
       const d = n.defaultValue(input);
