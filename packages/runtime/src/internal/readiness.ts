@@ -26,15 +26,49 @@ export function computeReady(state: RunState): readonly NodePlan[] {
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
   if (candidates.length > 1) {
-    const analysis = state.graph.analysis;
-    const pos = analysis.position;
+    const pos = state.graph.analysis.position;
     candidates.sort((a, b) => pos.get(a.name)! - pos.get(b.name)!);
     // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
-    const kept = candidates.filter((c) => !candidates.some((d) => d !== c && analysis.isUpstream(d.name, c.name)));
-    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c);
-    candidates = kept;
+    const held = heldBack(state, candidates);
+    if (held.size > 0) {
+      for (const c of held) state.waiting.add(c);
+      candidates = candidates.filter((c) => !held.has(c));
+    }
   }
   return candidates;
+}
+
+/**
+ * The candidates something upstream of which is also a candidate. Pairwise for a few; for many (a fan-out of
+ * thousands) each candidate looks at whichever is smaller, what lies downstream of it or the candidates, so
+ * siblings with nothing but a reducer below them cost O(candidates), not O(candidates²).
+ */
+export function heldBack(state: RunState, candidates: readonly NodePlan[]): Set<NodePlan> {
+  const a = state.graph.analysis;
+  const held = new Set<NodePlan>();
+  if (candidates.length <= 8) {
+    for (const c of candidates) if (candidates.some((d) => d !== c && a.isUpstream(d.name, c.name))) held.add(c);
+    return held;
+  }
+  const byComponent = new Map<number, NodePlan[]>();
+  for (const c of candidates) {
+    const comp = a.componentOf.get(c.name)!;
+    const list = byComponent.get(comp);
+    if (list === undefined) byComponent.set(comp, [c]);
+    else list.push(c);
+  }
+  for (const [comp, members] of byComponent) {
+    const below = a.componentsDownstream(comp);
+    if (below.size <= byComponent.size) {
+      for (const x of below) for (const c of byComponent.get(x) ?? []) held.add(c);
+    } else {
+      for (const [x, cs] of byComponent) if (below.has(x)) for (const c of cs) held.add(c);
+    }
+    // Inside one component (a loop), upstream means reachable once its feedback edges are removed.
+    if (members.length > 1)
+      for (const c of members) if (members.some((d) => d !== c && a.reachesAcyclic(d.name, c.name))) held.add(c);
+  }
+  return held;
 }
 
 /**
