@@ -15,9 +15,7 @@ export function computeReady(state: RunState): readonly NodePlan[] {
   state.spare = check;
   const memo = state.permitMemo;
   memo.clear();
-  // One array per run, refilled at each superstep: the engine is done with it before it asks again.
-  let candidates = state.ready;
-  candidates.length = 0;
+  let candidates: NodePlan[] = [];
   if (state.all) {
     // The first superstep examines every node: walk the plans, no set of all names.
     state.all = false;

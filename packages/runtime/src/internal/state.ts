@@ -38,8 +38,6 @@ export class RunState {
   all = false;
   /** Gate permissions memoised within one readiness pass. */
   readonly permitMemo = new Map<string, boolean>();
-  /** The nodes of the next superstep (computeReady refills it). */
-  readonly ready: NodePlan[] = [];
   /** Candidates held back while something upstream of them is ready. */
   waiting = new Set<NodePlan>();
   /** Per node (by plan id): how often it started in this run (maxIterations bounds it). */
@@ -112,16 +110,17 @@ export class RunState {
     this.decided.add(gate.name);
     if (decision === null) this.pending.delete(gate.name);
     else this.pending.set(gate.name, new Set(decision));
-    const mark = (g: GateNode, seen: Set<string>) => {
-      for (const t of g.targets) {
-        if (t === END || seen.has(t)) continue;
-        seen.add(t);
-        this.touch(t);
-        const target = this.graph.nodes.get(t);
-        if (target instanceof GateNode) mark(target, seen);
-      }
-    };
-    mark(gate, new Set());
+    this.#touchTargets(gate, new Set());
+  }
+
+  #touchTargets(gate: GateNode, seen: Set<string>): void {
+    for (const t of gate.targets) {
+      if (t === END || seen.has(t)) continue;
+      seen.add(t);
+      this.touch(t);
+      const target = this.graph.nodes.get(t);
+      if (target instanceof GateNode) this.#touchTargets(target, seen);
+    }
   }
 
   /**
