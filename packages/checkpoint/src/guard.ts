@@ -4,7 +4,15 @@
  *
  * @module
  */
-import type { Checkpointer, Fence, StepGroup, StepRecord } from "./Checkpointer.js";
+import type {
+  Checkpointer,
+  Fence,
+  LeaseClaim,
+  NewWorkflow,
+  StepGroup,
+  StepRecord,
+  WorkflowFinish,
+} from "./Checkpointer.js";
 import type { WorkflowConflictError } from "./errors.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 import { MAX_WORKFLOW_ID_BYTES, workflowIdTooLong } from "./state.js";
@@ -163,6 +171,19 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
       : {
           saveStepBatch: (groups: readonly StepGroup[]) =>
             call("saveStepBatch", groups[0]?.steps[0]?.workflowId, () => adapter.saveStepBatch!(groups)),
+        }),
+    ...(adapter.startWorkflow === undefined
+      ? {}
+      : {
+          startWorkflow: (workflow: NewWorkflow, claim: LeaseClaim) =>
+            checkIdLength("startWorkflow", workflowIdOf(workflow)) ??
+            call("startWorkflow", workflowIdOf(workflow), () => adapter.startWorkflow!(workflow, claim)),
+        }),
+    ...(adapter.finishWorkflow === undefined
+      ? {}
+      : {
+          finishWorkflow: (finish: WorkflowFinish) =>
+            call("finishWorkflow", finish?.workflowId, () => adapter.finishWorkflow!(finish)),
         }),
     updateWorkflow: (id, update, fence) =>
       call("updateWorkflow", id, () =>
