@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 
 /**
  * A `Kysely` instance or transaction over any database type (the store addresses tables whose names depend on the
@@ -32,6 +32,20 @@ export interface SqlTables {
   readonly workflows: string;
   readonly steps: string;
   readonly migrations: string;
+}
+
+/**
+ * The result of one statement run through {@link SqlDialect.writeNow} / {@link SqlDialect.readNow}: its rows
+ * (empty for statements without rows) and, for writes, how many rows changed.
+ *
+ * @example
+ * ```ts
+ * const result: SqlResult = { rows: [{ id: "wf-1" }], numAffectedRows: 1n };
+ * ```
+ */
+export interface SqlResult {
+  readonly rows: readonly unknown[];
+  readonly numAffectedRows?: bigint;
 }
 
 /**
@@ -101,6 +115,19 @@ export interface SqlDialect {
   upsert?(table: string, columns: readonly string[], key: readonly string[]): string;
   /** Runs `body` in a write transaction (committed when it resolves, rolled back when it rejects). */
   writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T>;
+  /**
+   * Optional: runs `body` in a write transaction synchronously, executing each statement with `execute`, when the
+   * database can take it right now (nothing else of this process is inside a transaction on it), and returns
+   * `{ value }`; returns `undefined` without running anything otherwise, and the store uses
+   * {@link SqlDialect.writeTransaction}. A driver whose statements run synchronously (better-sqlite3) saves a
+   * promise per statement this way. Must commit when `body` returns and roll back when it throws.
+   */
+  writeNow?<T>(
+    db: AnyKysely,
+    body: (execute: (query: CompiledQuery) => SqlResult) => T,
+  ): { readonly value: T } | undefined;
+  /** Optional: like {@link SqlDialect.writeNow} for one read statement outside a transaction. */
+  readNow?(db: AnyKysely, query: CompiledQuery): SqlResult | undefined;
   /** Runs `body` on one consistent read snapshot. */
   readTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T>;
   /**

@@ -46,7 +46,11 @@ export interface Backlog {
   readonly forget: (doomed: (workflowId: string) => boolean) => Effect.Effect<void>;
 }
 
-type Lift = <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>) => Effect.Effect<A, CheckpointStoreError>;
+type Lift = <A>(
+  operation: string,
+  workflowId: string | undefined,
+  run: () => Promise<A>,
+) => Effect.Effect<A, CheckpointStoreError>;
 
 /** Two fences guard writes the same way (same epoch of the same guarding workflow). */
 function sameGuard(a: Fence | undefined, b: Fence | undefined): boolean {
@@ -266,8 +270,7 @@ export function makeBacklog(
       });
     };
 
-    const settle = (taken: Taken): Effect.Effect<void> =>
-      Effect.forEach(taken.jobs, settleJob, { discard: true });
+    const settle = (taken: Taken): Effect.Effect<void> => Effect.forEach(taken.jobs, settleJob, { discard: true });
 
     const forget = (doomed: (workflowId: string) => boolean): Effect.Effect<void> =>
       Effect.gen(function* () {
