@@ -118,16 +118,23 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
 
   const setup = (): Promise<void> => {
     if (closePromise !== undefined) return Promise.reject(closedError("setup"));
-    setupPromise ??= invoke("setup", undefined, () => adapter.setup()).catch((error: unknown) => {
-      setupPromise = undefined;
-      throw error;
-    });
+    setupPromise ??= invoke("setup", undefined, () => adapter.setup()).then(
+      () => {
+        ready = true;
+      },
+      (error: unknown) => {
+        setupPromise = undefined;
+        throw error;
+      },
+    );
     return setupPromise;
   };
+  /** Set once setup succeeded: later calls skip waiting for it (one promise less per call). */
+  let ready = false;
 
   const call = async <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>): Promise<A> => {
     if (closePromise !== undefined) throw closedError(operation, workflowId);
-    await setup();
+    if (!ready) await setup();
     return invoke(operation, workflowId, run);
   };
 

@@ -4,7 +4,7 @@
  * operation on their workflow; `take` hands a workflow's unwritten steps to the final write of its run.
  */
 import type { Scope } from "effect";
-import { Deferred, Effect, Either } from "effect";
+import { Deferred, Effect, Either, FiberId } from "effect";
 import type { Fence, StepGroup, StepRecord } from "../Checkpointer.js";
 import type { Durability } from "../CheckpointPolicy.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
@@ -15,14 +15,13 @@ export interface Entry {
   readonly fence: Fence | undefined;
 }
 
-interface Job extends Entry {
-  readonly done: Deferred.Deferred<void>;
-}
+type Job = Entry;
 
 /** Steps a final write took from the backlog; `settle` them once that write is over (whatever its outcome). */
 export interface Taken {
   readonly groups: readonly StepGroup[];
-  readonly jobs: readonly Job[];
+  /** Completes when the taken steps are settled (waiters of the workflow go on). */
+  readonly done?: { readonly workflowId: string; readonly signal: Deferred.Deferred<void> } | undefined;
 }
 
 /** What the store needs from the backlog. */
@@ -30,7 +29,7 @@ export interface Backlog {
   /** Write failures not reported yet, per workflow. */
   readonly failures: Map<string, CheckpointStoreError>;
   /** Queues (async) or buffers (exit) a snapshotted step. */
-  readonly add: (entry: Entry) => Effect.Effect<void>;
+  readonly add: (entry: Entry) => void;
   /** Makes every earlier step of the workflow reach the adapter (does not report failures). */
   readonly drain: (workflowId: string) => Effect.Effect<void>;
   /** `drain` for every workflow. */
@@ -93,6 +92,8 @@ export function makeBacklog(
     /** async: jobs nobody started writing, in save order; the completion of each workflow's last job and overall. */
     let pending: Job[] = [];
     const lastJobOf = new Map<string, Deferred.Deferred<void>>();
+    /** async: the completion signal of each workflow's jobs nobody took yet (one per workflow, not per job). */
+    let pendingDone = new Map<string, Deferred.Deferred<void>>();
     let lastJob: Deferred.Deferred<void> | undefined;
     /** async: completes when the writer's current batch is written. */
     let writing: Deferred.Deferred<void> | undefined;
@@ -119,11 +120,11 @@ export function makeBacklog(
       return Effect.forEach(entries, (e) => write(e.step, e.fence), { discard: true });
     };
 
-    const settleJob = (job: Job) => {
-      const workflowId = job.step.workflowId;
-      if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
-      if (lastJob === job.done) lastJob = undefined;
-      return Deferred.succeed(job.done, undefined);
+    /** Completes a completion signal: waiters of its workflow (and of everything, when it was the last) go on. */
+    const complete = (workflowId: string, done: Deferred.Deferred<void>) => {
+      if (lastJobOf.get(workflowId) === done) lastJobOf.delete(workflowId);
+      if (lastJob === done) lastJob = undefined;
+      return Deferred.succeed(done, undefined);
     };
 
     /** One `saveStepBatch` call for every workflow of `jobs`; false when not possible or it failed. */
@@ -159,10 +160,7 @@ export function makeBacklog(
     const runJobs = (jobs: readonly Job[]) =>
       Effect.gen(function* () {
         if (jobs.length === 0) return;
-        if (yield* writeBatch(jobs)) {
-          for (const job of jobs) yield* settleJob(job);
-          return;
-        }
+        if (yield* writeBatch(jobs)) return;
         let i = 0;
         while (i < jobs.length) {
           const workflowId = jobs[i]!.step.workflowId;
@@ -173,7 +171,6 @@ export function makeBacklog(
             const result = yield* Effect.either(writeMany(group));
             if (Either.isLeft(result)) failures.set(workflowId, result.left);
           }
-          for (const job of group) yield* settleJob(job);
           i = j;
         }
       });
@@ -182,21 +179,24 @@ export function makeBacklog(
       const takeBatch = Effect.flatMap(Deferred.make<void>(), (done) =>
         Effect.sync(() => {
           wake.unsafeClose();
-          const jobs = pending;
+          const batch = { jobs: pending, dones: pendingDone, done };
           pending = [];
+          pendingDone = new Map();
           writing = done;
-          return { jobs, done };
+          return batch;
         }),
       );
       const round = wake.await.pipe(
         Effect.zipRight(nextTurn),
         Effect.zipRight(takeBatch),
-        Effect.flatMap(({ jobs, done }) =>
+        Effect.flatMap(({ jobs, dones, done }) =>
           runJobs(jobs).pipe(
             Effect.zipRight(
               Effect.suspend(() => {
                 if (writing === done) writing = undefined;
-                return Deferred.succeed(done, undefined);
+                return Effect.forEach(dones, ([workflowId, signal]) => complete(workflowId, signal), {
+                  discard: true,
+                }).pipe(Effect.zipRight(Deferred.succeed(done, undefined)));
               }),
             ),
             Effect.uninterruptible,
@@ -230,31 +230,33 @@ export function makeBacklog(
       return lastJob === undefined ? Effect.void : Deferred.await(lastJob);
     });
 
-    const add = (entry: Entry): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const workflowId = entry.step.workflowId;
-        if (durability === "exit") {
-          const buffered = buffers.get(workflowId);
-          if (buffered === undefined) buffers.set(workflowId, [entry]);
-          else buffered.push(entry);
-          return Effect.void;
-        }
-        return Effect.map(Deferred.make<void>(), (done) => {
-          lastJobOf.set(workflowId, done);
-          lastJob = done;
-          pending.push({ ...entry, done });
-          wake.unsafeOpen();
-        });
-      });
+    const add = (entry: Entry): void => {
+      const workflowId = entry.step.workflowId;
+      if (durability === "exit") {
+        const buffered = buffers.get(workflowId);
+        if (buffered === undefined) buffers.set(workflowId, [entry]);
+        else buffered.push(entry);
+        return;
+      }
+      let done = pendingDone.get(workflowId);
+      if (done === undefined) {
+        done = Deferred.unsafeMake<void>(FiberId.none);
+        pendingDone.set(workflowId, done);
+        lastJobOf.set(workflowId, done);
+      }
+      lastJob = done;
+      pending.push(entry);
+      wake.unsafeOpen();
+    };
 
-    const none: Taken = { groups: [], jobs: [] };
+    const none: Taken = { groups: [] };
     const take = (workflowId: string): Effect.Effect<Taken> => {
       if (durability === "exit") {
         return exitLock.withPermits(1)(
           Effect.sync(() => {
             const buffered = buffers.get(workflowId);
             buffers.delete(workflowId);
-            return buffered === undefined ? none : { groups: toGroups(buffered), jobs: [] };
+            return buffered === undefined ? none : { groups: toGroups(buffered) };
           }),
         );
       }
@@ -264,13 +266,22 @@ export function makeBacklog(
         const rest: Job[] = [];
         for (const job of pending) (job.step.workflowId === workflowId ? mine : rest).push(job);
         pending = rest;
-        const taken: Taken = mine.length === 0 ? none : { groups: toGroups(mine), jobs: mine };
+        const done = pendingDone.get(workflowId);
+        pendingDone.delete(workflowId);
+        const taken: Taken = {
+          groups: mine.length === 0 ? [] : toGroups(mine),
+          done: done === undefined ? undefined : { workflowId, signal: done },
+        };
         // Steps of the workflow the writer already took are written first (history stays in order).
         return writing === undefined ? Effect.succeed(taken) : Effect.as(Deferred.await(writing), taken);
       });
     };
 
-    const settle = (taken: Taken): Effect.Effect<void> => Effect.forEach(taken.jobs, settleJob, { discard: true });
+    const settle = (taken: Taken): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const done = taken.done;
+        return done === undefined ? Effect.void : complete(done.workflowId, done.signal);
+      });
 
     const forget = (doomed: (workflowId: string) => boolean): Effect.Effect<void> =>
       Effect.gen(function* () {

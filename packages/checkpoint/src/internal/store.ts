@@ -179,23 +179,33 @@ export function makeCheckpointStore(
       ),
     );
 
+    const write = (step: StepRecord, fence: Fence | undefined) =>
+      lift("saveStep", typeof step === "object" && step !== null ? step.workflowId : undefined, () =>
+        fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
+      );
+
+    // The hot path of async and exit durability: everything here is synchronous once set up.
     const saveStep = (step: StepRecord, fence?: Fence): Effect.Effect<void, CheckpointStoreError> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const workflowId = typeof step === "object" && step !== null ? step.workflowId : undefined;
-        yield* open("saveStep", workflowId);
-        if (policy.durability === "sync" || typeof workflowId !== "string")
-          return yield* lift("saveStep", workflowId, () =>
-            fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
-          );
+        if (closed) return Effect.fail(closedError("saveStep", workflowId));
+        if (policy.durability === "sync" || typeof workflowId !== "string") return write(step, fence);
         // Setup failures surface at the first save rather than in the background.
-        if (!ready) yield* setup;
-        yield* takeFailure(workflowId);
+        if (!ready) return Effect.zipRight(setup, saveStep(step, fence));
+        const failure = failures.get(workflowId);
+        if (failure !== undefined) {
+          failures.delete(workflowId);
+          return Effect.fail(failure);
+        }
         // Written later: copy the values now (and fail now when they cannot be stored).
-        step = yield* Effect.try({
-          try: () => snapshotStep(step, checkpointer.serializer),
-          catch: (error) => classifyCheckpointerError(error, "saveStep", workflowId),
-        });
-        yield* backlog.add({ step, fence });
+        let snapshot: StepRecord;
+        try {
+          snapshot = snapshotStep(step, checkpointer.serializer);
+        } catch (error) {
+          return Effect.fail(classifyCheckpointerError(error, "saveStep", workflowId));
+        }
+        backlog.add({ step: snapshot, fence });
+        return Effect.void;
       });
 
     const close = yield* Effect.cached(

@@ -1,0 +1,13 @@
+import { MemoryCheckpointer } from "@graph/checkpoint";
+import { Runner } from "@graph/runtime";
+import { DURABLE_LENGTH, runOurs } from "../src/lib/durable.js";
+import { ourChain } from "../src/lib/graphs.js";
+const durability = (process.argv[2] ?? "async") as "async" | "sync";
+const { SqliteCheckpointer } = await import("@graph/checkpoint-sqlite"); const fs = await import("node:fs"); fs.rmSync("/tmp/graph-prof.db", { force: true }); const mem = process.argv[3] === "sqlite" ? new Runner({ checkpointer: new SqliteCheckpointer({ path: "/tmp/graph-prof.db", policy: { durability } }) }) : new Runner({ checkpointer: new MemoryCheckpointer({ policy: { durability } }) });
+const graph = ourChain(DURABLE_LENGTH);
+await runOurs(mem, graph, 500, "warm");
+const end = performance.now() + 5000;
+let i = 0;
+while (performance.now() < end) await runOurs(mem, graph, 1, `x${i++}`);
+console.log(i);
+await mem.close();
