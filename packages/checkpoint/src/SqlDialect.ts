@@ -113,6 +113,18 @@ export interface SqlDialect {
    * `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c`.
    */
   upsert?(table: string, columns: readonly string[], key: readonly string[]): string;
+  /**
+   * Optional: an SQL expression, valid in the `RETURNING` list of the step upsert, that is true for a row the upsert
+   * inserted and false for one it updated (PostgreSQL: `(xmax = 0)`). With it the store counts new steps from the
+   * upsert itself instead of asking which steps exist first (one round trip less per write).
+   */
+  readonly insertedExpression?: string;
+  /**
+   * Optional: runs one write statement atomically on its own, outside a transaction (autocommit). The store uses it
+   * for writes that are a single statement in the common case (creating and claiming a new workflow): one round
+   * trip instead of three. Without it such writes run in {@link SqlDialect.writeTransaction}.
+   */
+  writeStatement?(db: AnyKysely, query: CompiledQuery): Promise<SqlResult>;
   /** Runs `body` in a write transaction (committed when it resolves, rolled back when it rejects). */
   writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T>;
   /**

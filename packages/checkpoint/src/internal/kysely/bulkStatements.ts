@@ -101,8 +101,12 @@ export class BulkStatements {
     return CompiledQuery.raw(text, parameters);
   }
 
-  /** Upserts several step rows (distinct keys) in one statement. */
+  /**
+   * Upserts several step rows (distinct keys) in one statement; with the dialect's `insertedExpression` it returns
+   * one row `{ inserted }` per step.
+   */
   upsertSteps(rows: readonly StepRow[]): CompiledQuery {
+    const inserted = this.#layout.dialect.insertedExpression;
     const text = this.#shape(`upsert:${rows.length}`, () => {
       const quoted = STEP_COLUMNS.map((column) => `"${column}"`);
       const tuple = `(${quoted.map(() => "?").join(", ")})`;
@@ -111,7 +115,8 @@ export class BulkStatements {
       );
       return (
         `INSERT INTO ${this.#layout.table("steps")} (${quoted.join(", ")}) VALUES ${rows.map(() => tuple).join(", ")} ` +
-        `ON CONFLICT (${STEP_KEY.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${updates.join(", ")}`
+        `ON CONFLICT (${STEP_KEY.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${updates.join(", ")}` +
+        (inserted === undefined ? "" : ` RETURNING ${inserted} AS inserted`)
       );
     });
     const parameters: unknown[] = [];

@@ -108,9 +108,15 @@ function* saveBulk(
   let lastSuperstep = Number(workflow.last_superstep);
   for (let start = 0; start < group.steps.length; start += ROWS_PER_STATEMENT) {
     const steps = group.steps.slice(start, start + ROWS_PER_STATEMENT);
-    const existing = (yield bulk.existingSteps(id, steps)).rows.length;
-    yield bulk.upsertSteps(group.rows.slice(start, start + ROWS_PER_STATEMENT));
-    stepCount += steps.length - existing;
+    const rows = group.rows.slice(start, start + ROWS_PER_STATEMENT);
+    if (context.layout.dialect.insertedExpression === undefined) {
+      const existing = (yield bulk.existingSteps(id, steps)).rows.length;
+      yield bulk.upsertSteps(rows);
+      stepCount += steps.length - existing;
+    } else {
+      const upserted = (yield bulk.upsertSteps(rows)).rows as { inserted: boolean }[];
+      for (const row of upserted) if (row.inserted) stepCount++;
+    }
     for (const step of steps) lastSuperstep = Math.max(lastSuperstep, step.superstep);
   }
   if (!deferCounters) yield statements.afterStep(id, lastSuperstep, stepCount, Date.now());

@@ -292,11 +292,28 @@ export class KyselyStore {
       this.#checkNewWorkflow(workflow, "startWorkflow");
       validateClaimOptions(workflow.id, claim);
       await this.#pruneExpired();
-      const { row, created, lease } = await this.#transact(() =>
-        startIn(this.#context, workflow, claim.owner, claim.ttlMs),
-      );
+      const { row, created, lease } = await this.#startOne(workflow, claim);
       return { workflow: this.#decode(row, "startWorkflow"), created, lease };
     });
+  }
+
+  /**
+   * A new workflow is one INSERT of the row with its lease; where the dialect can run it alone (autocommit), that is
+   * one round trip. An existing workflow (no row inserted) takes the transaction of `startIn`.
+   */
+  async #startOne(workflow: NewWorkflow, claim: LeaseClaim) {
+    const single = this.dialect.dialect.writeStatement;
+    if (single !== undefined && this.dialect.dialect.writeNow === undefined) {
+      const now = Date.now();
+      const expiresAt = now + Math.ceil(claim.ttlMs);
+      const insert = this.#context.bulk.insertClaimed(workflow, claim.owner, expiresAt, now);
+      const inserted = firstRow<WorkflowRow>(await this.#read((db) => single.call(this.dialect.dialect, db, insert)));
+      if (inserted !== undefined) {
+        const lease = { workflowId: workflow.id, owner: claim.owner, epoch: Number(inserted.lease_epoch) };
+        return { row: inserted, created: true, lease: { ...lease, expiresAt: new Date(expiresAt) } };
+      }
+    }
+    return this.#transact(() => startIn(this.#context, workflow, claim.owner, claim.ttlMs));
   }
 
   claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
