@@ -72,16 +72,6 @@ export function toGroups(entries: readonly Entry[]): StepGroup[] {
   return groups.map((g) => (g.fence === undefined ? { steps: g.steps } : { steps: g.steps, fence: g.fence }));
 }
 
-/**
- * Resumes after the event loop's pending I/O and timers had their turn. The async writer waits for it before
- * taking a batch: a run whose nodes finish within one turn of the event loop (fast async nodes) queues all its
- * steps first, and they are written together (or by the run's final write) instead of one transaction per step.
- */
-const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void));
-  return Effect.sync(() => clearImmediate(handle));
-});
-
 export function makeBacklog(
   durability: Durability,
   checkpointer: GuardedCheckpointer,
@@ -98,6 +88,18 @@ export function makeBacklog(
     /** async: completes when the writer's current batch is written. */
     let writing: Deferred.Deferred<void> | undefined;
     const wake = yield* Effect.makeLatch(false);
+    // The writer is woken one turn of the event loop after the first step queued since its last batch: a run whose
+    // nodes finish within that turn (fast async nodes) queues all its steps first, and they are written together,
+    // or taken by the run's final write, in which case the writer is not woken at all.
+    let wakeScheduled = false;
+    const wakeSoon = () => {
+      if (wakeScheduled) return;
+      wakeScheduled = true;
+      setImmediate(() => {
+        wakeScheduled = false;
+        if (pending.length > 0) wake.unsafeOpen();
+      });
+    };
     /** exit: buffered steps per workflow, in save order. */
     const buffers = new Map<string, Entry[]>();
     const exitLock = yield* Effect.makeSemaphore(1);
@@ -187,7 +189,6 @@ export function makeBacklog(
         }),
       );
       const round = wake.await.pipe(
-        Effect.zipRight(nextTurn),
         Effect.zipRight(takeBatch),
         Effect.flatMap(({ jobs, dones, done }) =>
           runJobs(jobs).pipe(
@@ -246,7 +247,7 @@ export function makeBacklog(
       }
       lastJob = done;
       pending.push(entry);
-      wake.unsafeOpen();
+      wakeSoon();
     };
 
     const none: Taken = { groups: [] };
