@@ -10,7 +10,7 @@ import type { Durability } from "../CheckpointPolicy.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
 
 /** One saved step and the fence it was saved under. */
-export interface Entry {
+interface Entry {
   readonly step: StepRecord;
   readonly fence: Fence | undefined;
 }
@@ -18,7 +18,7 @@ export interface Entry {
 type Job = Entry;
 
 /** Steps a final write took from the backlog; `settle` them once that write is over (whatever its outcome). */
-export interface Taken {
+interface Taken {
   readonly groups: readonly StepGroup[];
   /** Completes when the taken steps are settled (waiters of the workflow go on). */
   readonly done?: { readonly workflowId: string; readonly signal: Deferred.Deferred<void> } | undefined;
@@ -57,7 +57,7 @@ function sameGuard(a: Fence | undefined, b: Fence | undefined): boolean {
 }
 
 /** Consecutive entries of one workflow with the same fence become one group. */
-export function toGroups(entries: readonly Entry[]): StepGroup[] {
+function toGroups(entries: readonly Entry[]): StepGroup[] {
   const groups: { steps: StepRecord[]; fence: Fence | undefined }[] = [];
   for (const entry of entries) {
     const last = groups.at(-1);

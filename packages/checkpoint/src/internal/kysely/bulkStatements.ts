@@ -12,8 +12,8 @@ import { STEP_COLUMNS, STEP_KEY } from "./statements.js";
 export const ROWS_PER_STATEMENT = 200;
 
 /** The columns a final update may set, in a fixed order (the cache key of a rendered shape). */
-export const UPDATABLE = ["status", "graph_hash", "pause", "error", "stop_requested"] as const;
-export type UpdatableColumn = (typeof UPDATABLE)[number];
+const UPDATABLE = ["status", "graph_hash", "pause", "error", "stop_requested"] as const;
+type UpdatableColumn = (typeof UPDATABLE)[number];
 
 /** What a run's final write sets besides the changed columns. */
 export interface FinalUpdate {

@@ -8,7 +8,7 @@ import type { AnyDb, TableLayout } from "./layout.js";
 import { childIdRange, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
 
 /** The migrations key of a layout (schema + prefix): concurrent `setup()` calls serialise on it. */
-export function migrationLockKey(d: TableLayout): number {
+function migrationLockKey(d: TableLayout): number {
   return lockKey(`${d.schema ?? ""}.${d.prefix}`);
 }
 
