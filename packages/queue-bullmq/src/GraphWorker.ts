@@ -11,10 +11,22 @@ import { isAnswered, StreamWriter } from "./internal/eventStream.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
+import {
+  type DistributeOptions,
+  isParked,
+  type NodeChunkJobData,
+  type NodeMapDeps,
+  nodeMapDeps,
+  nodeMapDispatcher,
+  parkedSignal,
+  parkJob,
+  runNodeChunk,
+  subgraphsByHash,
+} from "./internal/nodeMap.js";
 import { clearStop, readStop, watchStops } from "./internal/stopSignal.js";
 import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
 
-type AnyJobData = RunJobData | ChunkJobData | GatherJobData;
+type AnyJobData = RunJobData | ChunkJobData | GatherJobData | NodeChunkJobData;
 
 /** Options of a {@link GraphWorker}. */
 export interface GraphWorkerOptions {
@@ -42,6 +54,13 @@ export interface GraphWorkerOptions {
   readonly handleSignals?: boolean;
   /** Lease owner id. Default `host:pid:random`. */
   readonly owner?: string;
+  /**
+   * `distribute`: a mapped GraphNode (`graph.asNode().mapOver(...)`) with at least `minItems` items, in a workflow
+   * this worker runs, is split into chunk jobs of `chunkSize` items that any worker of the queue runs; the workflow
+   * waits for them without holding a worker slot, then continues with the items' results in item order. Smaller
+   * maps run in the run's process. Default: every map runs in the run's process.
+   */
+  readonly map?: { readonly distribute?: DistributeOptions };
 }
 
 /**
@@ -75,6 +94,8 @@ export class GraphWorker {
   readonly #held = new Map<string, RunHandle>();
   /** Runs this worker stopped because it is closing: their jobs go back to the queue. */
   readonly #handedBack = new Set<string>();
+  readonly #subgraphs: ReadonlyMap<string, Graph>;
+  #nodeMap: NodeMapDeps | undefined;
   #redis: Redis | undefined;
   #subscriber: Redis | undefined;
   #worker: Worker<AnyJobData> | undefined;
@@ -89,8 +110,11 @@ export class GraphWorker {
     this.#keys = queueKeys(options.queue ?? "graph", options.prefix);
     this.#graphs = new Map(options.graphs.map((g) => [g.name ?? "graph", g]));
     this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
+    this.#subgraphs = subgraphsByHash(options.graphs);
+    const distribute = options.map?.distribute;
     this.#runner = new Runner({
       checkpointer: options.checkpointer,
+      ...(distribute === undefined ? {} : { mapDispatcher: nodeMapDispatcher(distribute, () => this.#nodeMap!) }),
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
       ...(options.owner === undefined ? {} : { owner: options.owner }),
     });
@@ -110,8 +134,12 @@ export class GraphWorker {
       (id, info) => void this.#runner.stop(id, info),
       o.stopPollMs ?? 250,
     );
+    if (o.map?.distribute !== undefined)
+      this.#nodeMap = nodeMapDeps(url, this.#redis, o.queue ?? "graph", this.#keys, o.checkpointer, (id) =>
+        this.#held.has(id),
+      );
     const lockDuration = o.lockDurationMs ?? 30_000;
-    this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job) => this.#dispatch(job), {
+    this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job, token) => this.#dispatch(job, token), {
       connection: { url, maxRetriesPerRequest: null },
       prefix: this.#keys.prefix,
       concurrency: o.concurrency ?? 4,
@@ -151,15 +179,22 @@ export class GraphWorker {
     clearTimeout(timer);
     await this.#unwatch?.();
     await this.#runner.close();
+    await this.#nodeMap?.queue.close();
     await this.#subscriber?.quit().catch(() => {});
     await this.#redis?.quit().catch(() => {});
   }
 
-  #dispatch(job: Job<AnyJobData>): Promise<unknown> {
+  #dispatch(job: Job<AnyJobData>, token: string | undefined): Promise<unknown> {
     const data = job.data;
     if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
     if ("kind" in data && data.kind === "gather") return this.#gather(data);
-    return this.#process(job as Job<RunJobData>);
+    if ("kind" in data && data.kind === "node-chunk") return this.#nodeChunk(data);
+    return this.#process(job as Job<RunJobData>, token ?? "");
+  }
+
+  /** A chunk of a mapped GraphNode some worker's run dispatched: its items as child workflows of that run. */
+  #nodeChunk(data: NodeChunkJobData): Promise<number> {
+    return runNodeChunk(data, this.#subgraphs, this.#runner, this.#nodeMap);
   }
 
   /** A distributed map's chunk: its items as child workflows; returns only how many finished. */
@@ -197,7 +232,7 @@ export class GraphWorker {
     await clearStop(redis, this.#keys, data.mapId);
   }
 
-  async #process(job: Job<RunJobData>): Promise<void> {
+  async #process(job: Job<RunJobData>, token: string): Promise<void> {
     const data = job.data;
     const redis = this.#redis!;
     const writer = new StreamWriter(redis, this.#keys.events(data.workflowId, data.submission));
@@ -240,10 +275,12 @@ export class GraphWorker {
       }
     })().catch(() => {});
     let retry: unknown;
+    let parked = false;
     try {
       const result = await handle.result;
       await pump;
-      if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
+      if (isParked(result)) parked = true;
+      else if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
         retry = new Error(`Workflow '${data.workflowId}' handed back: its worker is closing.`);
       else {
         writer.append("result", encodeResult(this.#serializer, result));
@@ -261,6 +298,13 @@ export class GraphWorker {
     if (retry !== undefined) {
       await writer.flush();
       throw retry;
+    }
+    if (parked) {
+      await writer.flush();
+      await redis.del(inputsKey);
+      // Waits for its chunks without a slot; when they all finished already, the run goes on now.
+      if (await parkJob(job, token)) throw parkedSignal();
+      return this.#process(job, token);
     }
     await redis.del(inputsKey);
     await writer.flush(true);

@@ -11,6 +11,7 @@ import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
+import { removePendingChunks } from "./internal/nodeMap.js";
 import { requestStop } from "./internal/stopSignal.js";
 import {
   decodeResult,
@@ -229,6 +230,7 @@ export class RemoteRunner {
    */
   async stop(workflowId: string, info?: unknown): Promise<boolean> {
     await requestStop(this.#redis, this.#keys, workflowId, info);
+    await removePendingChunks(this.#queue, workflowId);
     return (await this.#queue.getJob(jobIdOf(workflowId))) !== undefined;
   }
 

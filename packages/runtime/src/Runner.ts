@@ -3,11 +3,11 @@ import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import { RunnerCore, runPromise, unwrap } from "./internal/runner.js";
-import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "./options.js";
+import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
 
-export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
+export type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions };
 
 /** A {@link RunHandle} whose result is typed by the graph. */
 export interface TypedRunHandle<G extends Graph> extends Omit<RunHandle, "result"> {
@@ -101,6 +101,27 @@ export class Runner {
   map<G extends Graph>(graph: G, options: MapOptions): Promise<MapResultOf<G>>;
   map(graph: Graph, options: MapOptions): Promise<MapResultOf<Graph>> {
     return runPromise(this.#core.map(graph, options));
+  }
+
+  /**
+   * Runs ONE item of a mapped GraphNode that a {@link RunnerOptions.mapDispatcher} handed to another process, with
+   * the in-process path's semantics: the child workflow `options.workflowId` (resumed if it ran before), its writes
+   * fenced by the root's lease. Resolves with the item's result (a failed item too: `status: "failed"`); rejects
+   * with `LeaseLostError` once the root workflow was claimed by a newer run, or a storage error. The runner needs the
+   * map's checkpointer.
+   *
+   * @example
+   * ```ts
+   * // in a worker, for each item i of a MapDispatchRequest `req` it was sent:
+   * await runner.runMapItem(req.graph, {
+   *   workflowId: req.itemWorkflowId(i), parentWorkflowId: req.parentWorkflowId, values: req.items[i],
+   *   parentVersions: req.parentVersions, fence: req.fence, completeOnStop: req.completeOnStop,
+   *   maxIterations: req.maxIterations,
+   * });
+   * ```
+   */
+  runMapItem(graph: Graph, options: MapItemRunOptions): Promise<RunResult> {
+    return runPromise(this.#core.mapItem(graph, options));
   }
 
   /** Runs a graph synchronously. Only for graphs with no async nodes or interrupts, on a runner without a checkpointer. */

@@ -30,5 +30,6 @@ export {
   VersionMismatchError,
 } from "./errors.js";
 export type { EventBase, EventProcessor, GraphEvent, GraphEventType, NodeCall } from "./events.js";
+export type { MapDispatcher, MapDispatchRequest, MapFence, MapItemRunOptions } from "./options.js";
 export { type MapOptions, type RunHandle, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";

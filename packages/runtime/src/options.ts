@@ -5,6 +5,7 @@
  * @module
  */
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
+import type { Graph } from "@graph/core";
 import type { NodeCache } from "./cache.js";
 import type { EventProcessor, GraphEvent } from "./events.js";
 import type { RunResult } from "./RunResult.js";
@@ -32,6 +33,86 @@ export interface RunnerOptions {
   readonly owner?: string;
   /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */
   readonly eventBufferSize?: number;
+  /**
+   * Hands the items of big mapped GraphNodes to other processes (a job queue's workers) instead of running them
+   * here. Needs a checkpointer: the items run as child workflows on it and the run reads their results back. A
+   * run that parks ends `"paused"` with `pause.reason === "map_dispatched"`; running the workflow again (no values)
+   * once the items are done continues it. Default: every map runs in this process.
+   */
+  readonly mapDispatcher?: MapDispatcher;
+}
+
+/**
+ * Runs the items of a mapped GraphNode elsewhere. `dispatch` is called when a run reaches a mapped GraphNode with at
+ * least `minItems` items, again each time the parked run is resumed, and answers:
+ * - `"parked"`: the items were handed over (or are still running): the run ends `"paused"` with
+ *   `pause.reason === "map_dispatched"`, giving up its lease; run the workflow again (same id, no values) once every
+ *   item is done;
+ * - `"done"`: every item has run (or will not run: a stop): the run reads each item's stored result in item order
+ *   and goes on as if the items had run here. An item with no finished workflow counts as stopped;
+ * - `"inline"`: run the items in this process as if there were no dispatcher.
+ * A dispatcher must be idempotent for one map (same `parentWorkflowId` and `nodeName` until it answered "done"): it
+ * is asked again at every resume and after a crash of the process that was dispatching.
+ */
+export interface MapDispatcher {
+  /** Maps with fewer items run in this process. */
+  readonly minItems: number;
+  dispatch(request: MapDispatchRequest): Promise<"done" | "parked" | "inline">;
+}
+
+/** The fence child workflows of a run tree write under: the root workflow's lease epoch. */
+export interface MapFence {
+  readonly epoch: number;
+  /** The root workflow (its lease guards the writes). */
+  readonly workflowId: string;
+}
+
+/**
+ * One mapped GraphNode's items, for a {@link MapDispatcher}. Item `i` runs as the child workflow
+ * `itemWorkflowIds(i)` = `<parentWorkflowId>/<nodeName>/<i>` (the ids the in-process path uses, so a map started
+ * here and finished elsewhere resumes per item) with `items[i]` as its values, through {@link Runner.runMapItem}.
+ */
+export interface MapDispatchRequest {
+  readonly rootWorkflowId: string;
+  /** The workflow whose node this is (the root, or a nested child workflow). */
+  readonly parentWorkflowId: string;
+  readonly nodeName: string;
+  /**
+   * The parent's superstep running the node. A resume runs the node again one superstep later, so a dispatcher
+   * names a map by `parentWorkflowId` and `nodeName` and forgets it once it answered "done".
+   */
+  readonly superstep: number;
+  /** The graph every item runs. */
+  readonly graph: Graph;
+  readonly count: number;
+  /** The values of every item: the node's inputs after renames and bindings, each item's mapped values set. */
+  readonly items: readonly Readonly<Record<string, unknown>>[];
+  /** The parent's versions of the values passed in (a restarted item takes only what changed). */
+  readonly parentVersions: Readonly<Record<string, number>>;
+  /** Every item's writes carry it: a run tree that lost its root's lease writes nothing more. */
+  readonly fence: MapFence;
+  /** The node's `completeOnStop`: a stopped item still yields its partial outputs. */
+  readonly completeOnStop: boolean;
+  readonly maxIterations: number;
+  /** Aborted when the parent run is stopped. */
+  readonly signal: AbortSignal;
+  itemWorkflowId(i: number): string;
+}
+
+/**
+ * Options of {@link Runner.runMapItem}: one item of a dispatched map, run as the in-process path runs it (a child
+ * workflow under the root's fence, no lease of its own). Copy them from the {@link MapDispatchRequest}.
+ */
+export interface MapItemRunOptions {
+  readonly workflowId: string;
+  readonly parentWorkflowId: string;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly parentVersions: Readonly<Record<string, number>>;
+  readonly fence: MapFence;
+  readonly completeOnStop: boolean;
+  readonly maxIterations: number;
+  /** Aborting it stops the item. */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of one run. */

@@ -52,7 +52,11 @@ export interface PendingPause<N extends string = string, Input extends PropertyK
  * ```
  */
 export interface PauseOf<N extends string = string, V = unknown, K extends string = string> {
-  readonly reason: "human_input";
+  /**
+   * `"human_input"`: an interrupt waits for an answer. `"map_dispatched"`: a mapped GraphNode's items were handed to
+   * the runner's `mapDispatcher` (other processes run them); the run resumes, with no answer, once they are done.
+   */
+  readonly reason: "human_input" | "map_dispatched";
   /** The interrupt's path (`"review/approval"` inside a nested graph). */
   readonly nodeName: N;
   /** The value shown to the human. */

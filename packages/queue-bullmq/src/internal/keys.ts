@@ -9,6 +9,8 @@ export interface QueueKeys {
   events(workflowId: string, submission: string): string;
   stop(workflowId: string): string;
   mapChunk(mapId: string, chunk: number): string;
+  /** A mapped GraphNode dispatched by a worker: its state; `:<chunk>` its chunks' values, `:done` the finished ones. */
+  nodeMap(mapPath: string): string;
   readonly stopChannel: string;
 }
 
@@ -20,6 +22,7 @@ export function queueKeys(queue: string, prefix = "graph"): QueueKeys {
     events: (id, submission) => `${base}:events:${id}:${submission}`,
     stop: (id) => `${base}:stop:${id}`,
     mapChunk: (id, chunk) => `${base}:map:${id}:${chunk}`,
+    nodeMap: (path) => `${base}:nodemap:${path}`,
     stopChannel: `${base}:stop`,
   };
 }

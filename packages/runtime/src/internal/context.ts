@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { Deferred, Effect } from "effect";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
+import type { MapDispatcher } from "../options.js";
 import type { LeaseTiming, RootLease } from "./lease.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
@@ -15,6 +16,8 @@ export interface Shared {
   readonly processors: readonly EventProcessor[];
   readonly owner: string;
   readonly lease: LeaseTiming;
+  /** Undefined: maps run here (no dispatcher, or the run is itself a dispatched item). */
+  readonly mapDispatcher: MapDispatcher | undefined;
   nextSpan: number;
 }
 

@@ -66,6 +66,17 @@ export function checkRunnerOptions(options: unknown): void {
       fail(where, key, v, "a positive number");
   }
   checkLeaseTiming(where, options);
+  const dispatcher = options["mapDispatcher"];
+  if (dispatcher !== undefined) {
+    if (
+      !isRecord(dispatcher) ||
+      typeof dispatcher["dispatch"] !== "function" ||
+      !(Number.isInteger(dispatcher["minItems"]) && (dispatcher["minItems"] as number) >= 1)
+    )
+      fail(where, "mapDispatcher", dispatcher, "a { minItems (an integer ≥ 1), dispatch(request) } object");
+    if (cp === undefined)
+      fail(where, "mapDispatcher", dispatcher, "used with a checkpointer (dispatched items run on it)");
+  }
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
 }
@@ -114,6 +125,23 @@ export function checkRunOptions(options: unknown, method: string): void {
   const cp = options["checkpoint"];
   if (cp !== undefined && !(isRecord(cp) && Array.isArray(cp["steps"])))
     fail(where, "checkpoint", cp, "a Checkpoint (from checkpointer.getCheckpoint / listCheckpoints)");
+}
+
+/** `runner.runMapItem` options: what a dispatcher copies from the request, checked before anything is written. */
+export function checkMapItemOptions(options: unknown): void {
+  const where = "runner.runMapItem()";
+  if (!isRecord(options)) fail(where, "options", options, "the options of one item of a MapDispatchRequest");
+  for (const key of ["workflowId", "parentWorkflowId"]) {
+    const v = options[key];
+    if (typeof v !== "string" || v === "") fail(where, key, v, "a non-empty string");
+  }
+  for (const key of ["values", "parentVersions"])
+    if (!isRecord(options[key])) fail(where, key, options[key], "an object (copy it from the MapDispatchRequest)");
+  const fence = options["fence"];
+  if (!isRecord(fence) || !Number.isInteger(fence["epoch"]) || typeof fence["workflowId"] !== "string")
+    fail(where, "fence", fence, "the request's fence ({ epoch, workflowId })");
+  const max = options["maxIterations"];
+  if (!(Number.isInteger(max) && (max as number) >= 1)) fail(where, "maxIterations", max, "an integer ≥ 1");
 }
 
 /** `runner.map` options on top of the run options. */

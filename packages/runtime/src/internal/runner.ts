@@ -6,11 +6,12 @@ import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Effect, Exit, Option, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
-import type { MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
+import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { RootLease } from "./lease.js";
+import { runMapItem } from "./mapDispatch.js";
 import { mapItems } from "./mapItems.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } from "./options.js";
 import type { RunError } from "./outcome.js";
@@ -84,6 +85,7 @@ export class RunnerCore {
       processors: this.options.eventProcessors ?? [],
       owner: this.#owner,
       lease: leaseTiming(this.options),
+      mapDispatcher: this.options.mapDispatcher,
       get nextSpan() {
         return spans.value;
       },
@@ -299,6 +301,11 @@ export class RunnerCore {
         );
       }),
     );
+  }
+
+  /** One item of a dispatched map, in a process that did not start the map (see `mapDispatch.ts`). */
+  mapItem(graph: Graph, options: MapItemRunOptions): Effect.Effect<RunResult, RunError | GraphConfigError> {
+    return Effect.flatMap(this.store(), (store) => runMapItem(graph, options, store, this.#shared(store)));
   }
 
   /**

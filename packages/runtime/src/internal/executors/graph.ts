@@ -1,14 +1,16 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import type { GraphNode } from "@graph/core";
 import { Effect } from "effect";
-import { RunResult, type RunStatus } from "../../RunResult.js";
+import { RunResult } from "../../RunResult.js";
 import type { RunConfig } from "../context.js";
 import type { ChildRun, EngineHost } from "../host.js";
+import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
-import { type Execution, itemFailure, type Outcome, type RunError } from "../outcome.js";
+import { MappedResults } from "../mappedResults.js";
+import type { Execution, Outcome, RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
 
-interface ChildValues {
+export interface ChildValues {
   readonly values: Record<string, unknown>;
   readonly versions: Record<string, number>;
 }
@@ -117,6 +119,21 @@ function executeMapped(host: EngineHost, ex: Execution, n: GraphNode): Effect.Ef
       mapOver.mode,
     );
     if (!Array.isArray(items)) return Effect.succeed<Outcome>({ kind: "failed", error: items });
+    if (dispatchable(host, items.length))
+      return dispatchMapped(host, ex, n, base, items, () => runMappedHere(host, ex, n, base, items));
+    return runMappedHere(host, ex, n, base, items);
+  });
+}
+
+/** The items of a mapped node as child runs of this process (`base`: the values every item gets). */
+function runMappedHere(
+  host: EngineHost,
+  ex: Execution,
+  n: GraphNode,
+  base: ChildValues,
+  items: readonly Record<string, unknown>[],
+): Effect.Effect<Outcome, RunError> {
+  return Effect.suspend(() => {
     const total = items.length;
     const results = new MappedResults(n, total);
     let completed = 0;
@@ -204,62 +221,4 @@ function runDirectPool(
       for (const c of running) c.abandon();
     });
   });
-}
-
-/**
- * What a mapped node keeps of its items' runs: the columns of their outputs, the first failure and whether one
- * stopped — not the items' RunResults (a million of them would not fit in memory).
- */
-class MappedResults {
-  readonly #n: GraphNode;
-  readonly #columns = new Map<string, unknown[]>();
-  #failedAt = -1;
-  #failure: unknown;
-  #stopped = false;
-
-  constructor(n: GraphNode, total: number) {
-    this.#n = n;
-    for (const outer of n.outputs) this.#columns.set(n.innerOutput(outer)!, new Array<unknown>(total));
-  }
-
-  add(i: number, r: RunResult): void {
-    for (const [inner, column] of this.#columns) column[i] = r.values[inner];
-    if (r.status === "failed" && (this.#failedAt < 0 || i < this.#failedAt)) {
-      this.#failedAt = i;
-      this.#failure = r.error;
-    }
-    if (r.status === "stopped") this.#stopped = true;
-  }
-
-  /** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
-  outcome(host: EngineHost, parentId: string): Outcome {
-    const n = this.#n;
-    const outputs: Record<string, unknown> = {};
-    const innerValues: Record<string, unknown[]> = {};
-    for (const outer of n.outputs) {
-      const inner = n.innerOutput(outer)!;
-      const column = this.#columns.get(inner)!;
-      outputs[outer] = column;
-      innerValues[inner] = column;
-    }
-    const failed = this.#failedAt >= 0;
-    const stopped = this.#stopped;
-    const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
-    const nested = new RunResult({
-      status,
-      values: innerValues,
-      workflowId: parentId,
-      runId: host.config.runId,
-      error: failed ? this.#failure : undefined,
-    });
-    if (failed)
-      return {
-        kind: "failed",
-        error: itemFailure(n, this.#failedAt, this.#failure),
-        nested,
-        childWorkflowId: parentId,
-      };
-    if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
-    return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
-  }
 }
