@@ -1,4 +1,4 @@
-import type { Fence, StepGroup, StepRecord } from "@graph/checkpoint";
+import type { Fence, StepGroup, StepRecord, WorkflowFinish, WorkflowRecord } from "@graph/checkpoint";
 import { Graph, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +27,12 @@ class CountingCheckpointer extends PostgresCheckpointer {
     this.transactions++;
     this.stepsWritten += groups.reduce((n, group) => n + group.steps.length, 0);
     return super.saveStepBatch(groups);
+  }
+  // A run's final write carries its last queued steps (one transaction with the final status).
+  override finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
+    this.transactions++;
+    this.stepsWritten += (finish.steps ?? []).reduce((n, group) => n + group.steps.length, 0);
+    return super.finishWorkflow(finish);
   }
 }
 

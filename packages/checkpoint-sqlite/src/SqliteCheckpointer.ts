@@ -9,6 +9,7 @@ import type { CheckpointPolicy, Serializer } from "@graph/checkpoint";
 import { CheckpointError } from "@graph/checkpoint";
 import { KyselyCheckpointer } from "@graph/checkpoint/kysely";
 import { Kysely, SqliteDialect } from "kysely";
+import type { CachedDatabase } from "./internal/database.js";
 import { describeSqliteError, isMemoryPath, openDatabase } from "./internal/database.js";
 import { SqliteStoreDialect } from "./internal/dialect.js";
 
@@ -74,14 +75,19 @@ export class SqliteCheckpointer extends KyselyCheckpointer {
         path: "busyTimeoutMs",
       });
     }
-    const db = new Kysely<any>({
-      dialect: new SqliteDialect({ database: async () => openDatabase(file, busyTimeoutMs) }),
-    });
+    // One handle for Kysely and for the store's synchronous statements (see SqliteStoreDialect.writeNow).
+    let opened: CachedDatabase | undefined;
+    const database = () => {
+      opened ??= openDatabase(file, busyTimeoutMs);
+      return opened;
+    };
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: async () => database() }) });
     super({
       db,
       dialect: new SqliteStoreDialect({
         ...(isMemoryPath(file) ? {} : { writeLockKey: path.resolve(file) }),
         describeError: (error) => describeSqliteError(error, file, busyTimeoutMs),
+        database,
       }),
       ...(options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }),
       ...(options.policy === undefined ? {} : { policy: options.policy }),

@@ -317,6 +317,60 @@ export interface StepGroup {
 }
 
 /**
+ * The lease a run asks for in {@link Checkpointer.startWorkflow}.
+ *
+ * @example
+ * ```ts
+ * const claim: LeaseClaim = { owner: "host-a:123", ttlMs: 30_000 };
+ * ```
+ */
+export interface LeaseClaim {
+  readonly owner: string;
+  readonly ttlMs: number;
+}
+
+/**
+ * The result of {@link Checkpointer.startWorkflow}: the stored workflow (as created, or as it was before the claim),
+ * whether it was created now, and the lease taken.
+ *
+ * @example
+ * ```ts
+ * const { workflow, created, lease } = await checkpointer.startWorkflow!(newWorkflow, { owner: "me", ttlMs: 30_000 });
+ * ```
+ */
+export interface StartedWorkflow {
+  readonly workflow: WorkflowRecord;
+  readonly created: boolean;
+  readonly lease: Lease;
+}
+
+/**
+ * The end of a run for {@link Checkpointer.finishWorkflow}: steps still to be saved, the workflow's final update
+ * (fenced) and the lease to give back, written together.
+ *
+ * @example
+ * ```ts
+ * await checkpointer.finishWorkflow?.({
+ *   workflowId: "wf-1",
+ *   steps: [{ steps: [lastStep], fence: { epoch: lease.epoch } }],
+ *   update: { status: "completed", pause: null, error: null },
+ *   fence: { epoch: lease.epoch },
+ *   release: { owner: lease.owner, epoch: lease.epoch },
+ * });
+ * ```
+ */
+export interface WorkflowFinish {
+  readonly workflowId: string;
+  /** Steps written first, in order (groups of one workflow each, as in {@link Checkpointer.saveStepBatch}). */
+  readonly steps?: readonly StepGroup[];
+  readonly update: WorkflowUpdate;
+  /** Guards the update (the steps carry their own fences). */
+  readonly fence?: Fence;
+  /** Gives this lease up after the update (ignored for a stale epoch, like {@link Checkpointer.releaseWorkflow}). */
+  readonly release?: Pick<Lease, "owner" | "epoch">;
+}
+
+/**
  * One page of {@link Checkpointer.listWorkflows}.
  *
  * @example
@@ -432,6 +486,20 @@ export interface Checkpointer {
    * workflows included) in one transaction instead of one per workflow.
    */
   saveStepBatch?(groups: readonly StepGroup[]): Promise<void>;
+  /**
+   * Optional: `createWorkflow` then `claimWorkflow`, in one transaction / script (a new workflow is inserted with its
+   * lease already taken, at epoch 1). Fails like `claimWorkflow` when another owner holds the lease; the workflow
+   * stays created then. The runtime uses it to start a run with one write instead of two; without it the two calls
+   * are made one after the other.
+   */
+  startWorkflow?(workflow: NewWorkflow, claim: LeaseClaim): Promise<StartedWorkflow>;
+  /**
+   * Optional: `saveStepBatch(finish.steps)`, `updateWorkflow(id, update, fence)` and `releaseWorkflow(id, release)`
+   * in one transaction (all or none: a stale fence anywhere writes nothing). Returns the updated record. The runtime
+   * ends a run with it (its last queued steps, final status and lease release in one write); without it the calls
+   * are made one after the other.
+   */
+  finishWorkflow?(finish: WorkflowFinish): Promise<WorkflowRecord>;
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;
   getWorkflow(id: string): Promise<WorkflowRecord | undefined>;
   /** Node steps in `index` order: one record per executed node (input records only with `includeInputs: true`). */

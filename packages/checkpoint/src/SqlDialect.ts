@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 
 /**
  * A `Kysely` instance or transaction over any database type (the store addresses tables whose names depend on the
@@ -32,6 +32,20 @@ export interface SqlTables {
   readonly workflows: string;
   readonly steps: string;
   readonly migrations: string;
+}
+
+/**
+ * The result of one statement run through {@link SqlDialect.writeNow} / {@link SqlDialect.readNow}: its rows
+ * (empty for statements without rows) and, for writes, how many rows changed.
+ *
+ * @example
+ * ```ts
+ * const result: SqlResult = { rows: [{ id: "wf-1" }], numAffectedRows: 1n };
+ * ```
+ */
+export interface SqlResult {
+  readonly rows: readonly unknown[];
+  readonly numAffectedRows?: bigint;
 }
 
 /**
@@ -99,8 +113,33 @@ export interface SqlDialect {
    * `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c`.
    */
   upsert?(table: string, columns: readonly string[], key: readonly string[]): string;
+  /**
+   * Optional: an SQL expression, valid in the `RETURNING` list of the step upsert, that is true for a row the upsert
+   * inserted and false for one it updated (PostgreSQL: `(xmax = 0)`). With it the store counts new steps from the
+   * upsert itself instead of asking which steps exist first (one round trip less per write).
+   */
+  readonly insertedExpression?: string;
+  /**
+   * Optional: runs one write statement atomically on its own, outside a transaction (autocommit). The store uses it
+   * for writes that are a single statement in the common case (creating and claiming a new workflow): one round
+   * trip instead of three. Without it such writes run in {@link SqlDialect.writeTransaction}.
+   */
+  writeStatement?(db: AnyKysely, query: CompiledQuery): Promise<SqlResult>;
   /** Runs `body` in a write transaction (committed when it resolves, rolled back when it rejects). */
   writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T>;
+  /**
+   * Optional: runs `body` in a write transaction synchronously, executing each statement with `execute`, when the
+   * database can take it right now (nothing else of this process is inside a transaction on it), and returns
+   * `{ value }`; returns `undefined` without running anything otherwise, and the store uses
+   * {@link SqlDialect.writeTransaction}. A driver whose statements run synchronously (better-sqlite3) saves a
+   * promise per statement this way. Must commit when `body` returns and roll back when it throws.
+   */
+  writeNow?<T>(
+    db: AnyKysely,
+    body: (execute: (query: CompiledQuery) => SqlResult) => T,
+  ): { readonly value: T } | undefined;
+  /** Optional: like {@link SqlDialect.writeNow} for one read statement outside a transaction. */
+  readNow?(db: AnyKysely, query: CompiledQuery): SqlResult | undefined;
   /** Runs `body` on one consistent read snapshot. */
   readTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T>;
   /**

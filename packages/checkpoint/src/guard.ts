@@ -4,7 +4,15 @@
  *
  * @module
  */
-import type { Checkpointer, Fence, StepGroup, StepRecord } from "./Checkpointer.js";
+import type {
+  Checkpointer,
+  Fence,
+  LeaseClaim,
+  NewWorkflow,
+  StepGroup,
+  StepRecord,
+  WorkflowFinish,
+} from "./Checkpointer.js";
 import type { WorkflowConflictError } from "./errors.js";
 import { CheckpointError, isCheckpointError, isWorkflowConflictError } from "./errors.js";
 import { MAX_WORKFLOW_ID_BYTES, workflowIdTooLong } from "./state.js";
@@ -110,16 +118,23 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
 
   const setup = (): Promise<void> => {
     if (closePromise !== undefined) return Promise.reject(closedError("setup"));
-    setupPromise ??= invoke("setup", undefined, () => adapter.setup()).catch((error: unknown) => {
-      setupPromise = undefined;
-      throw error;
-    });
+    setupPromise ??= invoke("setup", undefined, () => adapter.setup()).then(
+      () => {
+        ready = true;
+      },
+      (error: unknown) => {
+        setupPromise = undefined;
+        throw error;
+      },
+    );
     return setupPromise;
   };
+  /** Set once setup succeeded: later calls skip waiting for it (one promise less per call). */
+  let ready = false;
 
   const call = async <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>): Promise<A> => {
     if (closePromise !== undefined) throw closedError(operation, workflowId);
-    await setup();
+    if (!ready) await setup();
     return invoke(operation, workflowId, run);
   };
 
@@ -163,6 +178,19 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
       : {
           saveStepBatch: (groups: readonly StepGroup[]) =>
             call("saveStepBatch", groups[0]?.steps[0]?.workflowId, () => adapter.saveStepBatch!(groups)),
+        }),
+    ...(adapter.startWorkflow === undefined
+      ? {}
+      : {
+          startWorkflow: (workflow: NewWorkflow, claim: LeaseClaim) =>
+            checkIdLength("startWorkflow", workflowIdOf(workflow)) ??
+            call("startWorkflow", workflowIdOf(workflow), () => adapter.startWorkflow!(workflow, claim)),
+        }),
+    ...(adapter.finishWorkflow === undefined
+      ? {}
+      : {
+          finishWorkflow: (finish: WorkflowFinish) =>
+            call("finishWorkflow", finish?.workflowId, () => adapter.finishWorkflow!(finish)),
         }),
     updateWorkflow: (id, update, fence) =>
       call("updateWorkflow", id, () =>

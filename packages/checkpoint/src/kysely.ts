@@ -22,12 +22,15 @@ import type {
   Checkpointer,
   Fence,
   Lease,
+  LeaseClaim,
   ListWorkflowsOptions,
   NewWorkflow,
   RenewedLease,
+  StartedWorkflow,
   StepGroup,
   StepRecord,
   StopRequest,
+  WorkflowFinish,
   WorkflowPage,
   WorkflowRecord,
   WorkflowUpdate,
@@ -37,7 +40,7 @@ import { KyselyStore } from "./internal/kysely/store.js";
 import type { Serializer } from "./Serializer.js";
 import type { ErrorContext, SqlDialect } from "./SqlDialect.js";
 
-export type { AnyKysely, ErrorContext, SqlDialect, SqlTables } from "./SqlDialect.js";
+export type { AnyKysely, ErrorContext, SqlDialect, SqlResult, SqlTables } from "./SqlDialect.js";
 
 /**
  * Options of {@link KyselyCheckpointer}.
@@ -166,6 +169,16 @@ export class KyselyCheckpointer implements Checkpointer {
 
   saveStep(step: StepRecord, fence?: Fence): Promise<void> {
     return this.#store.saveStep(step, fence);
+  }
+
+  /** Creates the workflow if missing and claims it, in one transaction (a new workflow is inserted with its lease). */
+  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim): Promise<StartedWorkflow> {
+    return this.#store.startWorkflow(workflow, claim);
+  }
+
+  /** Writes a run's last steps, its final update (fenced) and the lease release in one transaction. */
+  finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
+    return this.#store.finishWorkflow(finish);
   }
 
   /** Changes status, graph hash, pause or error of a workflow. */

@@ -20,7 +20,10 @@ const step = (workflowId: string, index: number, values: Record<string, unknown>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Method = Exclude<keyof Checkpointer, "policy" | "saveSteps" | "saveStepBatch">;
+type Method = Exclude<
+  keyof Checkpointer,
+  "policy" | "saveSteps" | "saveStepBatch" | "startWorkflow" | "finishWorkflow"
+>;
 
 interface Recorder {
   readonly adapter: Checkpointer;

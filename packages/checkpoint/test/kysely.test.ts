@@ -209,7 +209,10 @@ describe("KyselyCheckpointer", () => {
     await cp.saveStep(step, { epoch: 1 });
     expect(log[0]).toBe("begin");
     expect(log[1]).toMatch(/FROM "graph"."graph_workflows" w WHERE w.id = \$1 FOR UPDATE OF w$/);
-    expect(log[2]).toMatch(/^SELECT idx AS existing FROM "graph"."graph_steps" WHERE workflow_id = \$1/);
+    // Which of the group's steps exist is asked in one statement, after the lock is held.
+    expect(log[2]).toMatch(
+      /^SELECT superstep, node_name FROM "graph"."graph_steps" WHERE workflow_id = \$1 AND \(\(superstep = \$2 AND node_name = \$3\)\)$/,
+    );
     expect(
       log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$15\) ON CONFLICT/.test(s)),
     ).toBe(true);

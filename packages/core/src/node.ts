@@ -192,6 +192,14 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 
   /**
+   * @internal The function itself when {@link invoke} would pass the inputs on unchanged (no renamed inputs, no
+   * schemas): the scheduler then calls it directly.
+   */
+  get directCall(): NodeFunction | undefined {
+    return this.#identityInputs && this.spec.schemas === undefined ? this.spec.fn : undefined;
+  }
+
+  /**
    * Calls the function with inputs keyed by public (renamed) name. Validates zod inputs first.
    * Returns whatever the function returns (a value, a Promise or an iterator); the runner drives it.
    */
@@ -225,45 +233,56 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
    * Throws a TypeError with the node name on a mismatch.
    */
   collectOutputs(returned: unknown): Record<string, unknown> {
+    const names = this.outputs;
+    if (names.length === 0) return {};
+    const list = this.outputValues(returned);
+    const values: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) values[names[i]!] = list[i];
+    return values;
+  }
+
+  /**
+   * @internal The same checks as {@link collectOutputs}, with the values as a list in `outputs` order. The
+   * scheduler's hot path: no object keyed by this node's own names, whose shape no other node shares.
+   */
+  outputValues(returned: unknown): unknown[] {
     const { outputs, outputKind, outputSchemas } = this.spec;
-    let values: Record<string, unknown>;
-    if (outputKind === "none") return {};
-    if (outputKind === "single") values = { [outputs[0]!.name]: returned };
-    else {
-      values = {};
-      if (Array.isArray(returned)) {
-        if (returned.length !== outputs.length) {
-          throw new TypeError(
-            `Node '${this.name}' has ${outputs.length} outputs but returned ${returned.length} values.\n  → Outputs: ${outputs.map((p) => `'${p.name}'`).join(", ")}`,
-          );
-        }
-        outputs.forEach((p, i) => (values[p.name] = returned[i]));
-      } else if (typeof returned === "object" && returned !== null) {
-        const record = returned as Record<string, unknown>;
-        const missing = outputs.filter((p) => !Object.hasOwn(record, p.original));
-        if (missing.length > 0) {
-          throw new TypeError(
-            `Node '${this.name}' has ${outputs.length} outputs but its returned object lacks ${missing.map((p) => `'${p.original}'`).join(", ")}.`,
-          );
-        }
-        for (const p of outputs) values[p.name] = record[p.original];
-      } else {
+    if (outputKind === "none") return [];
+    let values: unknown[];
+    if (outputKind === "single") values = [returned];
+    else if (Array.isArray(returned)) {
+      if (returned.length !== outputs.length) {
         throw new TypeError(
-          `Node '${this.name}' has ${outputs.length} outputs and must return an array or an object keyed by output name, but returned ${returned === null ? "null" : typeof returned}.`,
+          `Node '${this.name}' has ${outputs.length} outputs but returned ${returned.length} values.\n  → Outputs: ${outputs.map((p) => `'${p.name}'`).join(", ")}`,
         );
       }
+      values = returned.slice();
+    } else if (typeof returned === "object" && returned !== null) {
+      const record = returned as Record<string, unknown>;
+      const missing = outputs.filter((p) => !Object.hasOwn(record, p.original));
+      if (missing.length > 0) {
+        throw new TypeError(
+          `Node '${this.name}' has ${outputs.length} outputs but its returned object lacks ${missing.map((p) => `'${p.original}'`).join(", ")}.`,
+        );
+      }
+      values = outputs.map((p) => record[p.original]);
+    } else {
+      throw new TypeError(
+        `Node '${this.name}' has ${outputs.length} outputs and must return an array or an object keyed by output name, but returned ${returned === null ? "null" : typeof returned}.`,
+      );
     }
     if (outputSchemas !== undefined) {
-      for (const p of outputs) {
+      for (let i = 0; i < outputs.length; i++) {
+        const p = outputs[i]!;
         const schema = outputSchemas[p.original];
         if (schema === undefined) continue;
-        const result = schema.safeParse(values[p.name]);
+        const result = schema.safeParse(values[i]);
         if (!result.success) {
           throw new TypeError(
             `Output '${p.name}' of node '${this.name}' does not match its outputSchema: ${result.error.issues.map((i) => i.message).join("; ")}`,
           );
         }
-        values[p.name] = result.data;
+        values[i] = result.data;
       }
     }
     return values;

@@ -253,6 +253,37 @@ describe("node(): outputs", () => {
     expect(errorOf(() => many.collectOutputs([1, 2])).message).toMatch(/^Output 'b' of node 'many'/);
   });
 
+  it("outputValues: the same outputs as a list in output order (the scheduler's form), same errors", () => {
+    const one = node({ name: "one", inputs: ["x"], output: "list" }, ({ x }) => [x]);
+    const none = node({ name: "none", inputs: ["x"] }, () => undefined);
+    const split = node({ name: "split", inputs: ["x"], output: ["first", "second"] }, ({ x }) => [x, x]);
+    const renamed = split.withOutputs({ first: "head" });
+    const parsed = node({ name: "parsed", inputs: ["x"], output: "n", outputSchema: z.coerce.number() }, ({ x }) => x);
+    const cases: Array<[string, { outputValues(v: unknown): unknown[] }, unknown, unknown[]]> = [
+      ["one output: the value as-is", one, [1, 2], [[1, 2]]],
+      ["one output: undefined", one, undefined, [undefined]],
+      ["no output", none, "ignored", []],
+      ["an array of the outputs", split, [1, 2], [1, 2]],
+      ["an object by original name", split, { second: 2, first: 1, extra: 3 }, [1, 2]],
+      ["renamed outputs read the original names", renamed, { first: 1, second: 2 }, [1, 2]],
+      ["the schema's parsed value", parsed, "42", [42]],
+    ];
+    for (const [what, n, returned, expected] of cases) expect(n.outputValues(returned), what).toEqual(expected);
+    expect(errorOf(() => split.outputValues([1])).message).toMatch(/^Node 'split' has 2 outputs but returned 1 values/);
+    expect(errorOf(() => split.outputValues({ first: 1 })).message).toBe(
+      "Node 'split' has 2 outputs but its returned object lacks 'second'.",
+    );
+    expect(errorOf(() => parsed.outputValues("x")).message).toMatch(/^Output 'n' of node 'parsed' does not match/);
+  });
+
+  it("directCall: the function itself only when inputs pass through unchanged", () => {
+    const fn = ({ x }: { x: number }) => x;
+    const plain = node({ name: "plain", output: "y" }, fn);
+    expect(plain.directCall).toBe(fn);
+    expect(plain.withInputs({ x: "z" }).directCall).toBeUndefined();
+    expect(node({ name: "typed", inputs: { x: z.number() }, output: "y" }, fn).directCall).toBeUndefined();
+  });
+
   it("rejects outputSchema configurations that cannot match", () => {
     expect(errorOf(() => node({ name: "m", output: ["a", "b"], outputSchema: z.string() }, () => 1)).message).toBe(
       "Node 'm' has 2 outputs; give outputSchema as a record keyed by output name.",

@@ -24,7 +24,7 @@ function stateOf(graph: Graph, values: Record<string, unknown>): RunState {
   const state = new RunState(graph);
   const index = state.nextIndex++;
   for (const [k, v] of Object.entries(values)) state.write(k, v, index, "__input__");
-  for (const n of graph.nodes.keys()) state.dirty.add(n);
+  for (const n of graph.nodes.keys()) state.touch(n);
   return state;
 }
 
@@ -118,17 +118,17 @@ describe("computeReady", () => {
 describe("countRuns", () => {
   it("counts runs per node, not supersteps, and names the loop that would exceed the limit", () => {
     const state = stateOf(loop, { count: 0 });
-    const incNode = loop.nodes.get("inc")!;
+    const incNode = state.plans.get("inc")!;
     expect(countRuns(state, [incNode], 2)).toBeUndefined();
     expect(countRuns(state, [incNode], 2)).toBeUndefined();
     const error = countRuns(state, [incNode], 2);
     expect(error?._tag).toBe("InfiniteLoopError");
     expect(error?.message).toContain("Node 'inc' would run more than 2 times in one run (maxIterations: 2)");
-    expect(state.runs.get("inc")).toBe(2);
+    expect(state.runs[incNode.id]).toBe(2);
   });
 
   it("a DAG of any depth never reaches the limit: every node runs once", () => {
     const state = stateOf(chain, { x: 1 });
-    for (const n of chain.nodes.values()) expect(countRuns(state, [n], 1)).toBeUndefined();
+    for (const n of state.planList) expect(countRuns(state, [n], 1)).toBeUndefined();
   });
 });

@@ -8,8 +8,8 @@
  * - read snapshots are `REPEATABLE READ, READ ONLY`;
  * - ids are `TEXT COLLATE "C"` (bytewise order, like SQLite's BINARY) and timestamps `BIGINT`.
  */
-import type { AnyKysely, ErrorContext, SqlDialect, SqlTables } from "@graph/checkpoint/kysely";
-import { sql } from "kysely";
+import type { AnyKysely, ErrorContext, SqlDialect, SqlResult, SqlTables } from "@graph/checkpoint/kysely";
+import { type CompiledQuery, sql } from "kysely";
 import { isConnectionLost } from "./connection.js";
 
 /** Options of the PostgreSQL dialect. */
@@ -29,6 +29,8 @@ export class PostgresStoreDialect implements SqlDialect {
   readonly types = { integer: "BIGINT", key: 'TEXT COLLATE "C"' } as const;
   readonly rowLock = " FOR NO KEY UPDATE OF w";
   readonly readsBeforeLockWait = true;
+  // A row an INSERT … ON CONFLICT DO UPDATE inserted has no deleting/locking transaction yet.
+  readonly insertedExpression = "(xmax = 0)";
   readonly #describeError: PostgresDialectOptions["describeError"];
 
   constructor(options: PostgresDialectOptions = {}) {
@@ -41,6 +43,10 @@ export class PostgresStoreDialect implements SqlDialect {
 
   writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {
     return db.transaction().execute(body);
+  }
+
+  async writeStatement(db: AnyKysely, query: CompiledQuery): Promise<SqlResult> {
+    return (await db.executeQuery(query)) as SqlResult;
   }
 
   readTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {

@@ -27,7 +27,7 @@ function sqliteCode(error: unknown): string | undefined {
  * Opens (creating parent directories) and configures the database: busy timeout, WAL, `synchronous = NORMAL`,
  * foreign keys. Returns it wrapped with a prepared-statement cache (kysely prepares every query it runs).
  */
-export function openDatabase(file: string, busyTimeoutMs: number): SqliteDatabase {
+export function openDatabase(file: string, busyTimeoutMs: number): CachedDatabase {
   if (!isMemoryPath(file)) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file, { timeout: busyTimeoutMs });
   try {
@@ -53,17 +53,25 @@ export function openDatabase(file: string, busyTimeoutMs: number): SqliteDatabas
   return withStatementCache(db);
 }
 
-function withStatementCache(db: Database.Database): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
+/** The database as Kysely's driver takes it, plus the handle itself for the store's synchronous path. */
+export interface CachedDatabase extends SqliteDatabase {
+  readonly raw: Database.Database;
+  /** The cached prepared statement of `sql`. */
+  prepare(sql: string): SqliteStatement & Database.Statement;
+}
+
+function withStatementCache(db: Database.Database): CachedDatabase {
+  const cache = new Map<string, SqliteStatement & Database.Statement>();
   return {
+    raw: db,
     close: () => {
       cache.clear();
       db.close();
     },
-    prepare: (sql: string): SqliteStatement => {
+    prepare: (sql: string) => {
       let statement = cache.get(sql);
       if (statement === undefined) {
-        statement = db.prepare(sql) as unknown as SqliteStatement;
+        statement = db.prepare(sql) as unknown as SqliteStatement & Database.Statement;
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next().value;
           if (oldest !== undefined) cache.delete(oldest);

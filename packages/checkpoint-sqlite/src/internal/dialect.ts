@@ -4,8 +4,9 @@
  * in between (the busy timeout makes it wait instead). That lock excludes every other writer, so no row locks are
  * needed. Migrations rely on it too. Reads use a deferred transaction (a WAL snapshot).
  */
-import type { AnyKysely, ErrorContext, SqlDialect, SqlTables } from "@graph/checkpoint/kysely";
+import type { AnyKysely, ErrorContext, SqlDialect, SqlResult, SqlTables } from "@graph/checkpoint/kysely";
 import { CompiledQuery, sql } from "kysely";
+import type { CachedDatabase } from "./database.js";
 
 const BEGIN_IMMEDIATE = CompiledQuery.raw("BEGIN IMMEDIATE");
 const COMMIT = CompiledQuery.raw("COMMIT");
@@ -47,6 +48,11 @@ export interface SqliteDialectOptions {
   readonly writeLockKey?: string;
   /** Turns a driver error into an actionable sentence (e.g. naming the file), or `undefined`. */
   readonly describeError?: (error: unknown, context: ErrorContext) => string | undefined;
+  /**
+   * The database the Kysely instance runs on (opened on first use). With it, the store's own statements run
+   * synchronously whenever no async transaction of this process is open on it (see `SqlDialect.writeNow`).
+   */
+  readonly database?: () => CachedDatabase;
 }
 
 /** The SQLite {@link SqlDialect}. */
@@ -59,10 +65,12 @@ export class SqliteStoreDialect implements SqlDialect {
   readonly readsBeforeLockWait = false;
   readonly #writeLockKey: string | undefined;
   readonly #describeError: SqliteDialectOptions["describeError"];
+  readonly #database: SqliteDialectOptions["database"];
 
   constructor(options: SqliteDialectOptions = {}) {
     this.#writeLockKey = options.writeLockKey;
     this.#describeError = options.describeError;
+    this.#database = options.database;
   }
 
   placeholder(): string {
@@ -72,6 +80,38 @@ export class SqliteStoreDialect implements SqlDialect {
   writeTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {
     const key = this.#writeLockKey;
     return key === undefined ? immediate(db, body) : exclusive(key, () => immediate(db, body));
+  }
+
+  /**
+   * The whole transaction in one synchronous call, when the database is free right now: no transaction of this
+   * connection is open (an async one awaits between its statements) and no checkpointer of this process sharing
+   * the file is queued for the write lock. Other processes are waited for by SQLite's busy timeout, as always.
+   */
+  writeNow<T>(_db: AnyKysely, body: (execute: (query: CompiledQuery) => SqlResult) => T): { value: T } | undefined {
+    const database = this.#free();
+    if (database === undefined) return undefined;
+    database.prepare("BEGIN IMMEDIATE").run();
+    try {
+      const value = body((query) => execute(database, query));
+      database.prepare("COMMIT").run();
+      return { value };
+    } catch (error) {
+      if (database.raw.inTransaction) database.prepare("ROLLBACK").run();
+      throw error;
+    }
+  }
+
+  /** One read statement in one synchronous call, when no transaction of this connection is open. */
+  readNow(_db: AnyKysely, query: CompiledQuery): SqlResult | undefined {
+    const database = this.#free();
+    return database === undefined ? undefined : execute(database, query);
+  }
+
+  #free(): CachedDatabase | undefined {
+    const database = this.#database?.();
+    if (database === undefined || !database.raw.open || database.raw.inTransaction) return undefined;
+    const key = this.#writeLockKey;
+    return key !== undefined && writeQueues.has(key) ? undefined : database;
   }
 
   readTransaction<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {
@@ -96,6 +136,13 @@ export class SqliteStoreDialect implements SqlDialect {
   describeError(error: unknown, context: ErrorContext): string | undefined {
     return this.#describeError?.(error, context);
   }
+}
+
+function execute(database: CachedDatabase, query: CompiledQuery): SqlResult {
+  const statement = database.prepare(query.sql);
+  if (statement.reader) return { rows: statement.all(...(query.parameters as unknown[])) };
+  const { changes } = statement.run(...(query.parameters as unknown[]));
+  return { rows: [], numAffectedRows: BigInt(changes) };
 }
 
 function immediate<T>(db: AnyKysely, body: (trx: AnyKysely) => Promise<T>): Promise<T> {

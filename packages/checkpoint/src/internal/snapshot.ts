@@ -7,9 +7,21 @@ import type { StepRecord } from "../Checkpointer.js";
 import type { Serializer } from "../Serializer.js";
 import { defaultSerializer, deserializeStored, serializeStored } from "../Serializer.js";
 
+/** The text each snapshot's `values` was read back from, so an adapter storing text need not serialise it again. */
+const texts = new WeakMap<object, { readonly serializer: Serializer; readonly text: string }>();
+
+/** The stored form of `values` when they are a snapshot made with `serializer` (see {@link snapshotStep}). */
+export function snapshotText(values: object, serializer: Serializer): string | undefined {
+  const known = texts.get(values);
+  return known?.serializer === serializer ? known.text : undefined;
+}
+
 function roundTrip(serializer: Serializer, value: unknown, step: StepRecord, path: string): unknown {
   const where = { workflowId: step.workflowId, nodeName: step.nodeName, operation: "saveStep", path };
-  return deserializeStored(serializer, serializeStored(serializer, value, where), where);
+  const text = serializeStored(serializer, value, where);
+  const copy = deserializeStored(serializer, text, where);
+  if (typeof copy === "object" && copy !== null) texts.set(copy, { serializer, text });
+  return copy;
 }
 
 /**

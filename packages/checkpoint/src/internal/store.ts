@@ -4,18 +4,21 @@
  */
 
 import type { Scope } from "effect";
-import { Chunk, Deferred, Effect, Either, Queue } from "effect";
+import { Effect, Either } from "effect";
 import type {
   Checkpoint,
   Checkpointer,
   Fence,
   Lease,
+  LeaseClaim,
   ListWorkflowsOptions,
   NewWorkflow,
   RenewedLease,
+  StartedWorkflow,
   StepReadOptions,
   StepRecord,
   StopRequest,
+  WorkflowFinish,
   WorkflowPage,
   WorkflowRecord,
   WorkflowUpdate,
@@ -25,6 +28,8 @@ import { resolvePolicy } from "../CheckpointPolicy.js";
 import { CheckpointError, isCheckpointError } from "../errors.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";
 import { classifyCheckpointerError, guardCheckpointer } from "../guard.js";
+import { makeBacklog } from "./backlog.js";
+import { finishWorkflow, startWorkflow } from "./runWrites.js";
 import { snapshotStep } from "./snapshot.js";
 
 /** The runtime's view of a checkpointer; see `@graph/checkpoint/effect`. */
@@ -60,6 +65,18 @@ export interface CheckpointStoreService {
   /** The pending stop request (the per-superstep poll); does not wait for queued steps. */
   readonly getStopRequest: (id: string) => Effect.Effect<StopRequest | undefined, CheckpointStoreError>;
   readonly saveStep: (step: StepRecord, fence?: Fence) => Effect.Effect<void, CheckpointStoreError>;
+  /** Creates the workflow if missing and claims it, in one write when the adapter has `startWorkflow`. */
+  readonly startWorkflow: (
+    workflow: NewWorkflow,
+    claim: LeaseClaim,
+  ) => Effect.Effect<StartedWorkflow, CheckpointStoreError>;
+  /**
+   * Ends a run: the workflow's steps not written yet, the final update (fenced) and the release, in one write when
+   * the adapter has `finishWorkflow`. Reports an earlier failed background write of the workflow instead.
+   */
+  readonly finishWorkflow: (
+    finish: Omit<WorkflowFinish, "steps">,
+  ) => Effect.Effect<WorkflowRecord, CheckpointStoreError>;
   readonly updateWorkflow: (
     id: string,
     update: WorkflowUpdate,
@@ -92,17 +109,6 @@ export interface CheckpointStoreOptions {
   readonly closeAdapter?: boolean;
 }
 
-interface Job {
-  readonly step: StepRecord;
-  readonly fence: Fence | undefined;
-  readonly done: Deferred.Deferred<void>;
-}
-
-/** Two fences guard writes the same way (same epoch of the same guarding workflow). */
-function sameGuard(a: Fence | undefined, b: Fence | undefined): boolean {
-  return a?.epoch === b?.epoch && a?.workflowId === b?.workflowId;
-}
-
 function closedError(operation: string, workflowId?: string): CheckpointError {
   return new CheckpointError({
     message: `CheckpointStore.${operation} was called after the store was closed. Create a new runner / store.`,
@@ -128,20 +134,8 @@ export function makeCheckpointStore(
       Effect.tryPromise({ try: run, catch: (error) => classifyCheckpointerError(error, operation, workflowId) });
 
     let closed = false;
-    /** Write failures not yet reported, per workflow (async and exit modes). */
-    const failures = new Map<string, CheckpointStoreError>();
-    /** async: the completion signal of the last queued job, per workflow and overall. */
-    const lastJobOf = new Map<string, Deferred.Deferred<void>>();
-    let lastJob: Deferred.Deferred<void> | undefined;
-    /** exit: buffered steps per workflow, in save order. */
-    const buffers = new Map<string, Array<{ readonly step: StepRecord; readonly fence: Fence | undefined }>>();
-    const exitLock = yield* Effect.makeSemaphore(1);
-    const queue = yield* Queue.unbounded<Job>();
-
-    const write = (step: StepRecord, fence: Fence | undefined) =>
-      lift("saveStep", step.workflowId, () =>
-        fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
-      );
+    const backlog = yield* makeBacklog(policy.durability, checkpointer, lift);
+    const { failures, drain, drainAll } = backlog;
 
     const takeFailure = (workflowId: string): Effect.Effect<void, CheckpointStoreError> =>
       Effect.suspend(() => {
@@ -150,118 +144,6 @@ export function makeCheckpointStore(
         failures.delete(workflowId);
         return Effect.fail(failure);
       });
-
-    /** Writes steps of one workflow in order: one atomic call when the adapter has `saveSteps`. */
-    const writeMany = (entries: ReadonlyArray<{ readonly step: StepRecord; readonly fence: Fence | undefined }>) => {
-      const first = entries[0]!;
-      const sameFence = entries.every((e) => sameGuard(e.fence, first.fence));
-      if (entries.length > 1 && sameFence && checkpointer.saveSteps !== undefined) {
-        const steps = entries.map((e) => e.step);
-        return lift("saveSteps", first.step.workflowId, () =>
-          first.fence === undefined ? checkpointer.saveSteps!(steps) : checkpointer.saveSteps!(steps, first.fence),
-        );
-      }
-      return Effect.forEach(entries, (e) => write(e.step, e.fence), { discard: true });
-    };
-
-    // async mode: one writer fiber takes jobs in order, everything queued at that moment at once, and writes each
-    // workflow's run of jobs in one call (one transaction for SQL adapters). A failed write is remembered for its
-    // workflow and the workflow's later queued steps are skipped (writing them would leave a gap in the history).
-    const runJobs = (jobs: readonly Job[]) =>
-      Effect.gen(function* () {
-        // Everything queued at once, several workflows included, in one transaction when the adapter can; on a
-        // failure (all or none was written) fall back to one write per workflow, so the failure is attributed.
-        const batched = yield* writeBatch(jobs);
-        if (batched) {
-          for (const job of jobs) yield* settle(job);
-          return;
-        }
-        let i = 0;
-        while (i < jobs.length) {
-          const workflowId = jobs[i]!.step.workflowId;
-          let j = i + 1;
-          while (j < jobs.length && jobs[j]!.step.workflowId === workflowId) j++;
-          const group = jobs.slice(i, j);
-          if (!failures.has(workflowId)) {
-            const result = yield* Effect.either(writeMany(group));
-            if (Either.isLeft(result)) failures.set(workflowId, result.left);
-          }
-          for (const job of group) {
-            if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
-            if (lastJob === job.done) lastJob = undefined;
-            yield* Deferred.succeed(job.done, undefined);
-          }
-          i = j;
-        }
-      }).pipe(Effect.uninterruptible);
-
-    const settle = (job: Job) =>
-      Effect.suspend(() => {
-        const workflowId = job.step.workflowId;
-        if (lastJobOf.get(workflowId) === job.done) lastJobOf.delete(workflowId);
-        if (lastJob === job.done) lastJob = undefined;
-        return Deferred.succeed(job.done, undefined);
-      });
-
-    /** One `saveStepBatch` call for every workflow of `jobs`; false when not possible or it failed. */
-    const writeBatch = (jobs: readonly Job[]): Effect.Effect<boolean> =>
-      Effect.suspend(() => {
-        if (checkpointer.saveStepBatch === undefined) return Effect.succeed(false);
-        const groups = new Map<string, { steps: StepRecord[]; fence: Fence | undefined }>();
-        for (const job of jobs) {
-          const workflowId = job.step.workflowId;
-          if (failures.has(workflowId)) return Effect.succeed(false);
-          const group = groups.get(workflowId);
-          if (group === undefined) groups.set(workflowId, { steps: [job.step], fence: job.fence });
-          else if (!sameGuard(group.fence, job.fence)) return Effect.succeed(false);
-          else group.steps.push(job.step);
-        }
-        if (groups.size < 2) return Effect.succeed(false);
-        // Sorted by id: concurrent writers lock workflow rows in one order (no deadlock between two batches).
-        const batch = [...groups.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([, group]) =>
-            group.fence === undefined ? { steps: group.steps } : { steps: group.steps, fence: group.fence },
-          );
-        return lift("saveStepBatch", batch[0]?.steps[0]?.workflowId, () => checkpointer.saveStepBatch!(batch)).pipe(
-          Effect.as(true),
-          Effect.orElseSucceed(() => false),
-        );
-      });
-
-    if (policy.durability === "async") {
-      const takeBatch = Effect.flatMap(Queue.take(queue), (head) =>
-        Effect.map(Queue.takeAll(queue), (rest) => [head, ...Chunk.toReadonlyArray(rest)]),
-      );
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(takeBatch, runJobs)));
-    }
-
-    /** exit mode: writes one workflow's buffer in order; a failure is remembered and the rest dropped. */
-    const writeBuffer = (workflowId: string): Effect.Effect<void> =>
-      exitLock.withPermits(1)(
-        Effect.gen(function* () {
-          const buffered = buffers.get(workflowId);
-          if (buffered === undefined) return;
-          buffers.delete(workflowId);
-          const result = yield* Effect.either(writeMany(buffered));
-          if (Either.isLeft(result)) failures.set(workflowId, result.left);
-        }),
-      );
-
-    /** Makes every earlier saveStep of the workflow reach the adapter (does not report failures). */
-    const drain = (workflowId: string): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (policy.durability === "exit") return writeBuffer(workflowId);
-        const pending = lastJobOf.get(workflowId);
-        return pending === undefined ? Effect.void : Deferred.await(pending);
-      });
-
-    const drainAll: Effect.Effect<void> = Effect.suspend(() => {
-      if (policy.durability === "exit") {
-        return Effect.forEach([...buffers.keys()], writeBuffer, { discard: true });
-      }
-      return lastJob === undefined ? Effect.void : Deferred.await(lastJob);
-    });
 
     const flush = (workflowId?: string): Effect.Effect<void, CheckpointStoreError> =>
       workflowId === undefined
@@ -297,29 +179,33 @@ export function makeCheckpointStore(
       ),
     );
 
+    const write = (step: StepRecord, fence: Fence | undefined) =>
+      lift("saveStep", typeof step === "object" && step !== null ? step.workflowId : undefined, () =>
+        fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
+      );
+
+    // The hot path of async and exit durability: everything here is synchronous once set up.
     const saveStep = (step: StepRecord, fence?: Fence): Effect.Effect<void, CheckpointStoreError> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const workflowId = typeof step === "object" && step !== null ? step.workflowId : undefined;
-        yield* open("saveStep", workflowId);
-        if (policy.durability === "sync" || typeof workflowId !== "string") return yield* write(step, fence);
+        if (closed) return Effect.fail(closedError("saveStep", workflowId));
+        if (policy.durability === "sync" || typeof workflowId !== "string") return write(step, fence);
         // Setup failures surface at the first save rather than in the background.
-        if (!ready) yield* setup;
-        yield* takeFailure(workflowId);
-        // Written later: copy the values now (and fail now when they cannot be stored).
-        step = yield* Effect.try({
-          try: () => snapshotStep(step, checkpointer.serializer),
-          catch: (error) => classifyCheckpointerError(error, "saveStep", workflowId),
-        });
-        if (policy.durability === "exit") {
-          const buffered = buffers.get(workflowId);
-          if (buffered === undefined) buffers.set(workflowId, [{ step, fence }]);
-          else buffered.push({ step, fence });
-          return;
+        if (!ready) return Effect.zipRight(setup, saveStep(step, fence));
+        const failure = failures.get(workflowId);
+        if (failure !== undefined) {
+          failures.delete(workflowId);
+          return Effect.fail(failure);
         }
-        const done = yield* Deferred.make<void>();
-        lastJobOf.set(workflowId, done);
-        lastJob = done;
-        yield* Queue.offer(queue, { step, fence, done });
+        // Written later: copy the values now (and fail now when they cannot be stored).
+        let snapshot: StepRecord;
+        try {
+          snapshot = snapshotStep(step, checkpointer.serializer);
+        } catch (error) {
+          return Effect.fail(classifyCheckpointerError(error, "saveStep", workflowId));
+        }
+        backlog.add({ step: snapshot, fence });
+        return Effect.void;
       });
 
     const close = yield* Effect.cached(
@@ -339,6 +225,23 @@ export function makeCheckpointStore(
         ),
       ),
     );
+
+    const finish = (end: Omit<WorkflowFinish, "steps">): Effect.Effect<WorkflowRecord, CheckpointStoreError> =>
+      Effect.gen(function* () {
+        const id = end.workflowId;
+        yield* open("finishWorkflow", id);
+        const taken = yield* backlog.take(id);
+        const result = yield* Effect.either(
+          Effect.zipRight(
+            takeFailure(id),
+            lift("finishWorkflow", id, () =>
+              finishWorkflow(checkpointer, taken.groups.length === 0 ? end : { ...end, steps: taken.groups }),
+            ),
+          ),
+        );
+        yield* backlog.settle(taken);
+        return yield* result;
+      });
 
     const service: CheckpointStoreService = {
       policy,
@@ -369,6 +272,12 @@ export function makeCheckpointStore(
           lift("getStopRequest", id, () => checkpointer.getStopRequest(id)),
         ),
       saveStep,
+      startWorkflow: (workflow, claim) =>
+        Effect.zipRight(
+          open("startWorkflow", workflow?.id),
+          lift("startWorkflow", workflow?.id, () => startWorkflow(checkpointer, workflow, claim)),
+        ),
+      finishWorkflow: finish,
       updateWorkflow: (id, update, fence) =>
         onWorkflow(
           "updateWorkflow",
@@ -404,11 +313,7 @@ export function makeCheckpointStore(
           yield* open("deleteWorkflow", id);
           // Pending steps of the workflow and its children are about to be deleted anyway: drop exit buffers,
           // wait for queued async writes, and forget their failures.
-          const doomed = (other: string) => other === id || other.startsWith(`${id}/`);
-          for (const other of [...buffers.keys()]) if (doomed(other)) buffers.delete(other);
-          yield* exitLock.withPermits(1)(Effect.void);
-          if (policy.durability === "async") yield* drainAll;
-          for (const other of [...failures.keys()]) if (doomed(other)) failures.delete(other);
+          yield* backlog.forget((other) => other === id || other.startsWith(`${id}/`));
           yield* lift("deleteWorkflow", id, () => checkpointer.deleteWorkflow(id));
         }),
       flush,

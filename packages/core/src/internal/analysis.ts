@@ -263,19 +263,24 @@ export class Analysis {
     const cb = this.componentOf.get(b)!;
     if (ca === cb) return this.reachesAcyclic(a, b);
     if (this.componentIndex.get(ca)! > this.componentIndex.get(cb)!) return false;
-    let set = this.#compDescendants.get(ca);
+    return this.componentsDownstream(ca).has(cb);
+  }
+
+  /** The components reachable from component `c` (not `c` itself), memoised. */
+  componentsDownstream(c: number): ReadonlySet<number> {
+    let set = this.#compDescendants.get(c);
     if (set === undefined) {
       set = new Set();
-      const stack = [...(this.#compSucc.get(ca) ?? [])];
+      const stack = [...(this.#compSucc.get(c) ?? [])];
       while (stack.length > 0) {
-        const c = stack.pop()!;
-        if (set.has(c)) continue;
-        set.add(c);
-        stack.push(...(this.#compSucc.get(c) ?? []));
+        const d = stack.pop()!;
+        if (set.has(d)) continue;
+        set.add(d);
+        stack.push(...(this.#compSucc.get(d) ?? []));
       }
-      this.#compDescendants.set(ca, set);
+      this.#compDescendants.set(c, set);
     }
-    return set.has(cb);
+    return set;
   }
 
   /** Are both nodes in the same cyclic component? */

@@ -140,6 +140,11 @@ export class Subscriber implements AsyncIterable<GraphEvent> {
   }
 }
 
+/** The superstep a stop cuts off (an object, not a closure: nothing allocated per superstep to register it). */
+interface Waiter {
+  cut(): void;
+}
+
 /** Stop state of one run boundary. A child boundary follows its parent's stop. */
 export class RunControl {
   stopRequested = false;
@@ -149,7 +154,7 @@ export class RunControl {
   #controllers: Set<AbortController> | undefined;
   #children: Set<RunControl> | undefined;
   #onStop: Array<(info: unknown) => void> | undefined;
-  #waiter: (() => void) | undefined;
+  #waiter: Waiter | undefined;
 
   /** Completes when a stop is requested. Created on first use: most runs never race against a stop. */
   get stopped(): Deferred.Deferred<void> {
@@ -172,7 +177,7 @@ export class RunControl {
     if (onStop !== undefined) for (const f of onStop) f(info);
     const waiter = this.#waiter;
     this.#waiter = undefined;
-    waiter?.();
+    waiter?.cut();
     if (this.#stopped !== undefined) Effect.runSync(Deferred.succeed(this.#stopped, undefined));
   }
 
@@ -185,9 +190,9 @@ export class RunControl {
    * The one superstep of this run awaiting plain nodes registers here to be cut off by a stop (a run has at most
    * one superstep in flight, so one slot is enough and nothing accumulates).
    */
-  setWaiter(waiter: (() => void) | undefined): void {
+  setWaiter(waiter: Waiter | undefined): void {
     // A stop requested while the superstep's nodes were starting cuts them off at once.
-    if (waiter !== undefined && this.stopRequested) waiter();
+    if (waiter !== undefined && this.stopRequested) waiter.cut();
     else this.#waiter = waiter;
   }
 

@@ -59,7 +59,10 @@ export class Engine implements EngineHost, ChildRun {
 
   invoke(ex: Execution, n: FunctionNode, ctx: unknown): unknown {
     const around = this.config.emitter.aroundNode;
-    if (around === undefined) return n.invoke(ex.inputs, ctx as never);
+    if (around === undefined) {
+      const call = ex.plan.call;
+      return call === undefined ? n.invoke(ex.inputs, ctx as never) : call(ex.inputs, ctx as never);
+    }
     const { workflowId, runId } = this.config;
     return around({ workflowId, runId, spanId: ex.spanId, nodeName: n.name }, () => n.invoke(ex.inputs, ctx as never));
   }
@@ -92,7 +95,7 @@ export class Engine implements EngineHost, ChildRun {
         journal.mergeInputs();
         const problem = inputProblem(this, undefined);
         if (problem !== undefined) return Effect.fail(problem);
-        this.#markAllDirty();
+        this.state.markStarters(); // nothing restored: the caller's values marked their consumers
         return Effect.map(this.#loop(), () => {
           this.#releaseSignal();
           return this.#result();
@@ -134,7 +137,7 @@ export class Engine implements EngineHost, ChildRun {
         reject(problem);
         return;
       }
-      this.#markAllDirty();
+      this.state.markStarters(); // nothing restored: the caller's values marked their consumers
       const step = (next: Exclude<Next, typeof WAITING>): void => {
         if (next === undefined) {
           this.#releaseSignal();
@@ -168,7 +171,7 @@ export class Engine implements EngineHost, ChildRun {
   }
 
   #markAllDirty(): void {
-    for (const n of this.graph.nodes.keys()) this.state.dirty.add(n);
+    this.state.all = true;
   }
 
   #loop(): Effect.Effect<void, RunError> {

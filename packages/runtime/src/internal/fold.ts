@@ -2,6 +2,7 @@ import { INPUT_STEP, type StepRecord } from "@graph/checkpoint";
 import { END, GateNode, GraphNode, type Target } from "@graph/core";
 import type { EngineHost } from "./host.js";
 import { decisionFromStored, decisionShape } from "./outcome.js";
+import { EVER_RAN, RAN_THIS_RUN } from "./state.js";
 
 /** What folding a workflow's history told the journal about the run to come. */
 export interface Folded {
@@ -38,24 +39,24 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
       // A new turn began here: earlier gate decisions and runs belong to finished turns.
       turnStart = s.index;
       lastDecision.clear();
-      state.ranThisRun.clear();
+      state.clearAll(RAN_THIS_RUN);
       state.regions.clear();
     }
     if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
     const node = graph.nodes.get(s.nodeName);
     if (node === undefined) continue;
-    state.everRan.add(s.nodeName);
-    state.consumed.set(s.nodeName, s.inputVersions);
+    state.mark(s.nodeName, EVER_RAN);
+    state.consume(state.plans.get(s.nodeName)!, s.inputVersions);
     lastCompleted.set(s.nodeName, s);
     // Ran in the current turn: a loop entry does not get its before-the-gate run again.
-    if (s.index > turnStart) state.ranThisRun.add(s.nodeName);
+    if (s.index > turnStart) state.mark(s.nodeName, RAN_THIS_RUN);
     const decision = node instanceof GateNode ? decisionFromStored(s.decision) : undefined;
     if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
     state.regions.completed(s.nodeName, decision, node instanceof GateNode);
   }
   // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
   if (newTurn) {
-    state.ranThisRun.clear();
+    state.clearAll(RAN_THIS_RUN);
     state.regions.clear();
   }
   state.regions.drainReopened(); // every node is examined at the start anyway

@@ -23,26 +23,18 @@ export function inputProblem(
 ): MissingInputError | UnknownValueError | undefined {
   const { graph, config, state } = host;
   const spec = graph.inputs;
-  const view = (): InputView => ({
-    graph,
-    workflowId: config.workflowId,
-    values: config.values,
-    pausedAt: workflow?.pause?.nodeName,
-    hasStore: config.shared.store !== undefined,
-    isChild: config.isChild,
-  });
   const known = knownNames(graph);
   const unknown: string[] = [];
   for (const k in config.values) if (!known.has(k)) unknown.push(k);
   let missing: string[] | undefined;
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
-  if (missing !== undefined) return missingInputError(view(), missing, unknown);
+  if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
   if (unknown.length === 0 || config.isChild) return undefined;
   const pending = workflow?.status === "paused" ? workflow.pause?.responseKey : undefined;
   const answered = pending !== undefined && Object.hasOwn(config.values, pending);
-  if (pending !== undefined && !answered) return unansweredPauseError(view(), pending, unknown);
-  if (config.unknownValues === "error") return unknownValueError(view(), unknown, known);
+  if (pending !== undefined && !answered) return unansweredPauseError(inputView(host, workflow), pending, unknown);
+  if (config.unknownValues === "error") return unknownValueError(inputView(host, workflow), unknown, known);
   host.event("Warning", {
     message: `Unknown input(s) ${unknown.map((k) => `'${k}'`).join(", ")} for ${graphLabel(graph)}; they are ignored. Inputs: ${[...spec.all].map((k) => `'${k}'`).join(", ") || "(none)"}.`,
     unknownInputs: unknown,
@@ -50,10 +42,23 @@ export function inputProblem(
   return undefined;
 }
 
+/** What the input errors describe (built only when there is an error). */
+function inputView(host: EngineHost, workflow: WorkflowRecord | undefined): InputView {
+  const { graph, config } = host;
+  return {
+    graph,
+    workflowId: config.workflowId,
+    values: config.values,
+    pausedAt: workflow?.pause?.nodeName,
+    hasStore: config.shared.store !== undefined,
+    isChild: config.isChild,
+  };
+}
+
 /** An input only needed by nodes the caller skipped (by supplying their outputs) is not missing. */
 function isMissing(state: RunState, graph: Graph, name: string): boolean {
   if (state.values.has(name)) return false;
-  return !(graph.analysis.consumers.get(name) ?? []).every((c) => skippedBySuppliedOutputs(state, graph.nodes.get(c)!));
+  return !(graph.analysis.consumers.get(name) ?? []).every((c) => skippedBySuppliedOutputs(state, c));
 }
 
 const knownByGraph = new WeakMap<Graph, ReadonlySet<string>>();

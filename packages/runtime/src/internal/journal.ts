@@ -77,16 +77,17 @@ export class Journal {
     if (store === undefined) return Effect.void;
     const { config, graph } = this.#host;
     const id = config.workflowId;
-    const create: Effect.Effect<unknown, RunError> =
-      this.#workflow !== undefined
-        ? Effect.void
-        : store.createWorkflow({
-            id,
-            graphName: graph.name ?? "graph",
-            graphHash: graph.definitionHash,
-            ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
-          });
     const lease = config.lease;
+    const newWorkflow = {
+      id,
+      graphName: graph.name ?? "graph",
+      graphHash: graph.definitionHash,
+      ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
+    };
+    // A new root workflow is created and claimed in one write.
+    const createAndClaim = this.#workflow === undefined && !config.isChild && lease !== undefined;
+    const create: Effect.Effect<unknown, RunError> =
+      this.#workflow !== undefined || createAndClaim ? Effect.void : store.createWorkflow(newWorkflow);
     // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
     // A recovery resumes nothing the caller asked for: it carries out the stored request instead (never clears it).
     const stored = lease?.recovering === true ? undefined : this.#workflow?.stopRequested;
@@ -95,7 +96,17 @@ export class Journal {
       config.isChild || lease === undefined
         ? Effect.void
         : lease
-            .claim(store, config.shared.lease, (message) => this.#host.event("Warning", { message }))
+            .claim(
+              store,
+              config.shared.lease,
+              (message) => this.#host.event("Warning", { message }),
+              createAndClaim
+                ? Effect.map(
+                    store.startWorkflow(newWorkflow, { owner: lease.owner, ttlMs: config.shared.lease.ttlMs }),
+                    (started) => started.lease,
+                  )
+                : undefined,
+            )
             .pipe(
               // A stop asked for after restore read the workflow stops the run before any node. A workflow this
               // run creates skips the read (a round trip per run): a request racing its creation is seen at the
@@ -176,9 +187,23 @@ export class Journal {
           : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
       error: result.error === undefined ? null : toStoredError(result.error),
     };
-    return this.#guard(store.updateWorkflow(id, update, this.#fence)).pipe(
-      Effect.zipRight(config.isChild ? Effect.void : this.#guard(store.flush(id))),
-      Effect.zipRight(config.isChild || lease === undefined ? Effect.void : lease.release),
+    // A root run's last queued steps, final status and lease release go in one write.
+    const write: Effect.Effect<unknown, RunError> =
+      config.isChild || lease === undefined
+        ? this.#guard(store.updateWorkflow(id, update, this.#fence)).pipe(
+            Effect.zipRight(config.isChild ? Effect.void : this.#guard(store.flush(id))),
+          )
+        : lease.releaseWith((release) =>
+            this.#guard(
+              store.finishWorkflow({
+                workflowId: id,
+                update,
+                ...(this.#fence === undefined ? {} : { fence: this.#fence }),
+                ...(release === undefined ? {} : { release }),
+              }),
+            ),
+          );
+    return write.pipe(
       // A child that finished while its root lost the lease fails too: its parent must not record it.
       Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),
     );

@@ -1,4 +1,4 @@
-import type { Fence, StopRequest, WorkflowConflictError } from "@graph/checkpoint";
+import type { Fence, Lease, StopRequest, WorkflowConflictError } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { isTaggedError } from "@graph/core";
 import { Effect, Exit, Scope } from "effect";
@@ -30,6 +30,8 @@ export class RootLease {
   /** A recovery (the `recover` run option): a stop request stored before the run began still stops it. */
   readonly recovering: boolean;
   #release: Effect.Effect<void, RunError> = Effect.void;
+  #stopRenewing: Effect.Effect<void> = Effect.void;
+  #held: Pick<Lease, "owner" | "epoch"> | undefined;
 
   constructor(workflowId: string, owner: string, control: RunControl, recovering = false) {
     this.workflowId = workflowId;
@@ -69,22 +71,28 @@ export class RootLease {
     );
   }
 
-  /** Claims the lease and starts the scoped fiber that renews it and polls for stop requests. */
+  /**
+   * Claims the lease (with `acquire` when given: a claim merged with the workflow's creation) and starts the scoped
+   * fiber that renews it and polls for stop requests.
+   */
   claim(
     store: CheckpointStoreService,
     timing: LeaseTiming,
     warn: (message: string) => void,
+    acquire?: Effect.Effect<Lease, RunError>,
   ): Effect.Effect<void, RunError> {
     const id = this.workflowId;
     const owner = this.owner;
-    return store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs }).pipe(
+    return (acquire ?? store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs })).pipe(
       Effect.flatMap((lease) =>
         Effect.gen(this, function* () {
           this.fence = { epoch: lease.epoch };
           const scope = yield* Scope.make();
           // The clock starts at the claim, not when the fiber first runs: nodes may run (and block) before that.
           yield* Effect.forkIn(this.#keep(store, lease.epoch, timing, warn, Date.now()), scope);
-          this.#release = Scope.close(scope, Exit.void).pipe(
+          this.#held = { owner, epoch: lease.epoch };
+          this.#stopRenewing = Scope.close(scope, Exit.void);
+          this.#release = this.#stopRenewing.pipe(
             Effect.zipRight(
               Effect.suspend(() =>
                 this.lost === undefined ? store.releaseWorkflow(id, { owner, epoch: lease.epoch }) : Effect.void,
@@ -99,6 +107,16 @@ export class RootLease {
   /** Stops renewing and gives the lease back (nothing to give back once lost). */
   get release(): Effect.Effect<void, RunError> {
     return this.#release;
+  }
+
+  /** Stops renewing, then runs the run's final write, which gives back `held` (undefined: none held, or lost). */
+  releaseWith<A>(
+    write: (held: Pick<Lease, "owner" | "epoch"> | undefined) => Effect.Effect<A, RunError>,
+  ): Effect.Effect<A, RunError> {
+    return Effect.zipRight(
+      this.#stopRenewing,
+      Effect.suspend(() => write(this.lost === undefined ? this.#held : undefined)),
+    );
   }
 
   /**

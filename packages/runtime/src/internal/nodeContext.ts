@@ -37,9 +37,10 @@ export class NodeCtx {
    * inputs: the same after a restore, new whenever the node runs again on new inputs (a loop, a new turn).
    */
   get idempotencyKey(): string {
-    const versions = this.#ex.versions;
-    let key = `${this.#host.config.workflowId}:${this.#ex.node.name}:`;
-    for (const k in versions) key += `${versions[k]}.`;
+    const ex = this.#ex;
+    let key = `${this.#host.config.workflowId}:${ex.node.name}:`;
+    for (const v of ex.list) key += `${v}.`;
+    if (ex.responseVersion !== undefined) key += `${ex.responseVersion}.`;
     return key;
   }
   emit(chunk: unknown): void {

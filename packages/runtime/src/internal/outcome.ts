@@ -18,6 +18,7 @@ import {
   type VersionMismatchError,
 } from "../errors.js";
 import type { PauseInfo, RunResult } from "../RunResult.js";
+import type { NodePlan } from "./plan.js";
 
 /** Errors a run can fail with (typed failures of the Effect). */
 export type RunError =
@@ -53,15 +54,78 @@ export type Outcome = (
       /** NodeError was already emitted for this failure (by the retry loop). */
       reported?: boolean;
     }
-) & { index?: number };
+) & { index?: number | undefined };
 
 /** One node about to run in a superstep: its resolved inputs and their versions. */
-export interface Execution {
+export class Execution {
+  readonly plan: NodePlan;
   readonly node: AnyNode;
   readonly inputs: Record<string, unknown>;
-  readonly versions: Record<string, number>;
+  /** The versions of the inputs, aligned with the node's inputs (0: bound, defaulted or absent). */
+  readonly list: readonly number[];
+  /** Interrupts: the version of the answer, when there is one. */
+  readonly responseVersion: number | undefined;
   readonly spanId: string;
   readonly startedAt: number;
+  /** What running it produced (set once it finished). */
+  outcome: Outcome | undefined = undefined;
+  #versions: Record<string, number> | undefined;
+
+  constructor(
+    plan: NodePlan,
+    inputs: Record<string, unknown>,
+    list: readonly number[],
+    responseVersion: number | undefined,
+    spanId: string,
+    startedAt: number,
+  ) {
+    this.plan = plan;
+    this.node = plan.node;
+    this.inputs = inputs;
+    this.list = list;
+    this.responseVersion = responseVersion;
+    this.spanId = spanId;
+    this.startedAt = startedAt;
+  }
+
+  /** The versions by input name (step records, idempotency keys): built when first read, off the hot path. */
+  get versions(): Record<string, number> {
+    if (this.#versions === undefined) {
+      // A dictionary from the start: thousands of distinct input names don't each add a hidden class.
+      const versions = Object.create(null) as Record<string, number>;
+      const names = this.plan.inputs;
+      for (let i = 0; i < names.length; i++) versions[names[i]!] = this.list[i]!;
+      if (this.responseVersion !== undefined) versions[this.plan.responseKey!] = this.responseVersion;
+      this.#versions = versions;
+    }
+    return this.#versions;
+  }
+}
+
+/**
+ * A plain function node's completion: its output values in the node's output order. The record keyed by output
+ * name (events, step records) is built only when read — on the hot path nothing needs it.
+ */
+export class Completed {
+  readonly kind = "completed" as const;
+  readonly values: readonly unknown[];
+  readonly #names: readonly string[];
+  #outputs: Record<string, unknown> | undefined;
+  index: number | undefined = undefined;
+
+  constructor(names: readonly string[], values: readonly unknown[]) {
+    this.#names = names;
+    this.values = values;
+  }
+
+  get outputs(): Record<string, unknown> {
+    if (this.#outputs === undefined) {
+      const outputs: Record<string, unknown> = {};
+      for (let i = 0; i < this.#names.length; i++) outputs[this.#names[i]!] = this.values[i];
+      this.#outputs = outputs;
+    }
+    return this.#outputs;
+  }
 }
 
 /** A fresh "stopped" outcome (outcomes get their step index assigned, so they are never shared). */

@@ -1,82 +1,108 @@
 import { INPUT_STEP } from "@graph/checkpoint";
-import { type AnyNode, type GateNode, GraphNode, InterruptNode } from "@graph/core";
+import type { GateNode } from "@graph/core";
 import { InfiniteLoopError } from "../errors.js";
-import { responseKeys } from "./responseKeys.js";
-import type { RunState } from "./state.js";
+import type { NodePlan } from "./plan.js";
+import { EVER_RAN, RAN_THIS_RUN, type RunState, SETTLED } from "./state.js";
 
 // Readiness: which nodes run in the next superstep. Pure functions of the run state (docs/semantics.md); only
 // nodes marked dirty (their inputs, permissions or decisions changed) and held-back candidates are re-examined.
 
-/** The nodes of the next superstep, in graph order; consumes `state.dirty`. */
-export function computeReady(state: RunState): AnyNode[] {
-  const graph = state.graph;
+/** The nodes of the next superstep (their plans), in graph order; consumes `state.dirty`. */
+export function computeReady(state: RunState): readonly NodePlan[] {
   const check = state.dirty;
   for (const w of state.waiting) check.add(w);
   state.dirty = state.spare;
   state.spare = check;
   const memo = state.permitMemo;
   memo.clear();
-  let candidates: string[] = [];
-  for (const name of check) if (isCandidate(state, name, memo)) candidates.push(name);
+  let candidates: NodePlan[] = [];
+  if (state.all) {
+    // The first superstep examines every node: walk the plans, no set of all names.
+    state.all = false;
+    for (const plan of state.planList) if (isCandidate(state, plan, memo)) candidates.push(plan);
+  } else for (const plan of check) if (isCandidate(state, plan, memo)) candidates.push(plan);
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
   if (candidates.length > 1) {
-    const analysis = graph.analysis;
-    const pos = analysis.position;
-    candidates.sort((a, b) => pos.get(a)! - pos.get(b)!);
+    const pos = state.graph.analysis.position;
+    candidates.sort((a, b) => pos.get(a.name)! - pos.get(b.name)!);
     // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
-    const kept = candidates.filter((c) => !candidates.some((d) => d !== c && analysis.isUpstream(d, c)));
-    for (const c of candidates) if (!kept.includes(c)) state.waiting.add(c);
-    candidates = kept;
+    const held = heldBack(state, candidates);
+    if (held.size > 0) {
+      for (const c of held) state.waiting.add(c);
+      candidates = candidates.filter((c) => !held.has(c));
+    }
   }
-  return candidates.map((c) => graph.nodes.get(c)!);
+  return candidates;
+}
+
+/**
+ * The candidates something upstream of which is also a candidate. Pairwise for a few; for many (a fan-out of
+ * thousands) each candidate looks at whichever is smaller, what lies downstream of it or the candidates, so
+ * siblings with nothing but a reducer below them cost O(candidates), not O(candidates²).
+ */
+export function heldBack(state: RunState, candidates: readonly NodePlan[]): Set<NodePlan> {
+  const a = state.graph.analysis;
+  const held = new Set<NodePlan>();
+  if (candidates.length <= 8) {
+    for (const c of candidates) if (candidates.some((d) => d !== c && a.isUpstream(d.name, c.name))) held.add(c);
+    return held;
+  }
+  const byComponent = new Map<number, NodePlan[]>();
+  for (const c of candidates) {
+    const comp = a.componentOf.get(c.name)!;
+    const list = byComponent.get(comp);
+    if (list === undefined) byComponent.set(comp, [c]);
+    else list.push(c);
+  }
+  for (const [comp, members] of byComponent) {
+    const below = a.componentsDownstream(comp);
+    if (below.size <= byComponent.size) {
+      for (const x of below) for (const c of byComponent.get(x) ?? []) held.add(c);
+    } else {
+      for (const [x, cs] of byComponent) if (below.has(x)) for (const c of cs) held.add(c);
+    }
+    // Inside one component (a loop), upstream means reachable once its feedback edges are removed.
+    if (members.length > 1)
+      for (const c of members) if (members.some((d) => d !== c && a.reachesAcyclic(d.name, c.name))) held.add(c);
+  }
+  return held;
 }
 
 /**
  * Counts one more run of each ready node; maxIterations bounds how often one node runs in one run (a loop's
  * iterations), never the number of supersteps, so a DAG of any depth never reaches it.
  */
-export function countRuns(state: RunState, ready: readonly AnyNode[], max: number): InfiniteLoopError | undefined {
+export function countRuns(state: RunState, ready: readonly NodePlan[], max: number): InfiniteLoopError | undefined {
+  const runs = state.runs;
   for (const n of ready) {
-    const count = (state.runs.get(n.name) ?? 0) + 1;
-    if (count > max) {
+    if (runs[n.id]! + 1 > max) {
       const a = state.graph.analysis;
       const c = a.componentOf.get(n.name)!;
       const loop = a.cyclic.has(c) ? [...a.components[c]!] : [n.name];
       return new InfiniteLoopError(n.name, loop, max);
     }
   }
-  for (const n of ready) state.runs.set(n.name, (state.runs.get(n.name) ?? 0) + 1);
+  for (const n of ready) runs[n.id]!++;
   return undefined;
 }
 
-function isCandidate(state: RunState, name: string, memo: Map<string, boolean>): boolean {
-  if (state.settled.has(name) || state.regions.isClosed(name)) return false;
-  const n = state.graph.nodes.get(name)!;
-  if (!permitted(state, name, memo)) return false;
-  for (const input of n.inputs) if (!available(state, n, input)) return false;
-  for (const g of state.graph.analysis.controllers.get(name)!) if (state.pending.get(g)?.has(name)) return true;
-  if (!state.everRan.has(name)) {
-    if (relaysFeedback(state, n)) return isStale(state, n) && fedBackByLoop(state, n);
-    return !skippedBySuppliedOutputs(state, n);
+function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>): boolean {
+  const name = plan.name;
+  const flags = state.flags[plan.id]!;
+  if ((flags & SETTLED) !== 0 || state.regions.isClosed(name)) return false;
+  const controllers = plan.controllers;
+  if (controllers.length > 0 && !permitted(state, name, memo)) return false;
+  const ids = plan.inputIds;
+  const given = plan.given;
+  const writers = state.values.writers;
+  for (let i = 0; i < ids.length; i++) if (!given[i] && writers[ids[i]!] === undefined) return false;
+  for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(name)) return true;
+  if ((flags & EVER_RAN) === 0) {
+    if (plan.relays) return isStale(state, plan) && fedBackByLoop(state, plan);
+    return !skipped(state, plan);
   }
-  return isStale(state, n);
-}
-
-function available(state: RunState, n: AnyNode, input: string): boolean {
-  return state.values.has(input) || Object.hasOwn(state.graph.inputs.bound, input) || hasDefault(n, input);
-}
-
-/** Nodes are immutable: which of their inputs have defaults, worked out once per node. */
-const defaults = new WeakMap<AnyNode, ReadonlySet<string>>();
-
-function hasDefault(n: AnyNode, input: string): boolean {
-  let set = defaults.get(n);
-  if (set === undefined) {
-    set = new Set(n.inputs.filter((i) => n.hasDefault(i)));
-    defaults.set(n, set);
-  }
-  return set.has(input);
+  return isStale(state, plan);
 }
 
 /** A gated node may run when a gate chose it, or (do-while) before its cycle's gate decided for the first time. */
@@ -97,7 +123,7 @@ function permitted(state: RunState, name: string, memo: Map<string, boolean>): b
     // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it.
     if (
       !state.decided.has(g) &&
-      !state.ranThisRun.has(name) &&
+      !state.has(name, RAN_THIS_RUN) &&
       gate.defaultOpen &&
       analysis.sameCycle(g, name) &&
       entryAllows(state, name) &&
@@ -121,21 +147,10 @@ function entryAllows(state: RunState, name: string): boolean {
   return inComponent.length === 0 || inComponent.includes(name);
 }
 
-/**
- * A node of a gated loop (not its entry) that reads only the loop's seeds relays what the loop feeds back to its
- * entry (Self-RAG's `retrieveAgain(question) → retrieve`). It does not run on the caller's values — that would
- * start one extra iteration once the loop settled — but once the loop has written one of them.
- */
-function relaysFeedback(state: RunState, n: AnyNode): boolean {
-  const a = state.graph.analysis;
-  if (n.inputs.length === 0 || !a.loops.gated.has(a.componentOf.get(n.name)!)) return false;
-  return n.inputs.every((i) => a.isSeedForNonEntry(i, n.name));
-}
-
-function fedBackByLoop(state: RunState, n: AnyNode): boolean {
-  return n.inputs.some((i) => {
-    const w = state.values.get(i)?.writer;
-    return w !== undefined && w !== INPUT_STEP && w !== n.name;
+function fedBackByLoop(state: RunState, plan: NodePlan): boolean {
+  return plan.inputIds.some((id) => {
+    const w = state.values.writers[id];
+    return w !== undefined && w !== INPUT_STEP && w !== plan.name;
   });
 }
 
@@ -144,28 +159,35 @@ function fedBackByLoop(state: RunState, n: AnyNode): boolean {
  * (the cycle's first value), side-effect nodes (no outputs), interrupts (they take or ask for their answer) and
  * GraphNodes holding interrupts (the child must take the answer).
  */
-export function skippedBySuppliedOutputs(state: RunState, n: AnyNode): boolean {
-  if (state.everRan.has(n.name) || n.outputs.length === 0 || n instanceof InterruptNode) return false;
+export function skippedBySuppliedOutputs(state: RunState, name: string): boolean {
+  const plan = state.plans.get(name)!;
+  return (state.flags[plan.id]! & EVER_RAN) === 0 && skipped(state, plan);
+}
+
+/** {@link skippedBySuppliedOutputs} for a node known not to have run. */
+function skipped(state: RunState, plan: NodePlan): boolean {
+  if (!plan.skippable) return false;
+  const ids = plan.outputIds;
+  const writers = state.values.writers;
   // Cheapest test first: a node none of whose outputs the caller supplied is not skipped.
-  if (!state.values.has(n.outputs[0]!)) return false;
-  if (n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)) return false;
-  const own = state.graph.analysis.ownCycleSeeds.get(n.name);
-  for (const o of n.outputs) if (!state.values.has(o) || (own?.has(o) ?? false)) return false;
+  if (writers[ids[0]!] === undefined) return false;
+  const own = plan.ownSeeds;
+  for (let i = 0; i < ids.length; i++)
+    if (writers[ids[i]!] === undefined || (own?.has(plan.outputs[i]!) ?? false)) return false;
   return true;
 }
 
-function isStale(state: RunState, n: AnyNode): boolean {
-  const analysis = state.graph.analysis;
-  const consumed = state.consumed.get(n.name);
-  const gated = analysis.controllers.get(n.name)!.length > 0;
-  const wired = analysis.wiredProducers.get(n.name)!;
-  for (const input of n.inputs) {
-    const slot = state.values.get(input);
-    if (slot === undefined) continue;
-    if (slot.version === (consumed?.[input] ?? 0)) continue;
-    const writer = slot.writer;
-    if (writer !== INPUT_STEP && !wired.get(input)!.has(writer)) continue;
-    if (!gated && exempt(state, n.name, input, writer)) continue;
+function isStale(state: RunState, plan: NodePlan): boolean {
+  const consumed = state.consumed[plan.id];
+  const gated = plan.controllers.length > 0;
+  const ids = plan.inputIds;
+  const { versions, writers } = state.values;
+  for (let i = 0; i < ids.length; i++) {
+    const writer = writers[ids[i]!];
+    if (writer === undefined) continue;
+    if (versions[ids[i]!] === (consumed === undefined ? 0 : consumed[i])) continue;
+    if (writer !== INPUT_STEP && !plan.wired[i]!.has(writer)) continue;
+    if (!gated && exempt(state, plan.name, plan.inputs[i]!, writer)) continue;
     return true;
   }
   return false;

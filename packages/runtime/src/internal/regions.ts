@@ -1,5 +1,7 @@
 import { END, type Graph, type Target } from "@graph/core";
 
+const NONE: readonly string[] = [];
+
 /**
  * Branch regions of the gates inside loops, as the run goes: which nodes are closed in the current iteration.
  *
@@ -65,7 +67,7 @@ export class ClosedRegions {
   }
 
   /** Nodes opened since the last call (the scheduler re-examines them). */
-  drainReopened(): string[] {
-    return this.#reopened.splice(0, this.#reopened.length);
+  drainReopened(): readonly string[] {
+    return this.#reopened.length === 0 ? NONE : this.#reopened.splice(0, this.#reopened.length);
   }
 }

@@ -1,4 +1,4 @@
-import { type AnyNode, FunctionNode, GateNode, GraphNode, InterruptNode } from "@graph/core";
+import { type AnyNode, FunctionNode, type GateNode, GraphNode, InterruptNode, type Target } from "@graph/core";
 import { Effect } from "effect";
 import { nextSpanId } from "./context.js";
 import { executeFunction } from "./executors/function.js";
@@ -8,14 +8,17 @@ import { collect, isPlain, runPlain } from "./executors/plain.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
 import {
+  Completed,
   decisionShape,
-  type Execution,
+  Execution,
   isThenable,
   type Outcome,
   type RunError,
   stopped,
   wrapFailure,
 } from "./outcome.js";
+import type { NodePlan } from "./plan.js";
+import { type RunState, SETTLED } from "./state.js";
 
 /** runSuperstep's answer while plain nodes are under way: the superstep calls `resume` once it is applied. */
 export const WAITING = Symbol("waiting");
@@ -29,7 +32,7 @@ export const WAITING = Symbol("waiting");
 export function runSuperstep(
   host: EngineHost,
   journal: Journal,
-  ready: readonly AnyNode[],
+  ready: readonly NodePlan[],
   resume: () => void,
 ): typeof WAITING | Effect.Effect<void, RunError> | undefined {
   const { config, state } = host;
@@ -37,78 +40,74 @@ export function runSuperstep(
   const timed = active || config.shared.store !== undefined;
   const executions = new Array<Execution>(ready.length);
   for (let i = 0; i < ready.length; i++) {
-    const n = ready[i]!;
+    const plan = ready[i]!;
     // A gate about to decide again forgets its previous decision first (no extra loop iteration).
-    if (n instanceof GateNode) state.pending.delete(n.name);
-    executions[i] = resolveInputs(host, n, active ? nextSpanId(config.shared) : host.spanId, timed ? Date.now() : 0);
+    if (plan.isGate) state.pending.delete(plan.name);
+    executions[i] = resolveInputs(host, plan, active ? nextSpanId(config.shared) : host.spanId, timed ? Date.now() : 0);
   }
   // Nodes started before a stop are cut off by it (their late results are dropped); later ones run to the end.
   const cuttable = !config.control.stopRequested;
-  const outcomes = new Array<Outcome | undefined>(executions.length);
-  const effects: Effect.Effect<void, RunError>[] = [];
-  let pending: number[] | undefined;
+  let effects: Effect.Effect<void, RunError>[] | undefined;
+  let pending: Execution[] | undefined;
   let promises: PromiseLike<unknown>[] | undefined;
   for (let i = 0; i < executions.length; i++) {
     const ex = executions[i]!;
     if (active)
       host.event("NodeStart", { nodeName: ex.node.name, nodeType: ex.node.nodeType, inputs: ex.inputs }, ex.spanId);
-    if (isPlain(host, ex.node)) {
+    if (isPlain(host, ex)) {
       const o = runPlain(host, ex);
       if (isThenable(o)) {
-        (pending ??= []).push(i);
+        (pending ??= []).push(ex);
         (promises ??= []).push(o);
       } else {
-        outcomes[i] = o;
+        ex.outcome = o;
         const save = journal.record(ex, o);
-        if (save !== undefined) effects.push(save);
+        if (save !== undefined) (effects ??= []).push(save);
       }
     } else {
-      effects.push(
+      (effects ??= []).push(
         execute(host, ex).pipe(
           Effect.flatMap((o) => {
-            outcomes[i] = o;
+            ex.outcome = o;
             return journal.record(ex, o) ?? Effect.void;
           }),
         ),
       );
     }
   }
-  if (pending !== undefined && effects.length === 0 && config.shared.store === undefined) {
-    const wait = new PlainWait(host, journal, executions, outcomes, pending.length, resume);
+  if (pending !== undefined && effects === undefined && config.shared.store === undefined) {
+    const wait = new PlainWait(host, journal, executions, pending.length, resume);
     for (let k = 0; k < pending.length; k++) {
-      const i = pending[k]!;
-      const n = executions[i]!.node as FunctionNode;
+      const ex = pending[k]!;
       promises![k]!.then(
-        (value) => wait.settle(i, collect(n, value)),
-        (error: unknown) => wait.settle(i, { kind: "failed", error }),
+        (value) => wait.settle(ex, collect(ex, value)),
+        (error: unknown) => wait.settle(ex, { kind: "failed", error }),
       );
     }
-    if (cuttable) config.control.setWaiter(() => wait.cut());
+    if (cuttable) config.control.setWaiter(wait);
     return WAITING;
   }
   if (pending !== undefined) {
     const stop = cuttable ? stopGate(host) : undefined;
     for (let k = 0; k < pending.length; k++) {
-      const i = pending[k]!;
-      const ex = executions[i]!;
-      const n = ex.node as FunctionNode;
+      const ex = pending[k]!;
       const settled = Promise.resolve(promises![k]!).then(
-        (value) => collect(n, value),
+        (value) => collect(ex, value),
         (error: unknown): Outcome => ({ kind: "failed", error }),
       );
       const raced = stop === undefined ? settled : Promise.race([settled, stop]);
-      effects.push(
+      (effects ??= []).push(
         Effect.promise(() => raced).pipe(
           Effect.flatMap((o) => {
-            outcomes[i] = o;
+            ex.outcome = o;
             return journal.record(ex, o) ?? Effect.void;
           }),
         ),
       );
     }
   }
-  if (effects.length === 0) {
-    applyOutcomes(host, executions, outcomes as Outcome[]);
+  if (effects === undefined) {
+    applyOutcomes(host, executions);
     return undefined;
   }
   const all = effects.length === 1 ? effects[0]! : Effect.all(effects, { concurrency: "unbounded", discard: true });
@@ -116,7 +115,7 @@ export function runSuperstep(
     all,
     Effect.sync(() => {
       config.control.setWaiter(undefined);
-      applyOutcomes(host, executions, outcomes as Outcome[]);
+      applyOutcomes(host, executions);
     }),
   );
 }
@@ -130,44 +129,36 @@ class PlainWait {
   readonly #host: EngineHost;
   readonly #journal: Journal;
   readonly #executions: readonly Execution[];
-  readonly #outcomes: Array<Outcome | undefined>;
   readonly #resume: () => void;
   #left: number;
   #done = false;
 
-  constructor(
-    host: EngineHost,
-    journal: Journal,
-    executions: readonly Execution[],
-    outcomes: Array<Outcome | undefined>,
-    left: number,
-    resume: () => void,
-  ) {
+  constructor(host: EngineHost, journal: Journal, executions: readonly Execution[], left: number, resume: () => void) {
     this.#host = host;
     this.#journal = journal;
     this.#executions = executions;
-    this.#outcomes = outcomes;
     this.#left = left;
     this.#resume = resume;
   }
 
-  settle(i: number, o: Outcome): void {
+  settle(ex: Execution, o: Outcome): void {
     if (this.#done) return; // a late result after a stop: dropped
-    this.#outcomes[i] = o;
-    this.#journal.record(this.#executions[i]!, o);
+    ex.outcome = o;
+    this.#journal.record(ex, o);
     if (--this.#left > 0) return;
     this.#host.config.control.setWaiter(undefined);
     this.#finish();
     this.#resume();
   }
 
+  /** The run was stopped: nodes still running end as stopped. */
   cut(): void {
     if (this.#done) return;
-    for (let i = 0; i < this.#executions.length; i++) {
-      if (this.#outcomes[i] !== undefined) continue;
+    for (const ex of this.#executions) {
+      if (ex.outcome !== undefined) continue;
       const o = stopped();
-      this.#outcomes[i] = o;
-      this.#journal.record(this.#executions[i]!, o);
+      ex.outcome = o;
+      this.#journal.record(ex, o);
     }
     this.#finish();
     // The stop may arrive while the superstep is still starting its nodes: resume from a fresh microtask.
@@ -176,13 +167,13 @@ class PlainWait {
 
   #finish(): void {
     this.#done = true;
-    applyOutcomes(this.#host, this.#executions, this.#outcomes as Outcome[]);
+    applyOutcomes(this.#host, this.#executions);
   }
 }
 
 /** A promise of "stopped" that settles when the run is stopped (for racing plain nodes inside an Effect). */
 function stopGate(host: EngineHost): Promise<Outcome> {
-  return new Promise<Outcome>((resolve) => host.config.control.setWaiter(() => resolve(stopped())));
+  return new Promise<Outcome>((resolve) => host.config.control.setWaiter({ cut: () => resolve(stopped()) }));
 }
 
 function execute(host: EngineHost, ex: Execution): Effect.Effect<Outcome, RunError> {
@@ -192,34 +183,32 @@ function execute(host: EngineHost, ex: Execution): Effect.Effect<Outcome, RunErr
   return executeFunction(host, ex, n as FunctionNode);
 }
 
-function resolveInputs(host: EngineHost, n: AnyNode, spanId: string, startedAt: number): Execution {
-  const { state, graph } = host;
-  const bound = graph.inputs.bound;
+function resolveInputs(host: EngineHost, plan: NodePlan, spanId: string, startedAt: number): Execution {
+  const values = host.state.values;
+  const { data, versions, writers } = values;
+  const names = plan.inputs;
+  const ids = plan.inputIds;
+  const n = plan.node;
   const inputs: Record<string, unknown> = {};
-  // Internal bookkeeping keyed by each node's own input names: a dictionary from the start, so thousands of
-  // distinct names don't each add a hidden class (the node function gets an ordinary object).
-  const versions = Object.create(null) as Record<string, number>;
-  for (const input of n.inputs) {
-    const slot = state.values.get(input);
-    if (slot !== undefined) {
-      inputs[input] = slot.value;
-      versions[input] = slot.version;
-    } else if (Object.hasOwn(bound, input)) {
-      inputs[input] = structuredCloneSafe(bound[input]);
-      versions[input] = 0;
-    } else {
-      versions[input] = 0;
-      if (n instanceof FunctionNode) {
-        const d = n.defaultValue(input);
-        if (d !== undefined) inputs[input] = d.value;
-      }
+  // Sized up front: it outlives the superstep (what the node consumed), so no spare capacity.
+  const list = new Array<number>(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const input = names[i]!;
+    const id = ids[i]!;
+    if (writers[id] !== undefined) {
+      inputs[input] = data[id];
+      list[i] = versions[id]!;
+      continue;
+    }
+    list[i] = 0;
+    if (plan.bound[i]) inputs[input] = structuredCloneSafe(host.graph.inputs.bound[input]);
+    else if (n instanceof FunctionNode) {
+      const d = n.defaultValue(input);
+      if (d !== undefined) inputs[input] = d.value;
     }
   }
-  if (n instanceof InterruptNode) {
-    const response = state.values.get(n.responseKey);
-    if (response !== undefined) versions[n.responseKey] = response.version;
-  }
-  return { node: n, inputs, versions, spanId, startedAt };
+  const response = plan.responseKey === undefined ? undefined : values.get(plan.responseKey)?.version;
+  return new Execution(plan, inputs, list, response, spanId, startedAt);
 }
 
 function structuredCloneSafe(value: unknown): unknown {
@@ -231,10 +220,10 @@ function structuredCloneSafe(value: unknown): unknown {
 }
 
 /** Applies the outcomes of a superstep to run state, in node order; Paused comes after every sibling's NodeEnd. */
-function applyOutcomes(host: EngineHost, executions: readonly Execution[], outcomes: readonly Outcome[]): void {
-  for (let i = 0; i < executions.length; i++) applyOutcome(host, executions[i]!, outcomes[i]!);
+function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void {
+  for (let i = 0; i < executions.length; i++) applyOutcome(host, executions[i]!, executions[i]!.outcome!);
   for (let i = 0; i < executions.length; i++) {
-    const o = outcomes[i]!;
+    const o = executions[i]!.outcome!;
     if (o.kind === "paused")
       host.event(
         "Paused",
@@ -247,18 +236,27 @@ function applyOutcomes(host: EngineHost, executions: readonly Execution[], outco
 function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
   const { state, config } = host;
   const n = ex.node;
+  const plan = ex.plan;
   if (o.nested !== undefined) state.nested.set(n.name, o.nested);
   switch (o.kind) {
     case "completed": {
-      state.completed(n.name, ex.versions, o.outputs, o.index!);
-      if (n instanceof GateNode) {
-        const decision = o.decision ?? null;
-        state.decide(n, decision);
+      if (o instanceof Completed) {
+        state.completedPlan(plan, ex.list, o.values, o.index!, ex.responseVersion);
+        // A plain function node: no decision, nothing nested, never truncated or cached.
+        if (plan.inGatedLoop) reopen(state, n.name, undefined, false);
         if (config.emitter.active)
-          host.event("RouteDecision", { gate: n.name, decision: decisionShape(n, decision), replayed: false });
+          host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
+        return;
       }
-      state.regions.completed(n.name, o.decision, n instanceof GateNode);
-      for (const r of state.regions.drainReopened()) state.dirty.add(r);
+      state.completedPlan(plan, ex.list, o.outputs, o.index!, ex.responseVersion);
+      if (plan.isGate) {
+        const gate = n as GateNode;
+        const decision = o.decision ?? null;
+        state.decide(gate, decision);
+        if (config.emitter.active)
+          host.event("RouteDecision", { gate: n.name, decision: decisionShape(gate, decision), replayed: false });
+      }
+      if (plan.inGatedLoop) reopen(state, n.name, o.decision, plan.isGate);
       if (config.emitter.active)
         host.event(
           "NodeEnd",
@@ -272,18 +270,24 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       state.pause ??= o.pause;
       return;
     case "stopped":
-      state.settled.add(n.name);
+      state.flags[ex.plan.id]! |= SETTLED;
       state.stopped = true;
       host.event("NodeEnd", endFields(n, ex, "stopped", {}, false, false), ex.spanId);
       return;
     case "failed": {
-      state.settled.add(n.name);
+      state.flags[ex.plan.id]! |= SETTLED;
       state.failure ??= wrapFailure(n, o.error);
       if (o.reported !== true)
         host.event("NodeError", { nodeName: n.name, error: o.error, attempt: 1, willRetry: false }, ex.spanId);
       return;
     }
   }
+}
+
+/** A node of a gated loop completed: its branch regions close and open; reopened nodes are examined again. */
+function reopen(state: RunState, name: string, decision: readonly Target[] | null | undefined, isGate: boolean) {
+  state.regions.completed(name, decision, isGate);
+  for (const r of state.regions.drainReopened()) state.touch(r);
 }
 
 function endFields(

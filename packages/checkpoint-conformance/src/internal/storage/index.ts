@@ -15,6 +15,7 @@ import { describeLifecycle } from "./lifecycle.js";
 import { describeListing } from "./listing.js";
 import { describeRenewal } from "./renewal.js";
 import { describeRetention } from "./retention.js";
+import { describeRunWrites } from "./runWrites.js";
 import { describeSerialization } from "./serialization.js";
 import { describeSteps } from "./steps.js";
 import { describeStops } from "./stops.js";
@@ -33,6 +34,7 @@ export const STORAGE_AREAS = [
   "serialization",
   "leases",
   "fencing",
+  "runWrites",
   "renewal",
   "stops",
   "zombies",
@@ -54,6 +56,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   serialization: describeSerialization,
   leases: describeLeases,
   fencing: describeFencing,
+  runWrites: describeRunWrites,
   renewal: describeRenewal,
   stops: describeStops,
   zombies: describeZombies,

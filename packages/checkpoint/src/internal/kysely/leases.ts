@@ -8,6 +8,8 @@ import type { Serializer } from "../../Serializer.js";
 import { leaseLostError, staleFenceError, stopAction, unknownWorkflowError } from "../leases.js";
 import { decodeStopRequest, encodeStopRequest } from "../stopRequests.js";
 import type { AnyDb, TableLayout } from "./layout.js";
+import type { Program } from "./program.js";
+import { firstRow } from "./program.js";
 import type { WorkflowRow } from "./rows.js";
 import type { HotStatements } from "./statements.js";
 
@@ -16,6 +18,8 @@ export interface LeaseContext {
   readonly layout: TableLayout;
   readonly statements: HotStatements;
   readonly serializer: Serializer;
+  /** Only for compiling builder queries (nothing runs on it). */
+  readonly db: AnyDb;
 }
 
 type LeaseColumns = Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">;
@@ -34,37 +38,36 @@ export function decodeStop(
  * Locks every workflow row a multi-row write touches (the written workflows and the roots guarding them) in id
  * order first, so two writers never wait for each other in opposite orders.
  */
-export async function lockInOrder(
-  trx: AnyDb,
+export function* lockInOrder(
   statements: HotStatements,
   groups: readonly { readonly steps: readonly StepRecord[]; readonly fence?: Fence | undefined }[],
-): Promise<void> {
-  const ids: string[] = [];
+  more: readonly string[] = [],
+): Program<void> {
+  const ids: string[] = [...more];
   for (const group of groups) {
     ids.push(group.steps[0]!.workflowId);
     if (group.fence?.workflowId !== undefined) ids.push(group.fence.workflowId);
   }
   const lock = statements.lockInOrder(ids);
-  if (lock !== undefined) await trx.executeQuery(lock);
+  if (lock !== undefined) yield lock;
 }
 
 /**
  * Checks the fence inside the write's transaction: against the written workflow's row (already locked), or for
  * a child guarded by its root, against the root's row, locked here so no claim can slip in before the commit.
  */
-export async function checkFence(
-  trx: AnyDb,
+export function* checkFence(
   statements: HotStatements,
   id: string,
   workflow: LeaseColumns,
   fence: Fence | undefined,
   operation: string,
-): Promise<void> {
+): Program<void> {
   if (fence === undefined) return;
   const guardId = fence.workflowId ?? id;
   let guard = workflow;
   if (guardId !== id) {
-    const row = (await trx.executeQuery(statements.lockWorkflow(guardId))).rows[0] as LeaseColumns | undefined;
+    const row = firstRow<LeaseColumns>(yield statements.lockWorkflow(guardId));
     if (row === undefined) throw unknownWorkflowError(guardId, operation);
     guard = row;
   }
@@ -88,17 +91,16 @@ export async function checkFence(
  * `renewWorkflow` in a write transaction: one conditional UPDATE, so only the same owner at the same epoch extends;
  * a released or re-claimed lease is never taken back.
  */
-export async function renewIn(
-  trx: AnyDb,
+export function* renewIn(
   context: LeaseContext,
   id: string,
   lease: Pick<Lease, "owner" | "epoch">,
   ttlMs: number,
-): Promise<RenewedLease> {
+): Program<RenewedLease> {
   const expiresAt = Date.now() + Math.ceil(ttlMs);
-  const renewed = (await trx.executeQuery(context.statements.renew(id, lease.owner, lease.epoch, expiresAt))).rows[0] as
-    | { stop_requested: string | null }
-    | undefined;
+  const renewed = firstRow<{ stop_requested: string | null }>(
+    yield context.statements.renew(id, lease.owner, lease.epoch, expiresAt),
+  );
   if (renewed !== undefined) {
     const stop = decodeStop(context.serializer, id, renewed.stop_requested, "renewWorkflow");
     return {
@@ -110,12 +112,14 @@ export async function renewIn(
     };
   }
   const d = context.layout;
-  const current = (await d
-    .scoped(trx)
-    .selectFrom(d.names.workflows)
-    .select(["lease_owner", "lease_epoch", "lease_expires_at"])
-    .where("id", "=", id)
-    .executeTakeFirst()) as LeaseColumns | undefined;
+  const current = firstRow<LeaseColumns>(
+    yield d
+      .scoped(context.db)
+      .selectFrom(d.names.workflows)
+      .select(["lease_owner", "lease_epoch", "lease_expires_at"])
+      .where("id", "=", id)
+      .compile(),
+  );
   if (current === undefined) throw unknownWorkflowError(id, "renewWorkflow");
   throw leaseLostError(id, lease, {
     epoch: Number(current.lease_epoch),
@@ -129,27 +133,24 @@ export async function renewIn(
  * `requestStop` in a write transaction: locks the row, decides with `stopAction`, and either records the request
  * (the first one is kept) or ends the workflow (stopped, lease dropped, epoch + 1). `undefined` for unknown ids.
  */
-export async function requestStopIn(
-  trx: AnyDb,
-  context: LeaseContext,
-  id: string,
-  info: unknown,
-): Promise<WorkflowRow | undefined> {
+export function* requestStopIn(context: LeaseContext, id: string, info: unknown): Program<WorkflowRow | undefined> {
   const d = context.layout;
-  const q = d.scoped(trx);
-  const current = (await q
-    .selectFrom(d.names.workflows)
-    .selectAll()
-    .where("id", "=", id)
-    .$call((query) => (d.dialect.rowLock === "" ? query : query.forNoKeyUpdate()))
-    .executeTakeFirst()) as WorkflowRow | undefined;
+  const q = d.scoped(context.db);
+  const current = firstRow<WorkflowRow>(
+    yield q
+      .selectFrom(d.names.workflows)
+      .selectAll()
+      .where("id", "=", id)
+      .$call((query) => (d.dialect.rowLock === "" ? query : query.forNoKeyUpdate()))
+      .compile(),
+  );
   if (current === undefined) return undefined;
   const now = Date.now();
   const live = current.lease_owner !== null && Number(current.lease_expires_at ?? 0) > now;
   const action = stopAction(current.status, live);
   if (action === "none") return current;
   const stop = current.stop_requested ?? encodeStopRequest(context.serializer, id, info, now, "requestStop");
-  return (await q
+  const updated = yield q
     .updateTable(d.names.workflows)
     .set(
       action === "flag"
@@ -165,5 +166,6 @@ export async function requestStopIn(
     )
     .where("id", "=", id)
     .returningAll()
-    .executeTakeFirstOrThrow()) as WorkflowRow;
+    .compile();
+  return firstRow<WorkflowRow>(updated)!;
 }

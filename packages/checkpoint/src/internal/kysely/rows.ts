@@ -10,6 +10,7 @@ import { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
 import { deserializeStored, serializeStored } from "../../Serializer.js";
 import { readRecord, storedDecision } from "../records.js";
+import { snapshotText } from "../snapshot.js";
 import { decodeStopRequest } from "../stopRequests.js";
 
 type Int = number | string | bigint;
@@ -102,7 +103,8 @@ export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
     status: step.status,
     input_versions: JSON.stringify(step.inputVersions),
     value_keys: JSON.stringify(Object.keys(step.values)),
-    values: serializeStored(serializer, step.values, { ...where, path: "values" }),
+    values:
+      snapshotText(step.values, serializer) ?? serializeStored(serializer, step.values, { ...where, path: "values" }),
     decision: storedDecision(step) === undefined ? null : JSON.stringify(storedDecision(step)),
     child_workflow_id: step.childWorkflowId ?? null,
     pause: step.pause === undefined ? null : serializeStored(serializer, step.pause, { ...where, path: "pause" }),

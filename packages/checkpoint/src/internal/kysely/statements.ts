@@ -8,7 +8,7 @@ import type { TableLayout } from "./layout.js";
 import type { StepRow } from "./rows.js";
 
 /** The columns of a step row, in insert order. */
-const STEP_COLUMNS = [
+export const STEP_COLUMNS = [
   "workflow_id",
   "superstep",
   "node_name",
@@ -26,7 +26,8 @@ const STEP_COLUMNS = [
   "completed_at",
 ] as const satisfies readonly (keyof StepRow)[];
 
-const STEP_KEY = ["workflow_id", "superstep", "node_name"] as const;
+/** The primary key of the steps table. */
+export const STEP_KEY = ["workflow_id", "superstep", "node_name"] as const;
 
 /** The standard upsert: `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` for every other column. */
 function standardUpsert(table: string, columns: readonly string[], key: readonly string[]): string {
@@ -48,6 +49,7 @@ export class HotStatements {
   readonly #claim: string;
   readonly #release: string;
   readonly #lockWorkflow: string;
+  readonly #lockCounters: string;
   readonly #renew: string;
   readonly #stopRequest: string;
   readonly #lockMany: (count: number) => string;
@@ -70,6 +72,10 @@ export class HotStatements {
     );
     this.#lockWorkflow = d.numbered(
       `SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at FROM ${workflows} w WHERE w.id = ?${d.dialect.rowLock}`,
+    );
+    this.#lockCounters = d.numbered(
+      "SELECT w.lease_epoch, w.lease_owner, w.lease_expires_at, w.last_superstep, w.step_count " +
+        `FROM ${workflows} w WHERE w.id = ?${d.dialect.rowLock}`,
     );
     this.#stepExists = d.numbered(
       `SELECT idx AS existing FROM ${steps} WHERE workflow_id = ? AND superstep = ? AND node_name = ?`,
@@ -110,6 +116,11 @@ export class HotStatements {
   /** Locks the workflow row (where the dialect locks rows) and reads its lease, for a read-then-write. */
   lockWorkflow(workflowId: string): CompiledQuery {
     return CompiledQuery.raw(this.#lockWorkflow, [workflowId]);
+  }
+
+  /** Locks the workflow row (where the dialect locks rows) and reads its lease and step counters. */
+  lockCounters(workflowId: string): CompiledQuery {
+    return CompiledQuery.raw(this.#lockCounters, [workflowId]);
   }
 
   /** Extends the lease of `owner` at `epoch`; returns `{ lease_epoch, stop_requested }` only when it still holds it. */

@@ -10,9 +10,9 @@ import type { Execution, Outcome } from "../outcome.js";
  */
 export function executeInterrupt(host: EngineHost, ex: Execution, n: InterruptNode): Effect.Effect<Outcome> {
   return Effect.suspend(() => {
-    const { values, consumed } = host.state;
+    const { values, answers } = host.state;
     const response = values.get(n.responseKey);
-    const consumedAnswer = consumed.get(n.name)?.[n.responseKey] ?? 0;
+    const consumedAnswer = answers.get(n.name) ?? 0;
     if (response !== undefined && response.writer === INPUT_STEP && response.version > consumedAnswer) {
       return Effect.succeed<Outcome>({ kind: "completed", outputs: { [n.responseKey]: response.value } });
     }

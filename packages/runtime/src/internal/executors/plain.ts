@@ -1,33 +1,16 @@
-import { FunctionNode, GateNode } from "@graph/core";
+import { type FunctionNode, GateNode } from "@graph/core";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
-import { type Execution, isThenable, type Outcome, stopped } from "../outcome.js";
+import { Completed, type Execution, isThenable, type Outcome, stopped } from "../outcome.js";
+import { ASYNC, SYNC } from "../plan.js";
 
 // The scheduler's hot path: gates and plain function nodes (no cache, retry, timeout or streaming) are called
 // directly, with no Effect, fiber or AbortController per node. An async result comes back as a Promise of its
 // Outcome; the superstep awaits it together with its siblings and the run's stop (superstep.ts).
 
-const SYNC = 1;
-const ASYNC = 2;
-const OTHER = 0;
-/** Nodes are immutable: what kind of node each is, worked out once. */
-const kinds = new WeakMap<object, number>();
-
-function kindOf(n: object): number {
-  let kind = kinds.get(n);
-  if (kind === undefined) {
-    if (n instanceof GateNode) kind = SYNC;
-    else if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined)
-      kind = OTHER;
-    else kind = n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
-    kinds.set(n, kind);
-  }
-  return kind;
-}
-
 /** Whether a node can run on the plain path (otherwise function.ts runs it). */
-export function isPlain(host: EngineHost, n: object): boolean {
-  const kind = kindOf(n);
+export function isPlain(host: EngineHost, ex: Execution): boolean {
+  const kind = ex.plan.kind;
   // Async nodes take a permit of the shared concurrency limit when there is one: that path waits in Effect.
   return kind === SYNC || (kind === ASYNC && host.config.shared.semaphore === undefined);
 }
@@ -37,7 +20,8 @@ export function runPlain(host: EngineHost, ex: Execution): Outcome | PromiseLike
   const n = ex.node;
   if (n instanceof GateNode) {
     try {
-      return { kind: "completed", outputs: {}, decision: n.decide(ex.inputs, new NodeCtx(host, ex, undefined, 1)) };
+      const decision = n.decide(ex.inputs, new NodeCtx(host, ex, undefined, 1));
+      return { kind: "completed", outputs: {}, decision };
     } catch (error) {
       return { kind: "failed", error };
     }
@@ -51,13 +35,14 @@ export function runPlain(host: EngineHost, ex: Execution): Outcome | PromiseLike
   } catch (error) {
     return { kind: "failed", error };
   }
-  return isThenable(returned) ? returned : collect(fn, returned);
+  return isThenable(returned) ? returned : collect(ex, returned);
 }
 
 /** A plain node's Outcome for the value it returned (or resolved to). */
-export function collect(n: FunctionNode, value: unknown): Outcome {
+export function collect(ex: Execution, value: unknown): Outcome {
   try {
-    return { kind: "completed", outputs: n.collectOutputs(value) };
+    const plan = ex.plan;
+    return new Completed(plan.outputs, plan.single ? [value] : (ex.node as FunctionNode).outputValues(value));
   } catch (error) {
     return { kind: "failed", error };
   }

@@ -1,0 +1,219 @@
+/**
+ * Writes of the workflow row — create, claim, release, update, and the merged first and last writes of a run
+ * (`startWorkflow`, `finishWorkflow`) — as transaction programs (see `program.ts`), plus the validation and
+ * serialisation of an update, done before any transaction opens.
+ */
+import type { Fence, Lease, NewWorkflow, WorkflowStatus, WorkflowUpdate } from "../../Checkpointer.js";
+import { CheckpointError } from "../../errors.js";
+import type { Serializer } from "../../Serializer.js";
+import { serializeStored } from "../../Serializer.js";
+import { leaseHeldError, unknownWorkflowError } from "../leases.js";
+import type { BulkStatements, FinalUpdate } from "./bulkStatements.js";
+import type { AnyDb, TableLayout } from "./layout.js";
+import { checkFence, lockInOrder } from "./leases.js";
+import type { Program } from "./program.js";
+import { firstRow } from "./program.js";
+import type { WorkflowRow } from "./rows.js";
+import { normalizeError } from "./rows.js";
+import type { HotStatements } from "./statements.js";
+import type { Counters, EncodedGroup, StepContext } from "./stepWrites.js";
+import { saveGroup } from "./stepWrites.js";
+
+const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
+
+/** What workflow writes need from the store. */
+export interface WorkflowContext extends StepContext {
+  readonly statements: HotStatements;
+  readonly bulk: BulkStatements;
+  readonly layout: TableLayout;
+  readonly db: AnyDb;
+}
+
+type LeaseColumns = Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">;
+
+/** Whether `status` is a workflow status. */
+export function isWorkflowStatus(status: unknown): status is WorkflowStatus {
+  return WORKFLOW_STATUSES.includes(status as WorkflowStatus);
+}
+
+/** Validates an update and serialises its values: the changed columns. */
+export function encodeUpdate(id: string, update: WorkflowUpdate, serializer: Serializer, operation: string) {
+  if (typeof update !== "object" || update === null) {
+    throw new CheckpointError({
+      message: `${operation}('${id}') expects an update object.`,
+      workflowId: id,
+      operation,
+    });
+  }
+  if (update.status !== undefined && !isWorkflowStatus(update.status)) {
+    throw new CheckpointError({
+      message: `${operation}('${id}'): status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(update.status)}.`,
+      workflowId: id,
+      operation,
+      path: "status",
+    });
+  }
+  if (update.graphHash !== undefined && (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))) {
+    throw new CheckpointError({
+      message: `${operation}('${id}'): graphHash must be a string without NUL characters.`,
+      workflowId: id,
+      operation,
+      path: "graphHash",
+    });
+  }
+  const changes: FinalUpdate["changes"] & Record<string, string | number | null> = {};
+  if (update.status !== undefined) changes.status = update.status;
+  if (update.graphHash !== undefined) changes.graph_hash = update.graphHash;
+  if (update.pause !== undefined) {
+    changes.pause =
+      update.pause === null
+        ? null
+        : serializeStored(serializer, update.pause, {
+            workflowId: id,
+            ...(typeof update.pause.nodeName === "string" ? { nodeName: update.pause.nodeName } : {}),
+            operation,
+            path: "pause",
+          });
+  }
+  if (update.error !== undefined) {
+    changes.error =
+      update.error === null
+        ? null
+        : serializeStored(serializer, normalizeError(update.error), { workflowId: id, operation, path: "error" });
+  }
+  if (update.stopRequested === null) changes.stop_requested = null;
+  return changes;
+}
+
+/** Inserts the workflow unless it exists; returns the stored row and whether it was created now. */
+export function* createIn(
+  context: WorkflowContext,
+  workflow: NewWorkflow,
+): Program<{ row: WorkflowRow; created: boolean }> {
+  const d = context.layout;
+  const now = Date.now();
+  const inserted = firstRow<WorkflowRow>(
+    yield d
+      .scoped(context.db)
+      .insertInto(d.names.workflows)
+      .values({
+        id: workflow.id,
+        status: "running",
+        graph_name: workflow.graphName,
+        graph_hash: workflow.graphHash,
+        parent_id: workflow.parentId ?? null,
+        last_superstep: -1,
+        step_count: 0,
+        lease_epoch: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .returningAll()
+      .compile(),
+  );
+  if (inserted !== undefined) return { row: inserted, created: true };
+  return { row: firstRow<WorkflowRow>(yield context.bulk.selectWorkflow(workflow.id))!, created: false };
+}
+
+/**
+ * Takes or renews the lease with one conditional UPDATE: the database decides atomically who wins. A live lease
+ * of the same owner is renewed with its epoch kept (its in-flight fenced writes stay valid), even just after
+ * expiry, since nobody claimed in between (a claim changes the owner); any other claim bumps the epoch.
+ */
+export function* claimIn(
+  context: WorkflowContext,
+  id: string,
+  owner: string,
+  ttlMs: number,
+  operation: string,
+): Program<Lease> {
+  const now = Date.now();
+  const expiresAt = now + Math.ceil(ttlMs);
+  const claimed = firstRow<{ lease_epoch: number | string }>(yield context.statements.claim(id, owner, expiresAt, now));
+  if (claimed !== undefined) {
+    return { workflowId: id, owner, epoch: Number(claimed.lease_epoch), expiresAt: new Date(expiresAt) };
+  }
+  const current = firstRow<WorkflowRow>(yield context.bulk.selectWorkflow(id));
+  if (current === undefined) throw unknownWorkflowError(id, operation);
+  throw leaseHeldError(id, current.lease_owner ?? "unknown", new Date(Number(current.lease_expires_at ?? 0)));
+}
+
+/** `createWorkflow` + `claimWorkflow`: a new workflow is inserted with its lease in one statement. */
+export function* startIn(
+  context: WorkflowContext,
+  workflow: NewWorkflow,
+  owner: string,
+  ttlMs: number,
+): Program<{ row: WorkflowRow; created: boolean; lease: Lease }> {
+  const now = Date.now();
+  const expiresAt = now + Math.ceil(ttlMs);
+  const inserted = firstRow<WorkflowRow>(yield context.bulk.insertClaimed(workflow, owner, expiresAt, now));
+  if (inserted !== undefined) {
+    const lease = {
+      workflowId: workflow.id,
+      owner,
+      epoch: Number(inserted.lease_epoch),
+      expiresAt: new Date(expiresAt),
+    };
+    return { row: inserted, created: true, lease };
+  }
+  const row = firstRow<WorkflowRow>(yield context.bulk.selectWorkflow(workflow.id))!;
+  return { row, created: false, lease: yield* claimIn(context, workflow.id, owner, ttlMs, "startWorkflow") };
+}
+
+/** Locks the workflow (and the root guarding it, first) and checks the fence. */
+function* lockAndCheck(
+  context: WorkflowContext,
+  id: string,
+  fence: Fence | undefined,
+  operation: string,
+): Program<void> {
+  // A child guarded by its root: lock the root first (the order every multi-row write uses).
+  if (fence?.workflowId !== undefined && fence.workflowId !== id)
+    yield context.statements.lockWorkflow(fence.workflowId);
+  const workflow = firstRow<LeaseColumns>(yield context.statements.lockWorkflow(id));
+  if (workflow === undefined) throw unknownWorkflowError(id, operation);
+  yield* checkFence(context.statements, id, workflow, fence, operation);
+}
+
+/** A fenced update of the workflow row; returns the row after it. */
+export function* updateIn(
+  context: WorkflowContext,
+  id: string,
+  changes: FinalUpdate["changes"],
+  fence: Fence | undefined,
+): Program<WorkflowRow> {
+  yield* lockAndCheck(context, id, fence, "updateWorkflow");
+  const row = firstRow<WorkflowRow>(yield context.bulk.finalUpdate(id, { changes, updatedAt: Date.now() }));
+  return row!;
+}
+
+/** The end of a run: the groups' steps, the fenced update and the release, in the calling transaction. */
+export function* finishIn(
+  context: WorkflowContext,
+  id: string,
+  groups: readonly EncodedGroup[],
+  changes: FinalUpdate["changes"],
+  fence: Fence | undefined,
+  release: Pick<Lease, "owner" | "epoch"> | undefined,
+): Program<WorkflowRow> {
+  yield* lockInOrder(context.statements, groups, fence?.workflowId === undefined ? [id] : [id, fence.workflowId]);
+  let counters: Counters | undefined;
+  let checked = false;
+  for (const group of groups) {
+    const own = group.steps[0]!.workflowId === id;
+    const written = yield* saveGroup(context, group, "finishWorkflow", own);
+    if (own) {
+      counters = written;
+      // The group's own fence check already covered the update when both carry the same guard.
+      checked = group.fence?.epoch === fence?.epoch && group.fence?.workflowId === fence?.workflowId;
+    }
+  }
+  if (!checked) yield* lockAndCheck(context, id, fence, "finishWorkflow");
+  const row = firstRow<WorkflowRow>(
+    yield context.bulk.finalUpdate(id, { changes, counters, release, updatedAt: Date.now() }),
+  );
+  if (row === undefined) throw unknownWorkflowError(id, "finishWorkflow");
+  return row;
+}

@@ -1,0 +1,44 @@
+/**
+ * The first and the last write of a run — `startWorkflow` (create + claim) and `finishWorkflow` (last steps +
+ * final status + release) — through the adapter's merged method when it has one, else as the separate calls.
+ */
+import type { LeaseClaim, NewWorkflow, StartedWorkflow, WorkflowFinish, WorkflowRecord } from "../Checkpointer.js";
+import type { GuardedCheckpointer } from "../guard.js";
+
+/** Creates the workflow if missing and claims it: one call when the adapter can, two otherwise. */
+export async function startWorkflow(
+  checkpointer: GuardedCheckpointer,
+  workflow: NewWorkflow,
+  claim: LeaseClaim,
+): Promise<StartedWorkflow> {
+  if (checkpointer.startWorkflow !== undefined) return checkpointer.startWorkflow(workflow, claim);
+  const created = await checkpointer.createWorkflow(workflow);
+  const lease = await checkpointer.claimWorkflow(workflow.id, claim);
+  return { ...created, lease };
+}
+
+/** Writes the steps, the final update and the release: one call when the adapter can, in order otherwise. */
+export async function finishWorkflow(
+  checkpointer: GuardedCheckpointer,
+  finish: WorkflowFinish,
+): Promise<WorkflowRecord> {
+  if (checkpointer.finishWorkflow !== undefined) return checkpointer.finishWorkflow(finish);
+  const groups = finish.steps ?? [];
+  if (groups.length > 1 && checkpointer.saveStepBatch !== undefined) await checkpointer.saveStepBatch(groups);
+  else {
+    for (const { steps, fence } of groups) {
+      if (steps.length > 1 && checkpointer.saveSteps !== undefined) {
+        await (fence === undefined ? checkpointer.saveSteps(steps) : checkpointer.saveSteps(steps, fence));
+      } else {
+        for (const step of steps)
+          await (fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence));
+      }
+    }
+  }
+  const id = finish.workflowId;
+  const record = await (finish.fence === undefined
+    ? checkpointer.updateWorkflow(id, finish.update)
+    : checkpointer.updateWorkflow(id, finish.update, finish.fence));
+  if (finish.release !== undefined) await checkpointer.releaseWorkflow(id, finish.release);
+  return record;
+}
