@@ -61,12 +61,17 @@ export class RootLease {
     return Effect.suspend(() =>
       this.lost !== undefined
         ? Effect.fail(this.lost)
-        : write.pipe(
-            Effect.catchIf(isLeaseConflict, (e) =>
-              Effect.fail(this.markLost(`a write of the run was rejected (${e.reason}).`, e.heldBy, e)),
-            ),
-          ),
+        : write.pipe(Effect.catchIf(isLeaseConflict, (e) => Effect.fail(this.#rejectedBy(e)))),
     );
+  }
+
+  /** `guard` for a write that already failed with `error`: the lease loss it means, if it means one. */
+  rejected(error: unknown): LeaseLostError | undefined {
+    return isLeaseConflict(error) ? this.#rejectedBy(error) : undefined;
+  }
+
+  #rejectedBy(e: WorkflowConflictError): LeaseLostError {
+    return this.markLost(`a write of the run was rejected (${e.reason}).`, e.heldBy, e);
   }
 
   /**
