@@ -166,12 +166,17 @@ export function makeCheckpointStore(
       Effect.suspend(() => (closed ? Effect.fail(closedError(operation, workflowId)) : Effect.void));
 
     /** An operation on one workflow: sees every earlier saveStep of that workflow. */
-    const onWorkflow = <A>(operation: string, id: string, run: () => Promise<A>, reportFailures = false) =>
-      Effect.gen(function* () {
-        yield* open(operation, id);
-        yield* drain(id);
-        if (reportFailures) yield* takeFailure(id);
-        return yield* lift(operation, id, run);
+    const onWorkflow = <A>(
+      operation: string,
+      id: string,
+      run: () => Promise<A>,
+      reportFailures = false,
+    ): Effect.Effect<A, CheckpointStoreError> =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(closedError(operation, id));
+        const call = lift(operation, id, run);
+        const checked = reportFailures ? Effect.zipRight(takeFailure(id), call) : call;
+        return backlog.idle(id) ? checked : Effect.zipRight(drain(id), checked);
       });
 
     let ready = false;
@@ -253,20 +258,18 @@ export function makeCheckpointStore(
     );
 
     const finish = (end: Omit<WorkflowFinish, "steps">): Effect.Effect<WorkflowRecord, CheckpointStoreError> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const id = end.workflowId;
-        yield* open("finishWorkflow", id);
-        const taken = yield* backlog.take(id);
-        const result = yield* Effect.either(
+        if (closed) return Effect.fail(closedError("finishWorkflow", id));
+        // The taken steps are settled whatever the outcome: waiters of the workflow go on.
+        return Effect.flatMap(backlog.take(id), (taken) =>
           Effect.zipRight(
             takeFailure(id),
             lift("finishWorkflow", id, () =>
               finishWorkflow(checkpointer, taken.groups.length === 0 ? end : { ...end, steps: taken.groups }),
             ),
-          ),
+          ).pipe(Effect.ensuring(backlog.settle(taken))),
         );
-        yield* backlog.settle(taken);
-        return yield* result;
       });
 
     const service: CheckpointStoreService = {
