@@ -24,4 +24,11 @@ describe('durability "async" on SQLite (a real database file)', () => {
       new SqliteCheckpointer({ path: path.join(dir, "unsaveable.db"), policy: { durability: "async" } }),
       "unsaveable-sqlite",
     ));
+
+  it("the same when the node producing it is async (its step is queued outside Effect)", () =>
+    unsaveableValueFailsAtItsStep(
+      new SqliteCheckpointer({ path: path.join(dir, "unsaveable-async.db"), policy: { durability: "async" } }),
+      "unsaveable-sqlite-async",
+      "async",
+    ));
 });

@@ -12,4 +12,10 @@ describe('durability "async" snapshots a step\'s values when the step ends (Memo
     ));
   it("an unsaveable value fails at the step that produced it, before the next node runs", () =>
     unsaveableValueFailsAtItsStep(new MemoryCheckpointer({ policy: { durability: "async" } }), "snap-unsaveable"));
+  it("the same when the node producing it is async", () =>
+    unsaveableValueFailsAtItsStep(
+      new MemoryCheckpointer({ policy: { durability: "async" } }),
+      "snap-unsaveable-async",
+      "async",
+    ));
 });

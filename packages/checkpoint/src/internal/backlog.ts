@@ -32,6 +32,8 @@ export interface Backlog {
   readonly add: (entry: Entry) => void;
   /** Makes every earlier step of the workflow reach the adapter (does not report failures). */
   readonly drain: (workflowId: string) => Effect.Effect<void>;
+  /** True when `drain(workflowId)` has nothing to wait for (async: no step of the workflow queued or being written). */
+  readonly idle: (workflowId: string) => boolean;
   /** `drain` for every workflow. */
   readonly drainAll: Effect.Effect<void>;
   /**
@@ -292,6 +294,9 @@ export function makeBacklog(
         for (const other of [...failures.keys()]) if (doomed(other)) failures.delete(other);
       });
 
-    return { failures, add, drain, drainAll, take, settle, forget };
+    // Under exit durability a buffer being written is already out of `buffers`: only the lock knows.
+    const idle = (workflowId: string): boolean => durability !== "exit" && !lastJobOf.has(workflowId);
+
+    return { failures, add, drain, idle, drainAll, take, settle, forget };
   });
 }

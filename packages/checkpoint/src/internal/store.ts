@@ -65,6 +65,12 @@ export interface CheckpointStoreService {
   /** The pending stop request (the per-superstep poll); does not wait for queued steps. */
   readonly getStopRequest: (id: string) => Effect.Effect<StopRequest | undefined, CheckpointStoreError>;
   readonly saveStep: (step: StepRecord, fence?: Fence) => Effect.Effect<void, CheckpointStoreError>;
+  /**
+   * `saveStep` without an Effect, for `async` and `exit` durability (throws a TypeError under `sync`): queues the
+   * step now and returns the error `saveStep` would fail with, or undefined. Setup runs before the first write
+   * if it has not run yet.
+   */
+  readonly saveStepNow: (step: StepRecord, fence?: Fence) => CheckpointStoreError | undefined;
   /** Creates the workflow if missing and claims it, in one write when the adapter has `startWorkflow`. */
   readonly startWorkflow: (
     workflow: NewWorkflow,
@@ -160,12 +166,17 @@ export function makeCheckpointStore(
       Effect.suspend(() => (closed ? Effect.fail(closedError(operation, workflowId)) : Effect.void));
 
     /** An operation on one workflow: sees every earlier saveStep of that workflow. */
-    const onWorkflow = <A>(operation: string, id: string, run: () => Promise<A>, reportFailures = false) =>
-      Effect.gen(function* () {
-        yield* open(operation, id);
-        yield* drain(id);
-        if (reportFailures) yield* takeFailure(id);
-        return yield* lift(operation, id, run);
+    const onWorkflow = <A>(
+      operation: string,
+      id: string,
+      run: () => Promise<A>,
+      reportFailures = false,
+    ): Effect.Effect<A, CheckpointStoreError> =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(closedError(operation, id));
+        const call = lift(operation, id, run);
+        const checked = reportFailures ? Effect.zipRight(takeFailure(id), call) : call;
+        return backlog.idle(id) ? checked : Effect.zipRight(drain(id), checked);
       });
 
     let ready = false;
@@ -184,6 +195,32 @@ export function makeCheckpointStore(
         fence === undefined ? checkpointer.saveStep(step) : checkpointer.saveStep(step, fence),
       );
 
+    /**
+     * Queues a step of an `async`/`exit` store at once: the error `saveStep` would fail with (closed store, an
+     * earlier failed write of the workflow, values that cannot be stored), or undefined once queued.
+     */
+    const queueStep = (
+      step: StepRecord,
+      fence: Fence | undefined,
+      workflowId: string,
+    ): CheckpointStoreError | undefined => {
+      if (closed) return closedError("saveStep", workflowId);
+      const failure = failures.get(workflowId);
+      if (failure !== undefined) {
+        failures.delete(workflowId);
+        return failure;
+      }
+      // Written later: copy the values now (and fail now when they cannot be stored).
+      let snapshot: StepRecord;
+      try {
+        snapshot = snapshotStep(step, checkpointer.serializer);
+      } catch (error) {
+        return classifyCheckpointerError(error, "saveStep", workflowId);
+      }
+      backlog.add({ step: snapshot, fence });
+      return undefined;
+    };
+
     // The hot path of async and exit durability: everything here is synchronous once set up.
     const saveStep = (step: StepRecord, fence?: Fence): Effect.Effect<void, CheckpointStoreError> =>
       Effect.suspend(() => {
@@ -192,21 +229,15 @@ export function makeCheckpointStore(
         if (policy.durability === "sync" || typeof workflowId !== "string") return write(step, fence);
         // Setup failures surface at the first save rather than in the background.
         if (!ready) return Effect.zipRight(setup, saveStep(step, fence));
-        const failure = failures.get(workflowId);
-        if (failure !== undefined) {
-          failures.delete(workflowId);
-          return Effect.fail(failure);
-        }
-        // Written later: copy the values now (and fail now when they cannot be stored).
-        let snapshot: StepRecord;
-        try {
-          snapshot = snapshotStep(step, checkpointer.serializer);
-        } catch (error) {
-          return Effect.fail(classifyCheckpointerError(error, "saveStep", workflowId));
-        }
-        backlog.add({ step: snapshot, fence });
-        return Effect.void;
+        const error = queueStep(step, fence, workflowId);
+        return error === undefined ? Effect.void : Effect.fail(error);
       });
+
+    const saveStepNow = (step: StepRecord, fence?: Fence): CheckpointStoreError | undefined => {
+      if (policy.durability === "sync")
+        throw new TypeError("CheckpointStore.saveStepNow needs durability 'async' or 'exit' (use saveStep)");
+      return queueStep(step, fence, step.workflowId);
+    };
 
     const close = yield* Effect.cached(
       Effect.gen(function* () {
@@ -227,20 +258,18 @@ export function makeCheckpointStore(
     );
 
     const finish = (end: Omit<WorkflowFinish, "steps">): Effect.Effect<WorkflowRecord, CheckpointStoreError> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const id = end.workflowId;
-        yield* open("finishWorkflow", id);
-        const taken = yield* backlog.take(id);
-        const result = yield* Effect.either(
+        if (closed) return Effect.fail(closedError("finishWorkflow", id));
+        // The taken steps are settled whatever the outcome: waiters of the workflow go on.
+        return Effect.flatMap(backlog.take(id), (taken) =>
           Effect.zipRight(
             takeFailure(id),
             lift("finishWorkflow", id, () =>
               finishWorkflow(checkpointer, taken.groups.length === 0 ? end : { ...end, steps: taken.groups }),
             ),
-          ),
+          ).pipe(Effect.ensuring(backlog.settle(taken))),
         );
-        yield* backlog.settle(taken);
-        return yield* result;
       });
 
     const service: CheckpointStoreService = {
@@ -272,6 +301,7 @@ export function makeCheckpointStore(
           lift("getStopRequest", id, () => checkpointer.getStopRequest(id)),
         ),
       saveStep,
+      saveStepNow,
       startWorkflow: (workflow, claim) =>
         Effect.zipRight(
           open("startWorkflow", workflow?.id),

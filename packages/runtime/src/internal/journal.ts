@@ -26,10 +26,14 @@ export class Journal {
   #inputStep: StepRecord | undefined;
   #newTurn = true;
   #parentVersionsSeen: Record<string, number> | undefined;
+  readonly #inline: boolean;
+  /** The first failed inline save: the run fails with it. */
+  #writeError: RunError | undefined;
 
   constructor(host: EngineHost) {
     this.#host = host;
     this.#store = host.config.shared.store;
+    this.#inline = this.#store === undefined || this.#store.policy.durability !== "sync";
   }
 
   /** The stored workflow as it was before this run (undefined: new, or no store). */
@@ -157,16 +161,48 @@ export class Journal {
     );
   }
 
-  /** Numbers a finished node's step; with a store, saves it right away (siblings done before a crash stay done). */
+  /**
+   * Whether `record` saves without an Effect (no store, or one that queues steps: durability `async` or `exit`):
+   * a superstep of plain async nodes then awaits their promises directly.
+   */
+  get inline(): boolean {
+    return this.#inline;
+  }
+
+  /**
+   * Numbers a finished node's step; with a store, saves it right away (siblings done before a crash stay done).
+   * Returns undefined when done inline; a failed inline save also ends the run at its next superstep.
+   */
   record(ex: Execution, o: Outcome): Effect.Effect<void, RunError> | undefined {
     const state = this.#host.state;
     o.index = state.nextIndex++;
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;
-    return this.#guard(store.saveStep(stepRecord(this.#host.config.workflowId, superstep, ex, o), this.#fence)).pipe(
+    const step = stepRecord(this.#host.config.workflowId, superstep, ex, o);
+    if (this.#inline) {
+      const error = this.#saveNow(store, step);
+      if (error !== undefined) {
+        // A caller that ignores the result (plain nodes awaited directly) stops at the next superstep; finish fails.
+        this.#writeError ??= error;
+        state.failure ??= error;
+        return Effect.fail(error);
+      }
+      this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name });
+      return undefined;
+    }
+    return this.#guard(store.saveStep(step, this.#fence)).pipe(
       Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
     );
+  }
+
+  /** `lease.guard` of an inline save. */
+  #saveNow(store: CheckpointStoreService, step: StepRecord): RunError | undefined {
+    const lease = this.#host.config.lease;
+    if (lease?.lost !== undefined) return lease.lost;
+    const error = store.saveStepNow(step, this.#fence);
+    if (error === undefined || lease === undefined) return error;
+    return lease.rejected(error) ?? error;
   }
 
   /** Writes the workflow's final status, flushes (top-level runs) and gives the lease back. */
@@ -177,6 +213,7 @@ export class Journal {
     const id = config.workflowId;
     const lease = config.lease;
     if (lease?.lost !== undefined) return Effect.fail(lease.lost);
+    if (this.#writeError !== undefined) return Effect.fail(this.#writeError);
     const update = {
       // The root's final update also marks a stop request handled (the stop it asked for happened, or came too late).
       ...(config.isChild ? {} : { stopRequested: null }),

@@ -1,9 +1,10 @@
 import type { Fence, Lease, StopRequest, WorkflowConflictError } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { isTaggedError } from "@graph/core";
-import { Effect, Exit, Scope } from "effect";
+import { Effect } from "effect";
 import { LeaseLostError } from "../errors.js";
 import type { RunControl } from "./context.js";
+import { Keeper } from "./leaseKeeper.js";
 import type { RunError } from "./outcome.js";
 
 /** How the lease of a top-level run is kept: length, renewal and cross-process stop polling (all in ms). */
@@ -29,8 +30,8 @@ export class RootLease {
   seenStop: number | undefined;
   /** A recovery (the `recover` run option): a stop request stored before the run began still stops it. */
   readonly recovering: boolean;
-  #release: Effect.Effect<void, RunError> = Effect.void;
-  #stopRenewing: Effect.Effect<void> = Effect.void;
+  #keeper: Keeper | undefined;
+  #store: CheckpointStoreService | undefined;
   #held: Pick<Lease, "owner" | "epoch"> | undefined;
 
   constructor(workflowId: string, owner: string, control: RunControl, recovering = false) {
@@ -63,17 +64,23 @@ export class RootLease {
     return Effect.suspend(() =>
       this.lost !== undefined
         ? Effect.fail(this.lost)
-        : write.pipe(
-            Effect.catchIf(isLeaseConflict, (e) =>
-              Effect.fail(this.markLost(`a write of the run was rejected (${e.reason}).`, e.heldBy, e)),
-            ),
-          ),
+        : write.pipe(Effect.catchIf(isLeaseConflict, (e) => Effect.fail(this.#rejectedBy(e)))),
     );
   }
 
+  /** `guard` for a write that already failed with `error`: the lease loss it means, if it means one. */
+  rejected(error: unknown): LeaseLostError | undefined {
+    return isLeaseConflict(error) ? this.#rejectedBy(error) : undefined;
+  }
+
+  #rejectedBy(e: WorkflowConflictError): LeaseLostError {
+    return this.markLost(`a write of the run was rejected (${e.reason}).`, e.heldBy, e);
+  }
+
   /**
-   * Claims the lease (with `acquire` when given: a claim merged with the workflow's creation) and starts the scoped
-   * fiber that renews it and polls for stop requests.
+   * Claims the lease (with `acquire` when given: a claim merged with the workflow's creation) and arms its keeper:
+   * one timer, due at the first stop poll or renewal. Most runs end before it fires, so they never start a fiber;
+   * a run that outlives it gets the fiber that renews the lease and polls for stop requests from then on.
    */
   claim(
     store: CheckpointStoreService,
@@ -83,30 +90,40 @@ export class RootLease {
   ): Effect.Effect<void, RunError> {
     const id = this.workflowId;
     const owner = this.owner;
-    return (acquire ?? store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs })).pipe(
-      Effect.flatMap((lease) =>
-        Effect.gen(this, function* () {
-          this.fence = { epoch: lease.epoch };
-          const scope = yield* Scope.make();
-          // The clock starts at the claim, not when the fiber first runs: nodes may run (and block) before that.
-          yield* Effect.forkIn(this.#keep(store, lease.epoch, timing, warn, Date.now()), scope);
-          this.#held = { owner, epoch: lease.epoch };
-          this.#stopRenewing = Scope.close(scope, Exit.void);
-          this.#release = this.#stopRenewing.pipe(
-            Effect.zipRight(
-              Effect.suspend(() =>
-                this.lost === undefined ? store.releaseWorkflow(id, { owner, epoch: lease.epoch }) : Effect.void,
-              ),
-            ),
-          );
-        }),
-      ),
-    );
+    return Effect.map(acquire ?? store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs }), (lease) => {
+      this.fence = { epoch: lease.epoch };
+      this.#held = { owner, epoch: lease.epoch };
+      this.#store = store;
+      // The clock starts at the claim, not when the keeper first runs: nodes may run (and block) before that.
+      const claimedAt = Date.now();
+      this.#keeper = new Keeper(
+        () => this.#keep(store, lease.epoch, timing, warn, claimedAt),
+        Math.min(timing.stopPollMs, timing.renewEveryMs),
+      );
+    });
   }
 
   /** Stops renewing and gives the lease back (nothing to give back once lost). */
   get release(): Effect.Effect<void, RunError> {
-    return this.#release;
+    return Effect.suspend(() => {
+      const held = this.#held;
+      if (held === undefined) return Effect.void;
+      return Effect.zipRight(
+        this.#stopRenewing,
+        Effect.suspend(() =>
+          this.lost === undefined ? this.#store!.releaseWorkflow(this.workflowId, held) : Effect.void,
+        ),
+      );
+    });
+  }
+
+  /** Disarms the keeper's timer, or interrupts its fiber (and waits for it) once it started. */
+  get #stopRenewing(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const keeper = this.#keeper;
+      this.#keeper = undefined;
+      return keeper === undefined ? Effect.void : keeper.stop();
+    });
   }
 
   /** Stops renewing, then runs the run's final write, which gives back `held` (undefined: none held, or lost). */
@@ -120,7 +137,7 @@ export class RootLease {
   }
 
   /**
-   * Wakes every `stopPollMs`: polls the stop request, and renews when a renewal is due (its result carries the stop
+   * Runs every `stopPollMs` (first when the keeper's timer fires): polls the stop request, and renews when a renewal is due (its result carries the stop
    * request too). Waking later than the lease's TTL means the event loop was blocked (a node that never yields) or
    * the process was frozen: the lease may have been taken, so it says so and renews at once — a lost lease aborts
    * the run rather than letting two processes run the workflow.
@@ -138,7 +155,6 @@ export class RootLease {
       let last = claimedAt;
       let renewedAt = last;
       while (this.lost === undefined) {
-        yield* Effect.sleep(Math.min(timing.stopPollMs, timing.renewEveryMs));
         const now = Date.now();
         if (now - last > timing.ttlMs)
           warn(
@@ -159,6 +175,7 @@ export class RootLease {
           const stop = yield* Effect.either(store.getStopRequest(id));
           if (stop._tag === "Right") this.sawStop(stop.right);
         }
+        yield* Effect.sleep(Math.min(timing.stopPollMs, timing.renewEveryMs));
       }
     });
   }

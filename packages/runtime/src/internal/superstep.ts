@@ -27,7 +27,7 @@ export const WAITING = Symbol("waiting");
  * Runs one superstep: every ready node starts now, their outcomes are applied together once all finished.
  * Returns undefined when everything ran inline; WAITING while plain nodes' promises are awaited (no Effect
  * involved: `resume` is called once the superstep is applied); or an Effect when a node needs one (nested graphs,
- * interrupts, retries, timeouts, cache) or steps are saved.
+ * interrupts, retries, timeouts, cache) or a step is saved through an Effect (a store with durability "sync").
  */
 export function runSuperstep(
   host: EngineHost,
@@ -75,7 +75,7 @@ export function runSuperstep(
       );
     }
   }
-  if (pending !== undefined && effects === undefined && config.shared.store === undefined) {
+  if (pending !== undefined && effects === undefined && journal.inline) {
     const wait = new PlainWait(host, journal, executions, pending.length, resume);
     for (let k = 0; k < pending.length; k++) {
       const ex = pending[k]!;

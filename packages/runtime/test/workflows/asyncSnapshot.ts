@@ -43,14 +43,26 @@ export async function downstreamMutationKeepsStoredOutput(checkpointer: Checkpoi
 
 /**
  * `parse → slow`: `parse` returns a value holding a function. The run must fail when `parse`'s step ends, with
- * the CheckpointError naming the path, before `slow` runs (not after the whole graph).
+ * the CheckpointError naming the path, before `slow` runs (not after the whole graph). `parse` is sync, or async
+ * (its step is then queued while the run awaits the node's promise directly, outside Effect).
  */
-export async function unsaveableValueFailsAtItsStep(checkpointer: Checkpointer, workflowId: string) {
+export async function unsaveableValueFailsAtItsStep(
+  checkpointer: Checkpointer,
+  workflowId: string,
+  parseKind: "sync" | "async" = "sync",
+) {
   const calls: string[] = [];
-  const parse = node({ name: "parse", output: "parsed" }, ({ text }: { text: string }) => {
+  const parsed = (text: string) => {
     calls.push("parse");
     return { text, toUpper: () => text.toUpperCase() };
-  });
+  };
+  const parse =
+    parseKind === "sync"
+      ? node({ name: "parse", output: "parsed" }, ({ text }: { text: string }) => parsed(text))
+      : node({ name: "parse", output: "parsed" }, async ({ text }: { text: string }) => {
+          await later(1);
+          return parsed(text);
+        });
   const slow = node({ name: "slow", output: "done" }, async ({ parsed }: { parsed: { text: string } }) => {
     calls.push("slow");
     await later(5);
@@ -71,6 +83,9 @@ export async function unsaveableValueFailsAtItsStep(checkpointer: Checkpointer, 
         "it is a function (toUpper)",
     );
     expect(calls).toEqual(["parse"]);
+    // The run gave the workflow up as failed, with no step after the input.
+    expect((await checkpointer.getWorkflow(workflowId))?.status).toBe("failed");
+    expect((await checkpointer.getSteps(workflowId)).map((s) => s.nodeName)).toEqual([]);
   } finally {
     await runner.close().catch(() => undefined);
   }
