@@ -336,3 +336,33 @@ export function resolveListLimit(limit: number | undefined): number {
  * ```
  */
 export const DEFAULT_LIST_LIMIT = 100;
+
+/** A lone UTF-16 surrogate has no UTF-8 encoding: a store would keep U+FFFD instead, and ids would not round-trip. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True for text a UTF-8 store keeps verbatim: non-empty, no NUL, no lone surrogate. */
+export function isStorableText(value: unknown): value is string {
+  return typeof value === "string" && value !== "" && !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+}
+
+/** True when `value` holds a lone UTF-16 surrogate (text no UTF-8 store can keep as given). */
+export function hasLoneSurrogate(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
+/**
+ * Validates and normalises a superstep bound of a read (`getSteps`' `throughSuperstep`, `getCheckpoint`'s
+ * `superstep`): `undefined` or `Infinity` for no bound, else an integer.
+ */
+export function superstepBound(value: number | undefined, operation: string, workflowId: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || Number.isNaN(value)) {
+    throw new CheckpointError({
+      message: `${operation}('${workflowId}'): the superstep bound must be a number, got ${String(value)}.`,
+      workflowId,
+      operation,
+    });
+  }
+  if (value === Number.POSITIVE_INFINITY) return undefined;
+  return Math.floor(Math.max(value, -1e15));
+}

@@ -19,10 +19,12 @@ import {
   CheckpointError,
   decodeStopRequest,
   encodeStopRequest,
+  isStorableText,
   leaseHeldError,
   leaseLostError,
   serializeStored,
   staleFenceError,
+  superstepBound,
   unknownWorkflowError,
   validateFence,
   validateRenewal,
@@ -32,7 +34,7 @@ import type { IndexContext } from "./indexes.js";
 import { deleteWorkflows, descendantsOf, listWorkflows, pruneExpired } from "./indexes.js";
 import { stepField } from "./keys.js";
 import { decodeStep, decodeWorkflow, encodeStep, hashFromPairs, normalizeError } from "./records.js";
-import { isStorableText, requireStorableId, superstepBound, validateClaimOptions } from "./validation.js";
+import { requireStorableId, validateClaimOptions } from "./validation.js";
 
 const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 

@@ -2,20 +2,12 @@
  * Redis-specific input checks: text Redis cannot store verbatim (NUL, lone surrogates) in ids and owners. The lease
  * and fencing errors come from `@graph/checkpoint`, shared with the other adapters.
  */
-import { CheckpointError, validateWorkflowId } from "@graph/checkpoint";
-
-/** A lone UTF-16 surrogate has no UTF-8 encoding: Redis would store U+FFFD instead, and ids would not round-trip. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** True for text Redis stores verbatim (non-empty, no NUL, no lone surrogate). */
-export function isStorableText(value: unknown): value is string {
-  return typeof value === "string" && value !== "" && !value.includes("\u0000") && !LONE_SURROGATE.test(value);
-}
+import { CheckpointError, hasLoneSurrogate, isStorableText, validateWorkflowId } from "@graph/checkpoint";
 
 /** Checks an id (or node name / owner) that becomes part of a key or a field. */
 export function requireStorableId(id: unknown, operation: string, what = "workflow id"): asserts id is string {
   validateWorkflowId(id, operation);
-  if (LONE_SURROGATE.test(id)) {
+  if (hasLoneSurrogate(id)) {
     throw new CheckpointError({
       message:
         `Invalid ${what} ${JSON.stringify(id)} passed to ${operation}: it contains a lone UTF-16 surrogate, which ` +
@@ -53,18 +45,4 @@ export function validateClaimOptions(id: string, options: { readonly owner: stri
       path: "ttlMs",
     });
   }
-}
-
-/** Validates and normalises a superstep bound (`Infinity` = no bound). */
-export function superstepBound(value: number | undefined, operation: string, workflowId: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || Number.isNaN(value)) {
-    throw new CheckpointError({
-      message: `${operation}('${workflowId}'): the superstep bound must be a number, got ${String(value)}.`,
-      workflowId,
-      operation,
-    });
-  }
-  if (value === Number.POSITIVE_INFINITY) return undefined;
-  return Math.floor(Math.max(value, -1e15));
 }
