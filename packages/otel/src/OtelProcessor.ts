@@ -269,7 +269,11 @@ export class OtelProcessor {
 
   #paused(event: Extract<GraphEvent, { type: "Paused" }>): void {
     const node = this.#nodes.get(event.spanId);
-    const attributes: Attributes = { "graph.node.name": event.nodeName, "graph.response_key": event.responseKey };
+    const attributes: Attributes = {
+      "graph.node.name": event.nodeName,
+      "graph.pause.reason": event.reason,
+      "graph.response_key": event.responseKey,
+    };
     if (this.#maxPayload !== undefined) attributes["graph.pause.value"] = payload(event.value, this.#maxPayload);
     // The run span gets the event; the paused node (interrupt or the GraphNode around it) ends here: it has no
     // NodeEnd, and it runs again as a new span when the workflow resumes.

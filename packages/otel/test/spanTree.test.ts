@@ -98,7 +98,11 @@ describe("OtelProcessor span tree", () => {
     const decision = run1!.events.find((e) => e.name === "route_decision")!;
     expect(decision.attributes).toEqual({ "graph.gate": "gate", "graph.decision": "review" });
     const paused = run1!.events.find((e) => e.name === "paused")!;
-    expect(paused.attributes).toEqual({ "graph.node.name": "approval", "graph.response_key": "decision" });
+    expect(paused.attributes).toEqual({
+      "graph.node.name": "approval",
+      "graph.pause.reason": "human_input",
+      "graph.response_key": "decision",
+    });
     const retry = spans.find((s) => s.name === "node flaky")!.events.find((e) => e.name === "retry")!;
     expect(retry.attributes).toEqual({
       "graph.attempt": 1,

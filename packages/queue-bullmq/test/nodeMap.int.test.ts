@@ -75,7 +75,9 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     expect((await env.checkpointer.getWorkflow("nm1"))?.status).toBe("completed");
     // The run parked once (its job waited for the chunks without a slot), then resumed and went on.
     const paused = (await collect(handle.events)).filter((e) => e.type === "Paused");
-    expect(paused).toEqual([expect.objectContaining({ nodeName: "squares", value: { items: 10_000 } })]);
+    expect(paused).toEqual([
+      expect.objectContaining({ reason: "map_dispatched", nodeName: "squares", value: { items: 10_000 } }),
+    ]);
     const runs = executions(log);
     expect([...runs.keys()].sort((a, b) => a - b)).toEqual(xs);
     // Run twice: only items in flight on the killed worker (its chunks not finished: 4 chunks × 16 lanes at most),

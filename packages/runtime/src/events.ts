@@ -83,6 +83,8 @@ export type GraphEvent =
     })
   | (EventBase & {
       readonly type: "Paused";
+      /** `"human_input"` for an interrupt; `"map_dispatched"` when a mapped node's items went to a `mapDispatcher`. */
+      readonly reason: "human_input" | "map_dispatched";
       readonly nodeName: string;
       readonly value: unknown;
       readonly responseKey: string;

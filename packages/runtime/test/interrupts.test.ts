@@ -82,6 +82,7 @@ describe("interrupt: pause", () => {
     const paused = events.find((e) => e.type === "Paused");
     expect(paused).toMatchObject({
       type: "Paused",
+      reason: "human_input",
       nodeName: "approval",
       value: "about cats",
       responseKey: "decision",

@@ -135,8 +135,15 @@ describe("mapDispatcher", () => {
         },
       },
     });
-    const parked = await runner.run(flow, { values: { n: 6, offset: 0 }, workflowId: "p" });
+    const handle = runner.start(flow, { values: { n: 6, offset: 0 }, workflowId: "p" });
+    const pausedEvents: unknown[] = [];
+    for await (const e of handle.events) if (e.type === "Paused") pausedEvents.push(e);
+    const parked = await handle.result;
     expect(parked.status).toBe("paused");
+    // The event says why the run paused: no human is asked for anything.
+    expect(pausedEvents).toEqual([
+      expect.objectContaining({ reason: "map_dispatched", nodeName: "items", value: { items: 6 }, responseKey: "" }),
+    ]);
     expect(parked.pause).toEqual({
       reason: "map_dispatched",
       nodeName: "items",

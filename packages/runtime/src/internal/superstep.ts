@@ -227,7 +227,12 @@ function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void
     if (o.kind === "paused")
       host.event(
         "Paused",
-        { nodeName: o.pause.nodeName, value: o.pause.value, responseKey: o.pause.responseKey },
+        {
+          reason: o.pause.reason,
+          nodeName: o.pause.nodeName,
+          value: o.pause.value,
+          responseKey: o.pause.responseKey,
+        },
         executions[i]!.spanId,
       );
   }
