@@ -1,7 +1,7 @@
 // The shape of one table row and of results.json, and how targets are judged.
 
 /** The unit a row's three numbers are in. */
-type Unit = "µs/node" | "µs/run" | "ms/run" | "ms" | "MB" | "B/step" | "×";
+type Unit = "µs/node" | "µs/run" | "µs/item" | "ms/run" | "ms" | "MB" | "B/step" | "×";
 
 /** One contender's number in a row. `estimated` marks an extrapolation, never a measurement. */
 export interface Cell {

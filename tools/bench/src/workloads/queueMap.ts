@@ -171,7 +171,7 @@ function trivialRow(
     id: `queue-map-trivial-${items}-c${chunkSize}-w${workers}`,
     workload: "queue",
     label: `map of ${items} trivial items, chunks of ${chunkSize}, ${workers} worker(s) on ${cores} cores (Redis store)`,
-    unit: "µs/run",
+    unit: "µs/item",
     ours: { value: perItemUs(m.wallMs, items), cpu: perItemUs(m.cpuMs, items) },
     floor: {
       value: perItemUs(floor.wallMs, items),
