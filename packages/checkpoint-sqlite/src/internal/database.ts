@@ -53,15 +53,29 @@ export function openDatabase(file: string, busyTimeoutMs: number): CachedDatabas
   return withStatementCache(db);
 }
 
+/**
+ * What the store's synchronous path uses of a better-sqlite3 handle and statement. Declared here rather than taken
+ * from better-sqlite3's types, so the published declarations do not need `@types/better-sqlite3` installed.
+ */
+interface RawHandle {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+}
+interface RawStatement {
+  readonly reader: boolean;
+  all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { readonly changes: number };
+}
+
 /** The database as Kysely's driver takes it, plus the handle itself for the store's synchronous path. */
 export interface CachedDatabase extends SqliteDatabase {
-  readonly raw: Database.Database;
+  readonly raw: RawHandle;
   /** The cached prepared statement of `sql`. */
-  prepare(sql: string): SqliteStatement & Database.Statement;
+  prepare(sql: string): SqliteStatement & RawStatement;
 }
 
 function withStatementCache(db: Database.Database): CachedDatabase {
-  const cache = new Map<string, SqliteStatement & Database.Statement>();
+  const cache = new Map<string, SqliteStatement & RawStatement>();
   return {
     raw: db,
     close: () => {
@@ -71,7 +85,7 @@ function withStatementCache(db: Database.Database): CachedDatabase {
     prepare: (sql: string) => {
       let statement = cache.get(sql);
       if (statement === undefined) {
-        statement = db.prepare(sql) as unknown as SqliteStatement & Database.Statement;
+        statement = db.prepare(sql) as unknown as SqliteStatement & RawStatement;
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next().value;
           if (oldest !== undefined) cache.delete(oldest);
