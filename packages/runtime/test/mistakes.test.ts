@@ -77,6 +77,30 @@ describe("silent mistakes become clear errors", () => {
     expect(error.message).toContain("did you mean 'embedding', produced by 'embed'?");
   });
 
+  it("a loop's entry that reads a value produced later in the loop says so, and how to give the first run a value", async () => {
+    const write = node({ name: "write", output: "draft" }, async ({ notes }: { notes: string[] }) =>
+      later(notes.join("+")),
+    );
+    const critique = node(
+      { name: "critique", output: "notes" },
+      ({ draft, notes }: { draft: string; notes: string[] }) => [...notes, `${draft}!`],
+    );
+    const stop = route({ name: "stop", targets: ["write", END] }, ({ notes }: { notes: string[] }) =>
+      notes.length > 3 ? END : "write",
+    );
+    const loop = new Graph([write, critique, stop]);
+    const error = await new Runner().run(loop, { values: {} }).catch((e) => e);
+    expect(isMissingInputError(error)).toBe(true);
+    expect(error.missing).toEqual(["notes"]);
+    expect(error.message).toContain(
+      "'notes' is produced by 'critique', but 'write', 'critique', 'stop' must run before that (a loop)",
+    );
+    expect(error.message).toContain("a default in the parameter list (({ notes = … }) => …), graph.bind({ notes: … })");
+    expect(error.message).not.toContain("is not produced by any node");
+    const bound = await new Runner().run(loop.bind({ notes: [] }), { values: {} });
+    expect(bound.values.notes).toEqual(["!", "!!", "!+!!!", "!+!!+!+!!!!"]);
+  });
+
   it("answering a pause on a runner without a checkpointer says resuming needs the original values or a checkpointer", async () => {
     const runner = new Runner();
     const paused = await runner.run(reviewed, { values: { topic: "cats" } });

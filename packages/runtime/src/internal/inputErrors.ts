@@ -64,10 +64,19 @@ export function missingInputError(
       hints.push(`  → Did you mean '${m}' instead of '${close}'?`);
       continue;
     }
+    const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
+    const producers = a.producers.get(m);
+    if (producers !== undefined) {
+      // Produced, yet required from the caller: its readers run before its producer does (the entry of a loop).
+      hints.push(
+        `  → '${m}' is produced by ${producers.map((p) => `'${p}'`).join(", ")}, but ${readers} must run before that (a loop): their first run has no '${m}'. ` +
+          `Give the first run a value: a default in the parameter list (({ ${m} = … }) => …), graph.bind({ ${m}: … }), or values: { ${m}: … }.`,
+      );
+      continue;
+    }
     // A misspelled parameter name looks like a missing input: point at the output it was probably meant to read.
     const output = closestName(m, a.producers.keys());
     if (output !== undefined) {
-      const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
       hints.push(
         `  → '${m}' (read by ${readers}) is not produced by any node: did you mean '${output}', produced by '${a.producers.get(output)![0]}'? If so, fix the parameter name.`,
       );
