@@ -5,12 +5,10 @@ import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import { type Runner, RunResult } from "@graph/runtime";
 import type { Redis } from "ioredis";
+import { runChunkItems } from "./chunkItems.js";
 import type { QueueKeys } from "./keys.js";
 import { type ChunkJobData, type GatherJobData, itemWorkflowId } from "./mapJobs.js";
 import { readStop } from "./stopSignal.js";
-
-/** Items of one chunk run at once. */
-const ITEM_CONCURRENCY = 16;
 
 /**
  * Runs a chunk's items as child workflows; an item already finished (a chunk delivered again after its worker died)
@@ -28,27 +26,19 @@ export async function runChunk(
   const text = await redis.get(keys.mapChunk(data.mapId, data.chunk));
   if (text === null) throw new Error(`Map '${data.mapId}': the values of chunk ${data.chunk} are gone from Redis.`);
   const items = serializer.deserialize(text) as Record<string, unknown>[];
-  let next = 0;
-  let done = 0;
-  const lane = async (): Promise<void> => {
-    for (;;) {
-      const offset = next++;
-      if (offset >= items.length) return;
-      if ((await readStop(redis, keys, data.mapId)) !== undefined) return;
-      const id = itemWorkflowId(data.mapId, data.start + offset);
-      const stored = await checkpointer.getWorkflow(id);
-      if (stored?.status !== "completed" && stored?.status !== "failed")
-        await runner.run(graph, {
-          ...data.options,
-          values: items[offset],
-          workflowId: id,
-          errorHandling: "continue",
-        } as never);
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(ITEM_CONCURRENCY, items.length) }, lane));
-  return done;
+  return runChunkItems(items.length, async (offset) => {
+    if ((await readStop(redis, keys, data.mapId)) !== undefined) return false;
+    const id = itemWorkflowId(data.mapId, data.start + offset);
+    const stored = await checkpointer.getWorkflow(id);
+    if (stored?.status !== "completed" && stored?.status !== "failed")
+      await runner.run(graph, {
+        ...data.options,
+        values: items[offset],
+        workflowId: id,
+        errorHandling: "continue",
+      } as never);
+    return true;
+  });
 }
 
 /** The map's result, read from the checkpointer in item order (outputs of the graph only). */

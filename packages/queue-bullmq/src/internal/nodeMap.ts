@@ -17,7 +17,9 @@ import {
 } from "@graph/runtime";
 import { type Job, Queue, WaitingChildrenError } from "bullmq";
 import type { Redis } from "ioredis";
+import { runChunkItems } from "./chunkItems.js";
 import { jobIdOf, type QueueKeys } from "./keys.js";
+import { itemWorkflowId } from "./mapJobs.js";
 import { readStop } from "./stopSignal.js";
 
 /** A worker's `map.distribute` options. */
@@ -81,8 +83,6 @@ export function nodeMapDeps(
 
 /** Chunk jobs added per call to Redis. */
 const ADD_BATCH = 200;
-/** Items of one chunk run at once. */
-const ITEM_CONCURRENCY = 16;
 /** A map whose run is never resumed (stopped, abandoned) leaves its keys this long. */
 const MAP_TTL_S = 7 * 24 * 3600;
 
@@ -212,38 +212,25 @@ export async function runNodeChunk(
   const text = await deps.redis.get(`${key}:${data.chunk}`);
   if (text === null) return 0; // the map is over (stopped and gathered): nothing left to run
   const items = deps.serializer.deserialize(text) as Record<string, unknown>[];
-  let next = 0;
-  let ran = 0;
-  let over = false;
-  const lane = async (): Promise<void> => {
-    while (!over) {
-      const offset = next++;
-      if (offset >= items.length) return;
-      if (await deps.stopRequested(data.rootWorkflowId)) {
-        over = true;
-        return;
-      }
-      const i = data.start + offset;
-      try {
-        await runner.runMapItem(graph, {
-          workflowId: `${data.mapPath}/${i}`,
-          parentWorkflowId: data.parentWorkflowId,
-          values: items[offset]!,
-          parentVersions: data.parentVersions,
-          fence: data.fence,
-          completeOnStop: data.completeOnStop,
-          maxIterations: data.maxIterations,
-        });
-      } catch (error) {
-        if (!isLeaseLostError(error)) throw error;
-        over = true;
-        return;
-      }
-      ran++;
+  const ran = await runChunkItems(items.length, async (offset) => {
+    if (await deps.stopRequested(data.rootWorkflowId)) return false;
+    try {
+      await runner.runMapItem(graph, {
+        workflowId: itemWorkflowId(data.mapPath, data.start + offset),
+        parentWorkflowId: data.parentWorkflowId,
+        values: items[offset]!,
+        parentVersions: data.parentVersions,
+        fence: data.fence,
+        completeOnStop: data.completeOnStop,
+        maxIterations: data.maxIterations,
+      });
+      return true;
+    } catch (error) {
+      if (!isLeaseLostError(error)) throw error;
+      return false;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(ITEM_CONCURRENCY, items.length) }, lane));
-  if (next >= items.length && ran === items.length) await deps.redis.sadd(`${key}:done`, data.chunk);
+  });
+  if (ran === items.length) await deps.redis.sadd(`${key}:done`, data.chunk);
   return ran;
 }
 

@@ -105,16 +105,9 @@ export class RootLease {
 
   /** Stops renewing and gives the lease back (nothing to give back once lost). */
   get release(): Effect.Effect<void, RunError> {
-    return Effect.suspend(() => {
-      const held = this.#held;
-      if (held === undefined) return Effect.void;
-      return Effect.zipRight(
-        this.#stopRenewing,
-        Effect.suspend(() =>
-          this.lost === undefined ? this.#store!.releaseWorkflow(this.workflowId, held) : Effect.void,
-        ),
-      );
-    });
+    return this.releaseWith((held) =>
+      held === undefined ? Effect.void : this.#store!.releaseWorkflow(this.workflowId, held),
+    );
   }
 
   /** Disarms the keeper's timer, or interrupts its fiber (and waits for it) once it started. */
