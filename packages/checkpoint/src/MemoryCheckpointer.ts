@@ -136,6 +136,7 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async createWorkflow(
     workflow: NewWorkflow,
+    fence?: Fence,
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     this.#open("createWorkflow");
     if (typeof workflow !== "object" || workflow === null) {
@@ -156,8 +157,15 @@ export class MemoryCheckpointer implements Checkpointer {
       }
     }
     if (workflow.parentId !== undefined) validateWorkflowId(workflow.parentId, "createWorkflow");
+    const guardId = validateFence(workflow.id, fence, "createWorkflow");
     this.pruneExpired();
     const existing = this.#workflows.get(workflow.id);
+    if (guardId !== undefined) {
+      // Checked before anything is created: a zombie of a taken-over root leaves no child record behind.
+      const guard = guardId === workflow.id ? existing : this.#workflows.get(guardId);
+      if (guard === undefined) throw unknownWorkflowError(guardId, "createWorkflow");
+      this.#checkFence(guard, { epoch: fence!.epoch }, "createWorkflow", workflow.id);
+    }
     if (existing !== undefined) return { workflow: this.#toRecord(existing), created: false };
     const now = Date.now();
     const stored: StoredWorkflow = {
@@ -445,7 +453,7 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   /** Checks the fence against the lease epoch of the guarding workflow (the written one, or its root). */
-  #checkFence(workflow: StoredWorkflow, fence: Fence | undefined, operation: string): void {
+  #checkFence(workflow: StoredWorkflow, fence: Fence | undefined, operation: string, written = workflow.id): void {
     if (fence === undefined) return;
     const guardId = fence.workflowId ?? workflow.id;
     const guard = guardId === workflow.id ? workflow : this.#require(guardId, operation);
@@ -459,7 +467,7 @@ export class MemoryCheckpointer implements Checkpointer {
         epoch: guard.epoch,
         ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }),
       },
-      workflow.id,
+      written,
     );
   }
 
