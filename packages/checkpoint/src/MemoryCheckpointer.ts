@@ -12,9 +12,11 @@ import type {
   Checkpointer,
   Fence,
   Lease,
+  LeaseClaim,
   ListWorkflowsOptions,
   NewWorkflow,
   RenewedLease,
+  StartedWorkflow,
   StepReadOptions,
   StepRecord,
   StopRequest,
@@ -186,6 +188,45 @@ export class MemoryCheckpointer implements Checkpointer {
     };
     this.#workflows.set(workflow.id, stored);
     return { workflow: this.#toRecord(stored), created: true };
+  }
+
+  /**
+   * `createWorkflow` + `claimWorkflow` + `saveStep` of each of `steps` under the new lease. Everything is checked
+   * first (claim options, steps and their values), so a failure leaves nothing behind but what the contract allows
+   * (a workflow created whose claim was refused).
+   */
+  async startWorkflow(
+    workflow: NewWorkflow,
+    claim: LeaseClaim,
+    steps: readonly StepRecord[] = [],
+  ): Promise<StartedWorkflow> {
+    this.#open("startWorkflow");
+    const id = typeof workflow === "object" && workflow !== null ? workflow.id : undefined;
+    validateWorkflowId(id, "startWorkflow");
+    validateClaimOptions(id, claim);
+    for (const step of steps) {
+      validateStepRecord(step);
+      if (step.workflowId !== id) {
+        throw new CheckpointError({
+          message: `startWorkflow('${id}'): its steps must belong to the started workflow, got one of '${step.workflowId}'.`,
+          workflowId: id,
+          operation: "startWorkflow",
+          path: "steps",
+        });
+      }
+      serializeStored(this.#serializer, normalizeStep(step), {
+        workflowId: id,
+        nodeName: step.nodeName,
+        operation: "startWorkflow",
+      });
+    }
+    const current = this.#workflows.get(id)?.lease;
+    if (current !== undefined && current.expiresAt > Date.now() && current.owner !== claim.owner)
+      throw leaseHeldError(id, current.owner, new Date(current.expiresAt));
+    const created = await this.createWorkflow(workflow);
+    const lease = await this.claimWorkflow(id, claim);
+    for (const step of steps) await this.saveStep(step, { epoch: lease.epoch });
+    return { ...created, lease };
   }
 
   async claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
