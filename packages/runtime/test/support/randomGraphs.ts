@@ -155,11 +155,16 @@ export function reorder(spec: GraphSpec, order: readonly number[]): GraphSpec {
   return withToString({ ...spec, nodes: order.map((i) => spec.nodes[i]!) });
 }
 
-/** The node orders to check: every permutation for up to 4 nodes, else a fixed sample plus `extra` shuffles. */
-export function orders(n: number, extra: readonly (readonly number[])[]): number[][] {
+/**
+ * The node orders to check: every permutation for up to 3 nodes; else the listing, its reverse, the listing by name
+ * and by reverse name, and one order per `extra` shuffle.
+ */
+export function orders(names: readonly string[], extra: readonly (readonly number[])[]): number[][] {
+  const n = names.length;
   const identity = Array.from({ length: n }, (_, i) => i);
-  if (n <= 4) return permutations(identity);
-  const out = [identity, [...identity].reverse()];
+  if (n <= 3) return permutations(identity);
+  const byName = [...identity].sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
+  const out = [identity, [...identity].reverse(), byName, [...byName].reverse()];
   for (const shuffle of extra) {
     const rest = [...identity];
     const order: number[] = [];
@@ -215,11 +220,24 @@ export function build(spec: GraphSpec, trace: string[]): Graph | string {
       );
     });
     let graph: Graph = new Graph(nodes, spec.entrypoint === undefined ? {} : { entrypoint: spec.entrypoint });
-    if (Object.keys(spec.bound).length > 0) graph = graph.bind(spec.bound);
+    // Bind what the graph takes as an input (binding a value a node produces is a build error, not a case).
+    const bound = Object.fromEntries(Object.entries(spec.bound).filter(([k]) => graph.inputs.all.has(k)));
+    if (Object.keys(bound).length > 0) graph = graph.bind(bound);
     return graph;
   } catch (error) {
     return (error as { _tag?: string })._tag ?? String(error);
   }
+}
+
+const runner = new Runner();
+
+/** The values a run of the spec passes: the spec's values the graph takes, and 1 for anything else it needs. */
+export function callerValues(spec: GraphSpec, graph: Graph): Record<string, number> {
+  const values: Record<string, number> = {};
+  for (const [k, v] of Object.entries(spec.values)) if (graph.inputs.all.has(k)) values[k] = v;
+  // Whatever the graph needs from the caller and the spec does not give: 1.
+  for (const k of [...graph.inputs.required, ...graph.inputs.seeds]) values[k] ??= 1;
+  return values;
 }
 
 /** Runs the spec on the engine (sync nodes, so the trace is the order the scheduler called them in). */
@@ -227,12 +245,19 @@ export async function runEngine(spec: GraphSpec, maxIterations: number): Promise
   const trace: string[] = [];
   const graph = build(spec, trace);
   if (typeof graph === "string") return `rejected: ${graph}`;
-  const values: Record<string, number> = {};
-  for (const [k, v] of Object.entries(spec.values)) if (graph.inputs.all.has(k)) values[k] = v;
-  // Whatever the graph needs from the caller and the spec does not give: 1.
-  for (const k of [...graph.inputs.required, ...graph.inputs.seeds]) values[k] ??= 1;
+  return runBuilt(spec, graph, trace, maxIterations);
+}
+
+/** Runs a graph {@link build} made (its nodes record their calls in `trace`). */
+export async function runBuilt(
+  spec: GraphSpec,
+  graph: Graph,
+  trace: string[],
+  maxIterations: number,
+): Promise<Outcome> {
+  const values = callerValues(spec, graph);
   try {
-    const r = await new Runner().run(graph, { values, maxIterations });
+    const r = await runner.run(graph, { values, maxIterations });
     return { trace, status: r.status, values: { ...r.values } };
   } catch (error) {
     const e = error as { _tag?: string; nodeName?: string; nodes?: readonly string[] };
