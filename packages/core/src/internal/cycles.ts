@@ -38,7 +38,7 @@ export interface CycleGraph {
 }
 
 /** A cycle found while breaking a loop (the loop itself, or a cycle left inside it once feedback edges are gone). */
-export interface Cycle {
+interface Cycle {
   /** Members, sorted by name. */
   readonly members: readonly string[];
   readonly entries: readonly string[];
@@ -235,7 +235,7 @@ function tieWarning(comp: readonly string[], left: readonly string[]): string {
 }
 
 /** The cycles (strongly connected parts with more than one node, or a self edge) of `members` over live edges. */
-export function cyclicParts(
+function cyclicParts(
   g: CycleGraph,
   members: readonly string[],
   live: (from: string, to: string) => boolean,

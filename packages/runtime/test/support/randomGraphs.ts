@@ -126,7 +126,7 @@ function oneWriterEach(nodes: readonly NodeSpec[], shared: boolean): NodeSpec[] 
 }
 
 /** The spec as the code a user would write: what fast-check prints for a counterexample. */
-export function toCode(spec: GraphSpec): string {
+function toCode(spec: GraphSpec): string {
   const lines = spec.nodes.map((n) => {
     const ins = `{ ${n.inputs.join(", ")} }`;
     if (n.kind === "gate") {
