@@ -150,6 +150,12 @@ class GraphBase {
   readonly leafOutputs: readonly string[];
   /** @internal The scheduler's view of the graph. */
   readonly analysis: Analysis;
+  /**
+   * Build warnings: loops whose starting node only a tie-break by name decided (no `entrypoint`, and neither
+   * `bind`, defaults nor gates single one out). Each names the loop, the candidates and the choice; the runtime
+   * reports them as `Warning` events when a run starts.
+   */
+  readonly warnings: readonly string[];
 
   readonly #options: GraphOptions;
   readonly #nodeList: readonly AnyNode[];
@@ -241,17 +247,16 @@ class GraphBase {
     }
 
     const entrySet = new Set(entry);
-    this.analysis = new Analysis(nodes, this.#edges, entrySet, (candidates, component) => {
-      const chosen = pickEntry(byName, candidates, component, entrySet);
+    // Bound values take part in choosing a loop's entry and its loop-carried values (docs/semantics.md, "Loops").
+    this.analysis = new Analysis(nodes, this.#edges, entrySet, new Set(Object.keys(state.bound)), (cycle) => {
       // With no possible entry the cycle can never start; say so now (breaking the cycle needs an entry).
-      if (chosen.length === 0)
-        throw deadlockError(
-          where,
-          component,
-          component.map((m) => byName.get(m)).filter((n): n is GateNode => n instanceof GateNode),
-        );
-      return chosen;
+      throw deadlockError(
+        where,
+        nodes.map((n) => n.name).filter((n) => cycle.includes(n)),
+        nodes.filter((n): n is GateNode => n instanceof GateNode && cycle.includes(n.name)),
+      );
     });
+    this.warnings = Object.freeze([...this.analysis.warnings]);
     for (const e of entry) {
       if (!this.analysis.cyclic.has(this.analysis.componentOf.get(e)!)) {
         throw new GraphConfigError(
@@ -532,41 +537,6 @@ function buildEdges(
     }
   }
   return edges;
-}
-
-/**
- * Entry of a cycle: configured entrypoints first; else, among nodes not held back by a closed gate of the same
- * cycle, the one with the fewest inputs produced inside the cycle, ties broken by node-list order.
- */
-function pickEntry(
-  byName: ReadonlyMap<string, AnyNode>,
-  candidates: readonly string[],
-  component: readonly string[],
-  entrypoints: ReadonlySet<string>,
-): readonly string[] {
-  const configured = candidates.filter((c) => entrypoints.has(c));
-  if (configured.length > 0) return configured;
-  const producedInside = new Set(component.flatMap((c) => byName.get(c)!.outputs));
-  // Targets of this cycle's gates that may not run before their gate decides (computed once: cycles can be large).
-  const closed = new Set<string>();
-  for (const g of component) {
-    const gate = byName.get(g);
-    if (gate instanceof GateNode && !gate.defaultOpen)
-      for (const t of gate.targets) if (typeof t === "string") closed.add(t);
-  }
-  const closedByGate = (name: string) => closed.has(name);
-  const open = candidates.filter((c) => !closedByGate(c));
-  if (open.length === 0) return [];
-  let best = open[0]!;
-  let bestScore = Infinity;
-  for (const c of open) {
-    const score = byName.get(c)!.inputs.filter((i) => producedInside.has(i)).length;
-    if (score < bestScore) {
-      best = c;
-      bestScore = score;
-    }
-  }
-  return [best];
 }
 
 function hasDefault(n: AnyNode, input: string): boolean {

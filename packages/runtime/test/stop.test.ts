@@ -301,11 +301,13 @@ describe("completeOnStop", () => {
     const order = all
       .filter((e) => e.type !== "SuperstepStart" && e.type !== "NodeStart" && e.type !== "StreamingChunk")
       .map(label);
+    // Siblings of one superstep end in the scheduler's order (upstream first, then by name: `lookup` before
+    // `write`), never in node-list order (SPEC §10, order independence).
     expect(order).toEqual([
       "RunStart",
       "StopRequested",
-      "NodeEnd:write",
       "NodeEnd:lookup",
+      "NodeEnd:write",
       "NodeEnd:summarize",
       "RunEnd:stopped",
     ]);

@@ -1,15 +1,16 @@
-import { DirectedGraph } from "graphology";
+import {
+  type BrokenCycles,
+  breakCycles,
+  type CycleNode,
+  type FeedbackKind,
+  type PairInfo,
+  pairKey,
+  tarjan,
+} from "./cycles.js";
 import { computeLoops, type LoopInfo } from "./loops.js";
 
 /** Minimal view of a node the analysis needs. */
-export interface AnalysisNode {
-  readonly name: string;
-  readonly inputs: readonly string[];
-  readonly outputs: readonly string[];
-  readonly isGate: boolean;
-  readonly targets?: readonly unknown[];
-  readonly defaultOpen?: boolean;
-}
+export interface AnalysisNode extends CycleNode {}
 
 export interface EdgeSpec {
   readonly from: string;
@@ -18,14 +19,16 @@ export interface EdgeSpec {
   readonly valueNames: readonly string[];
 }
 
-const key = (from: string, to: string) => `${from}\u0000${to}`;
+const key = pairKey;
 
 /**
- * Everything the scheduler needs to know about a graph's shape, computed once per graph:
- * strongly connected components, entry nodes, feedback edges, seeds, a deterministic acyclic order and
- * (lazily, memoised) reachability used by the staleness exemptions and the "upstream first" rule.
+ * Everything the scheduler needs to know about a graph's shape, computed once per graph: strongly connected
+ * components, entry nodes, feedback edges, seeds, a deterministic acyclic order and (lazily, memoised) reachability
+ * used by the staleness exemptions and the "upstream first" rule. None of it depends on the order of the node list:
+ * ties are broken by name (cycles.ts).
  */
 export class Analysis {
+  /** Node names in node-list order (per-node arrays of a run are indexed by this position; scheduling never is). */
   readonly order: readonly string[];
   readonly position: ReadonlyMap<string, number>;
   /** value name → producers (node-list order). */
@@ -38,25 +41,31 @@ export class Analysis {
   readonly controllers: ReadonlyMap<string, readonly string[]>;
   /** node → component id. */
   readonly componentOf: ReadonlyMap<string, number>;
+  /** Components, each in acyclic order (entry first, then downstream, ties by name). */
   readonly components: readonly (readonly string[])[];
   /** Components that are cycles (more than one node, or a node with a self edge). */
   readonly cyclic: ReadonlySet<number>;
   /** Component id → its entry node(s). */
   readonly entries: ReadonlyMap<number, readonly string[]>;
-  /** Edge keys (from, to) that close a cycle into its entry. */
+  /** Edge keys (from, to) that close a cycle into its entry or carry loop-carried values back. */
   readonly feedback: ReadonlySet<string>;
+  /** Every cycle found while breaking the loops (the loops themselves and the cycles inside them). */
+  readonly cycles: BrokenCycles["cycles"];
+  /** Build warnings: cycles whose entry only a name tie-break decided. */
+  readonly warnings: readonly string[];
   /** Values carried by feedback data edges: the cycles' first values. */
   readonly seedValues: ReadonlySet<string>;
   /** node → seeds of the cycles it belongs to that it produces. */
   readonly ownCycleSeeds: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Topological position with feedback edges removed (ties broken by node-list order). */
+  /** Topological position with feedback edges removed (ties broken by name). */
   readonly acyclicIndex: ReadonlyMap<string, number>;
-  /** Topological position of each component in the condensation. */
+  /** Topological position of each component in the condensation (ties broken by name). */
   readonly componentIndex: ReadonlyMap<number, number>;
 
   /** Seeds, gated loops and branch regions (see loops.ts). */
   readonly loops: LoopInfo;
 
+  readonly #feedbackKind: ReadonlyMap<string, FeedbackKind>;
   readonly #succ = new Map<string, string[]>(); // acyclic successors
   readonly #isGate = new Set<string>();
   readonly #gatedReach = new Map<string, Set<string>>();
@@ -68,11 +77,13 @@ export class Analysis {
     nodes: readonly AnalysisNode[],
     edges: readonly EdgeSpec[],
     entrypoints: ReadonlySet<string>,
-    pickEntry: (candidates: readonly string[], component: readonly string[]) => readonly string[],
+    bound: ReadonlySet<string>,
+    onDeadlock: (cycle: readonly string[]) => never,
   ) {
     this.order = nodes.map((n) => n.name);
     this.position = new Map(this.order.map((n, i) => [n, i]));
-    const byName = new Map(nodes.map((n) => [n.name, n]));
+    const nodeByName = new Map(nodes.map((n) => [n.name, n]));
+    const nameRank = new Map([...this.order].sort(byName).map((n, i) => [n, i]));
 
     const producers = new Map<string, string[]>();
     for (const n of nodes) for (const o of n.outputs) (producers.get(o) ?? producers.set(o, []).get(o)!).push(n.name);
@@ -85,29 +96,31 @@ export class Analysis {
       for (const i of n.inputs) (consumers.get(i) ?? consumers.set(i, []).get(i)!).push(n.name);
     }
     const controllers = new Map<string, string[]>(nodes.map((n) => [n.name, []]));
-    const g = new DirectedGraph({ allowSelfLoops: true });
-    for (const n of nodes) g.addNode(n.name);
     const succ = new Map<string, Set<string>>(nodes.map((n) => [n.name, new Set()]));
+    const pairs = new Map<string, { values: Set<string>; nonData: boolean }>();
     for (const e of edges) {
       if (e.kind === "data") for (const v of e.valueNames) wired.get(e.to)!.get(v)?.add(e.from);
       if (e.kind === "control") controllers.get(e.to)!.push(e.from);
-      if (!g.hasEdge(e.from, e.to)) g.addEdge(e.from, e.to);
       succ.get(e.from)!.add(e.to);
+      const k = key(e.from, e.to);
+      const pair = pairs.get(k) ?? pairs.set(k, { values: new Set(), nonData: false }).get(k)!;
+      if (e.kind === "data") for (const v of e.valueNames) pair.values.add(v);
+      else pair.nonData = true;
     }
+    for (const list of controllers.values()) list.sort(byName);
     this.wiredProducers = wired;
     this.consumers = consumers;
     this.controllers = controllers;
 
-    // Components, in a deterministic topological order of the condensation.
-    const rawComponents = stronglyConnected(g);
+    // Components, numbered in name order of their smallest member.
+    const successors = (n: string) => [...succ.get(n)!];
+    const comps = tarjan([...this.order].sort(byName), successors).map((c) => c.sort(byName));
+    comps.sort((a, b) => byName(a[0]!, b[0]!));
     const componentOf = new Map<string, number>();
-    const comps = rawComponents.map((c) => [...c].sort((a, b) => this.position.get(a)! - this.position.get(b)!));
-    comps.sort((a, b) => this.position.get(a[0]!)! - this.position.get(b[0]!)!);
     comps.forEach((c, i) => {
       for (const n of c) componentOf.set(n, i);
     });
     this.componentOf = componentOf;
-    this.components = comps;
     const cyclic = new Set<number>();
     comps.forEach((c, i) => {
       if (c.length > 1 || succ.get(c[0]!)!.has(c[0]!)) cyclic.add(i);
@@ -123,48 +136,21 @@ export class Analysis {
     this.componentIndex = kahn(
       comps.map((_, i) => i),
       (i) => this.#compSucc.get(i) ?? [],
-      (i) => this.position.get(comps[i]![0]!)!,
+      (i) => i,
     );
 
-    // Break cycles: pick an entry per cyclic component, drop the edges into it from inside, recurse.
-    const feedback = new Set<string>();
-    const entries = new Map<number, string[]>();
-    const breakCycles = (members: readonly string[], top: number | undefined) => {
-      const memberSet = new Set(members);
-      const sub = new DirectedGraph({ allowSelfLoops: true });
-      for (const m of members) sub.addNode(m);
-      for (const m of members)
-        for (const t of succ.get(m)!)
-          if (memberSet.has(t) && !feedback.has(key(m, t)) && !sub.hasEdge(m, t)) sub.addEdge(m, t);
-      for (const raw of stronglyConnected(sub)) {
-        const comp = [...raw].sort((a, b) => this.position.get(a)! - this.position.get(b)!);
-        const selfLoop = comp.length === 1 && sub.hasEdge(comp[0]!, comp[0]!);
-        if (comp.length === 1 && !selfLoop) continue;
-        const compSet = new Set(comp);
-        const configured = comp.filter((n) => entrypoints.has(n));
-        // A cycle left inside a loop once its feedback edges are gone is entered where the rest of the loop enters
-        // it: the first such node in node-list order (unless an entrypoint lies in it).
-        const enteredFromLoop =
-          top === undefined && configured.length === 0
-            ? comp.filter((n) => sub.inNeighbors(n).some((m) => !compSet.has(m)))
-            : [];
-        // pickEntry still drops nodes a closed gate holds back (none left: the sub-cycle deadlocks).
-        const chosen = pickEntry(
-          enteredFromLoop.length > 0 ? enteredFromLoop : configured.length > 0 ? configured : comp,
-          comp,
-        );
-        if (top !== undefined && !entries.has(top)) entries.set(top, [...chosen]);
-        // No entry: the cycle can't start (validation reports the deadlock); nothing to break further.
-        if (chosen.length === 0) continue;
-        for (const entry of chosen) for (const m of comp) if (sub.hasEdge(m, entry)) feedback.add(key(m, entry));
-        breakCycles(comp, undefined);
-      }
-    };
-    for (const i of cyclic) {
-      breakCycles(comps[i]!, i);
-    }
+    const broken = breakCycles(
+      { nodes: nodeByName, succ, pairs: pairs as ReadonlyMap<string, PairInfo>, wired, entrypoints, bound },
+      comps,
+      cyclic,
+      onDeadlock,
+    );
+    const feedback = new Set(broken.feedback.keys());
+    this.#feedbackKind = broken.feedback;
     this.feedback = feedback;
-    this.entries = entries;
+    this.entries = broken.entries;
+    this.cycles = broken.cycles;
+    this.warnings = broken.warnings;
 
     const seeds = new Set<string>();
     const ownCycleSeeds = new Map<string, Set<string>>();
@@ -190,11 +176,12 @@ export class Analysis {
     this.acyclicIndex = kahn(
       this.order,
       (n) => this.#succ.get(n)!,
-      (n) => this.position.get(n)!,
+      (n) => nameRank.get(n)!,
     );
+    // Each component in acyclic order: the loop's entry first, then what it feeds (InfiniteLoopError lists them so).
+    this.components = comps.map((c) => [...c].sort((a, b) => this.acyclicIndex.get(a)! - this.acyclicIndex.get(b)!));
     for (const n of nodes) if (n.isGate) this.#isGate.add(n.name);
     this.loops = computeLoops(nodes, this);
-    void byName;
   }
 
   /** The entry node(s) of the loop `node` belongs to (empty outside loops). */
@@ -203,10 +190,18 @@ export class Analysis {
     return this.cyclic.has(c) ? (this.entries.get(c) ?? []) : [];
   }
 
-  /** Is `value` a seed of the loop `node` is in, read by `node` although it is not that loop's entry? */
+  /**
+   * Is `value` loop-carried in the loop `node` is in (a seed, or a value bound or defaulted that the loop rewrites),
+   * read by `node` although it is not that loop's entry? Such a node reads it in the next iteration.
+   */
   isSeedForNonEntry(value: string, node: string): boolean {
     const c = this.componentOf.get(node)!;
-    return (this.loops.seeds.get(c)?.has(value) ?? false) && !(this.entries.get(c) ?? []).includes(node);
+    return (this.loops.carried.get(c)?.has(value) ?? false) && !(this.entries.get(c) ?? []).includes(node);
+  }
+
+  /** Is (from → to) a feedback edge that carries loop-carried values to a node other than its cycle's entry? */
+  isCarriedFeedback(from: string, to: string): boolean {
+    return this.#feedbackKind.get(key(from, to)) === "carried";
   }
 
   /**
@@ -290,24 +285,20 @@ export class Analysis {
   }
 }
 
-/** Kahn's algorithm with deterministic tie-breaking; returns item → position. */
+/** Kahn's algorithm, ties broken by the smallest rank (a binary heap: wide graphs stay O(n log n)); item → position. */
 function kahn<T>(items: readonly T[], next: (item: T) => Iterable<T>, rank: (item: T) => number): Map<T, number> {
   const indegree = new Map<T, number>(items.map((i) => [i, 0]));
   for (const i of items) for (const j of next(i)) indegree.set(j, (indegree.get(j) ?? 0) + 1);
-  const ready = items.filter((i) => indegree.get(i) === 0).sort((a, b) => rank(a) - rank(b));
+  const heap = new RankHeap<T>(rank);
+  for (const i of items) if (indegree.get(i) === 0) heap.push(i);
   const out = new Map<T, number>();
-  while (ready.length > 0) {
-    const item = ready.shift()!;
+  while (heap.size > 0) {
+    const item = heap.pop();
     out.set(item, out.size);
     for (const j of next(item)) {
       const d = indegree.get(j)! - 1;
       indegree.set(j, d);
-      if (d === 0) {
-        const r = rank(j);
-        let at = ready.findIndex((x) => rank(x) > r);
-        if (at < 0) at = ready.length;
-        ready.splice(at, 0, j);
-      }
+      if (d === 0) heap.push(j);
     }
   }
   // Anything left is in a cycle that feedback edges did not break (should not happen); append in rank order.
@@ -315,56 +306,48 @@ function kahn<T>(items: readonly T[], next: (item: T) => Iterable<T>, rank: (ite
   return out;
 }
 
-/**
- * Tarjan's strongly connected components, iterative: graphology-components recurses once per node and overflows
- * the stack on long chains (≈ 8,000 nodes).
- */
-function stronglyConnected(graph: DirectedGraph): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const result: string[][] = [];
-  let counter = 0;
-  for (const root of graph.nodes()) {
-    if (index.has(root)) continue;
-    const work: Array<{ node: string; next: string[]; i: number }> = [
-      { node: root, next: graph.outNeighbors(root), i: 0 },
-    ];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      if (frame.i < frame.next.length) {
-        const w = frame.next[frame.i++]!;
-        if (!index.has(w)) {
-          index.set(w, counter);
-          low.set(w, counter++);
-          stack.push(w);
-          onStack.add(w);
-          work.push({ node: w, next: graph.outNeighbors(w), i: 0 });
-        } else if (onStack.has(w)) {
-          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!));
-        }
-        continue;
-      }
-      work.pop();
-      const v = frame.node;
-      const parent = work[work.length - 1];
-      if (parent !== undefined) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(v)!));
-      if (low.get(v) === index.get(v)) {
-        const component: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== v);
-        result.push(component);
-      }
+class RankHeap<T> {
+  readonly #items: { item: T; rank: number }[] = [];
+  readonly #rank: (item: T) => number;
+  constructor(rank: (item: T) => number) {
+    this.#rank = rank;
+  }
+  get size(): number {
+    return this.#items.length;
+  }
+  push(item: T): void {
+    const a = this.#items;
+    a.push({ item, rank: this.#rank(item) });
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p]!.rank <= a[i]!.rank) break;
+      [a[p], a[i]] = [a[i]!, a[p]!];
+      i = p;
     }
   }
-  return result;
+  pop(): T {
+    const a = this.#items;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l]!.rank < a[m]!.rank) m = l;
+        if (r < a.length && a[r]!.rank < a[m]!.rank) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i]!, a[m]!];
+        i = m;
+      }
+    }
+    return top.item;
+  }
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -53,8 +53,13 @@ function branchOf(graph: Graph, gate: string, start: string): Set<string> {
 function ownedBranches(graph: Graph, g: GateNode): Map<string, Set<string>> {
   const targets = g.targets.filter((t): t is string => t !== END);
   const regions = graph.analysis.loops.regions.get(g.name);
+  const { analysis } = graph;
+  const c = analysis.componentOf.get(g.name)!;
+  // A loop with no entrypoint may have been started at one of these targets (its entry, chosen from the structure):
+  // that target still owns itself, so the "both may run before the gate first decides" check below names it.
+  const unconfigured = !graph.entrypoint.some((e) => analysis.componentOf.get(e) === c);
   const branches = targets.map((t) =>
-    graph.analysis.sameCycle(g.name, t) ? new Set(regions?.get(t) ?? []) : branchOf(graph, g.name, t),
+    analysis.sameCycle(g.name, t) ? new Set(regions?.get(t) ?? (unconfigured ? [t] : [])) : branchOf(graph, g.name, t),
   );
   // A target itself only runs when the gate picks it, so it always belongs to its own branch, even when data
   // from another branch also reaches it (e.g. a loop's `write` feeding both `accept` and `reject`).

@@ -30,7 +30,11 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
   const lastCompleted = new Map<string, StepRecord>();
   let turnStart = 0;
+  let superstep: number | undefined;
   for (const s of sorted) {
+    // Branch regions change once per superstep, as they did when the steps ran (regions.ts).
+    if (s.superstep !== superstep) state.regions.flush();
+    superstep = s.superstep;
     state.nextIndex = Math.max(state.nextIndex, s.index + 1);
     state.superstep = Math.max(state.superstep, s.superstep);
     for (const [k, v] of Object.entries(s.values))
@@ -54,6 +58,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
     state.regions.completed(s.nodeName, decision, node instanceof GateNode);
   }
+  state.regions.flush();
   // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
   if (newTurn) {
     state.clearAll(RAN_THIS_RUN);

@@ -30,6 +30,8 @@ export function inputProblem(
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
+  // Build warnings (a loop whose start only a name tie-break decided) reach the user with every run.
+  for (const message of graph.warnings) host.event("Warning", { message });
   if (unknown.length === 0 || config.isChild) return undefined;
   const pending = workflow?.status === "paused" ? workflow.pause?.responseKey : undefined;
   const answered = pending !== undefined && Object.hasOwn(config.values, pending);

@@ -24,8 +24,9 @@ export function computeReady(state: RunState): readonly NodePlan[] {
   check.clear();
   if (state.waiting.size > 0) state.waiting = new Set();
   if (candidates.length > 1) {
-    const pos = state.graph.analysis.position;
-    candidates.sort((a, b) => pos.get(a.name)! - pos.get(b.name)!);
+    // Structural order (upstream first, ties by name), never node-list order: the trace is the same for any listing.
+    const rank = state.graph.analysis.acyclicIndex;
+    candidates.sort((a, b) => rank.get(a.name)! - rank.get(b.name)!);
     // Upstream first: a node waits while something upstream of it is ready, so it runs once on fresh values.
     const held = heldBack(state, candidates);
     if (held.size > 0) {
@@ -120,20 +121,50 @@ function permitted(state: RunState, name: string, memo: Map<string, boolean>): b
       break;
     }
     const gate = state.graph.nodes.get(g) as GateNode;
-    // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it.
+    // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it. The gate
+    // itself must not be held back by a decision upstream of it — but it need not be the entrypoint: in a chain of
+    // undecided gates (`outer → inner → increment`, entrypoint `increment`) the entrypoint starts the loop.
     if (
       !state.decided.has(g) &&
       !state.has(name, RAN_THIS_RUN) &&
       gate.defaultOpen &&
       analysis.sameCycle(g, name) &&
       entryAllows(state, name) &&
-      permitted(state, g, memo)
+      notHeldBack(state, g, memo)
     ) {
       ok = true;
       break;
     }
   }
   memo.set(name, ok);
+  return ok;
+}
+
+/**
+ * Is gate `g` free to decide, as far as the gates upstream of it go: permitted, or only waiting for gates of its
+ * cycle that have not decided yet (so a decision may still choose it)? Unlike {@link permitted} it does not ask
+ * whether `g` may start the loop: a gate in the middle of a chain runs after the entrypoint, not before.
+ */
+function notHeldBack(state: RunState, g: string, memo: Map<string, boolean>): boolean {
+  if (permitted(state, g, memo)) return true;
+  const key = `\u0000${g}`;
+  const cached = memo.get(key);
+  if (cached !== undefined) return cached;
+  memo.set(key, false); // cycles of gates: assume held back while deciding
+  const analysis = state.graph.analysis;
+  let ok = true;
+  for (const c of analysis.controllers.get(g)!) {
+    const gate = state.graph.nodes.get(c) as GateNode;
+    const open =
+      state.pending.get(c)?.has(g) ||
+      (!state.decided.has(c) && gate.defaultOpen && analysis.sameCycle(c, g) && notHeldBack(state, c, memo));
+    if (open) {
+      ok = true;
+      break;
+    }
+    ok = false;
+  }
+  memo.set(key, ok);
   return ok;
 }
 
@@ -194,15 +225,18 @@ function isStale(state: RunState, plan: NodePlan): boolean {
 }
 
 /**
- * The staleness exemptions of a node no gate controls. Its own output never re-triggers it. A value written
+ * The staleness exemptions of a node no gate controls. Its own output never re-triggers it. A loop-carried value fed
+ * back to it over a feedback edge (it is not its cycle's entry) waits for the next iteration. A value written
  * downstream of it waits for the next run when no gate lies on a path to the writer (a feedback loop); when one
- * does, the value came around the gate's loop and re-triggers it now — unless it is a seed of the loop and this
- * node is not the loop's entry (it reads the seed in the next iteration, after the entry ran).
+ * does, the value came around the gate's loop and re-triggers it now — unless it is loop-carried in the loop and
+ * this node is not the loop's entry (it reads it in the next iteration, after the entry ran).
  */
 function exempt(state: RunState, name: string, input: string, writer: string): boolean {
   if (writer === name) return true;
   if (writer === INPUT_STEP) return false;
   const a = state.graph.analysis;
+  // A loop-carried value fed back to a node other than its cycle's entry: read in the next iteration.
+  if (a.isCarriedFeedback(writer, name)) return true;
   if (!a.reachesAcyclic(name, writer)) return false;
   return !a.gateBetween(name, writer) || a.isSeedForNonEntry(input, name);
 }

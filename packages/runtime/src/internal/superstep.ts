@@ -1,4 +1,4 @@
-import { type AnyNode, FunctionNode, type GateNode, GraphNode, InterruptNode, type Target } from "@graph/core";
+import { type AnyNode, FunctionNode, type GateNode, GraphNode, InterruptNode } from "@graph/core";
 import { Effect } from "effect";
 import { nextSpanId } from "./context.js";
 import { executeFunction } from "./executors/function.js";
@@ -18,7 +18,7 @@ import {
   wrapFailure,
 } from "./outcome.js";
 import type { NodePlan } from "./plan.js";
-import { type RunState, SETTLED } from "./state.js";
+import { SETTLED } from "./state.js";
 
 /** runSuperstep's answer while plain nodes are under way: the superstep calls `resume` once it is applied. */
 export const WAITING = Symbol("waiting");
@@ -219,9 +219,30 @@ function structuredCloneSafe(value: unknown): unknown {
   }
 }
 
-/** Applies the outcomes of a superstep to run state, in node order; Paused comes after every sibling's NodeEnd. */
+/**
+ * Applies the outcomes of a superstep to run state, in the scheduler's order; Paused comes after every sibling's
+ * NodeEnd. Branch regions change once for the whole superstep, and when several nodes fail (or pause) the one whose
+ * name sorts first is reported: nothing depends on the order the nodes finished or were listed in.
+ */
 function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void {
+  const { state } = host;
   for (let i = 0; i < executions.length; i++) applyOutcome(host, executions[i]!, executions[i]!.outcome!);
+  state.regions.flush();
+  for (const r of state.regions.drainReopened()) state.touch(r);
+  let failed: Execution | undefined;
+  let paused: Execution | undefined;
+  for (let i = 0; i < executions.length; i++) {
+    const ex = executions[i]!;
+    const kind = ex.outcome!.kind;
+    if (kind === "failed" && (failed === undefined || ex.node.name < failed.node.name)) failed = ex;
+    if (kind === "paused" && (paused === undefined || ex.node.name < paused.node.name)) paused = ex;
+  }
+  if (failed !== undefined && state.failure === undefined) {
+    const o = failed.outcome as Extract<Outcome, { kind: "failed" }>;
+    state.failure = wrapFailure(failed.node, o.error);
+  }
+  if (paused !== undefined && state.pause === undefined)
+    state.pause = (paused.outcome as Extract<Outcome, { kind: "paused" }>).pause;
   for (let i = 0; i < executions.length; i++) {
     const o = executions[i]!.outcome!;
     if (o.kind === "paused")
@@ -248,7 +269,7 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       if (o instanceof Completed) {
         state.completedPlan(plan, ex.list, o.values, o.index!, ex.responseVersion);
         // A plain function node: no decision, nothing nested, never truncated or cached.
-        if (plan.inGatedLoop) reopen(state, n.name, undefined, false);
+        if (plan.inGatedLoop) state.regions.completed(n.name, undefined, false);
         if (config.emitter.active)
           host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
         return;
@@ -261,7 +282,7 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
         if (config.emitter.active)
           host.event("RouteDecision", { gate: n.name, decision: decisionShape(gate, decision), replayed: false });
       }
-      if (plan.inGatedLoop) reopen(state, n.name, o.decision, plan.isGate);
+      if (plan.inGatedLoop) state.regions.completed(n.name, o.decision, plan.isGate);
       if (config.emitter.active)
         host.event(
           "NodeEnd",
@@ -271,8 +292,7 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       if (o.truncated) state.stopped = true;
       return;
     }
-    case "paused":
-      state.pause ??= o.pause;
+    case "paused": // reported by applyOutcomes (the first by name, when several pause)
       return;
     case "stopped":
       state.flags[ex.plan.id]! |= SETTLED;
@@ -280,19 +300,12 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
       host.event("NodeEnd", endFields(n, ex, "stopped", {}, false, false), ex.spanId);
       return;
     case "failed": {
-      state.flags[ex.plan.id]! |= SETTLED;
-      state.failure ??= wrapFailure(n, o.error);
+      state.flags[ex.plan.id]! |= SETTLED; // state.failure: set by applyOutcomes (the first by name)
       if (o.reported !== true)
         host.event("NodeError", { nodeName: n.name, error: o.error, attempt: 1, willRetry: false }, ex.spanId);
       return;
     }
   }
-}
-
-/** A node of a gated loop completed: its branch regions close and open; reopened nodes are examined again. */
-function reopen(state: RunState, name: string, decision: readonly Target[] | null | undefined, isGate: boolean) {
-  state.regions.completed(name, decision, isGate);
-  for (const r of state.regions.drainReopened()) state.touch(r);
 }
 
 function endFields(
