@@ -5,7 +5,8 @@ import { GraphConfigError } from "./errors.js";
 import { checkMappable, GraphNode, makeGraphNode } from "./GraphNode.js";
 import { GateNode, type Target } from "./gates.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
-import { checkName } from "./internal/BaseNode.js";
+import { BaseNode, checkName } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
@@ -111,11 +112,42 @@ interface GraphState {
   readonly bound: Readonly<Record<string, unknown>>;
 }
 
-const isNode = (value: unknown): value is AnyNode =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { name?: unknown }).name === "string" &&
-  ["function", "route", "branch", "interrupt", "graph"].includes((value as { nodeType?: string }).nodeType ?? "");
+const isNode = (value: unknown): value is AnyNode => value instanceof BaseNode;
+
+/** Why item `i` of a node list is not a node, with the likely fix. */
+function notANode(i: number, value: unknown): GraphConfigError {
+  const lookalike =
+    typeof value === "object" && value !== null && typeof (value as { nodeType?: unknown }).nodeType === "string";
+  const hint = lookalike
+    ? "\n  → It looks like a node from another copy of @graph/core; nodes and graphs must come from one copy.\n  How to fix: make every package resolve the same @graph/core (e.g. pnpm dedupe / npm dedupe)."
+    : "\n  How to fix: wrap functions with node(), route(), ifElse() or interrupt(); nest graphs with graph.asNode().";
+  return new GraphConfigError(`Item ${i} of the node list is not a node (got ${describeValue(value)}).${hint}`);
+}
+
+function checkBooleanOption(where: string, key: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new GraphConfigError(
+      `${where}: option '${key}' must be true or false, got ${describeValue(value)}.\n  How to fix: pass ${key}: true, ${key}: false, or leave it out.`,
+    );
+  }
+}
+
+/** Every explicit edge is `[from, to]` or `[from, to, ["value", …]]` with string names. */
+function checkEdgeShapes(edges: readonly unknown[], where: string): void {
+  edges.forEach((def, i) => {
+    const ok =
+      Array.isArray(def) &&
+      (def.length === 2 || def.length === 3) &&
+      typeof def[0] === "string" &&
+      typeof def[1] === "string" &&
+      (def[2] === undefined || (Array.isArray(def[2]) && def[2].every((v: unknown) => typeof v === "string")));
+    if (!ok) {
+      throw new GraphConfigError(
+        `Explicit edge ${i} in ${where} is not [from, to] or [from, to, ["value", …]] with node and value names as strings (got ${describeValue(def)}).\n  How to fix: edges: [["load", "process"], ["load", "report", ["summary"]]].`,
+      );
+    }
+  });
+}
 
 /**
  * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods
@@ -159,20 +191,19 @@ class GraphBase {
 
   constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
     if (!Array.isArray(nodes))
-      throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
-    if (typeof options !== "object" || options === null) {
       throw new GraphConfigError(
-        `new Graph() expects an options object as its second argument, got ${options === null ? "null" : typeof options}.`,
+        `new Graph() expects an array of nodes as its first argument, got ${describeValue(nodes)}.\n  How to fix: new Graph([embed, retrieve], { name: "rag" }).`,
+      );
+    if (!isPlainRecord(options)) {
+      throw new GraphConfigError(
+        `new Graph() expects an options object as its second argument, got ${describeValue(options)}.\n  How to fix: new Graph(nodes, { name: "rag" }), or leave the options out.`,
       );
     }
-    nodes.forEach((n, i) => {
-      if (!isNode(n)) {
-        throw new GraphConfigError(
-          `Item ${i} of the node list is not a node (got ${n === null ? "null" : typeof n}).\n  How to fix: wrap functions with node(), route(), ifElse() or interrupt(); nest graphs with graph.asNode().`,
-        );
-      }
-    });
-    if (options.name !== undefined) checkName("graph", options.name, `graph '${options.name}'`);
+    // A sparse array's holes are not nodes either: index every slot, not just the present ones.
+    for (let i = 0; i < nodes.length; i++) if (!isNode(nodes[i])) throw notANode(i, nodes[i]);
+    if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
+    checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
+    checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);
     this.#options = options;
     this.#nodeList = nodes;
     this.name = options.name;
@@ -198,10 +229,13 @@ class GraphBase {
       !(Array.isArray(options.entrypoint) && options.entrypoint.every((e) => typeof e === "string"))
     )
       throw new GraphConfigError(
-        `Graph option 'entrypoint' must be a node name or an array of node names in ${where}.`,
+        `Graph option 'entrypoint' must be a node name or an array of node names in ${where}, got ${describeValue(options.entrypoint)}.`,
       );
     if (options.edges !== undefined && !Array.isArray(options.edges))
-      throw new GraphConfigError(`Graph option 'edges' must be an array of [from, to] pairs in ${where}.`);
+      throw new GraphConfigError(
+        `Graph option 'edges' must be an array of [from, to] pairs in ${where}, got ${describeValue(options.edges)}.`,
+      );
+    if (options.edges !== undefined) checkEdgeShapes(options.edges, where);
     const entry =
       options.entrypoint === undefined
         ? []
@@ -335,9 +369,9 @@ class GraphBase {
    * a name that is not an input, is a {@link GraphConfigError}.
    */
   bind(values: Readonly<Record<string, unknown>>): Graph {
-    if (typeof values !== "object" || values === null || Array.isArray(values)) {
+    if (!isPlainRecord(values)) {
       throw new GraphConfigError(
-        `bind() expects an object of input values ({ name: value }), got ${values === null ? "null" : Array.isArray(values) ? "an array" : typeof values}.`,
+        `bind() expects an object of input values ({ name: value }), got ${describeValue(values)}.\n  → Valid inputs: ${quoteList(this.inputs.all)}`,
       );
     }
     const valid = this.inputs.all;
@@ -363,6 +397,21 @@ class GraphBase {
 
   /** A new graph without the given bindings (all of them when no key is given). */
   unbind(...keys: string[]): Graph {
+    const valid = this.inputs.all;
+    for (const k of keys as unknown[]) {
+      if (typeof k !== "string") {
+        throw new GraphConfigError(
+          `unbind() takes input names as strings, got ${describeValue(k)}.\n  → Bound inputs: ${quoteList(Object.keys(this.inputs.bound))}\n  How to fix: graph.unbind("model"), or graph.unbind() to remove every binding.`,
+        );
+      }
+      // Unbinding an input that is not bound is harmless; a name that is no input at all is a typo.
+      if (!valid.has(k)) {
+        throw new GraphConfigError(
+          `Cannot unbind ${showName(k)}: it is not an input of this graph.${didYouMean(k, valid)}\n  → Bound inputs: ${quoteList(Object.keys(this.inputs.bound))}`,
+          { where: k },
+        );
+      }
+    }
     const bound = { ...this.inputs.bound };
     if (keys.length === 0) for (const k of Object.keys(bound)) delete bound[k];
     for (const k of keys) delete bound[k];
@@ -371,6 +420,12 @@ class GraphBase {
 
   /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
   asNode(options: { readonly name?: string; readonly completeOnStop?: boolean } = {}): GraphNode<any> {
+    if (!isPlainRecord(options)) {
+      throw new GraphConfigError(
+        `asNode() expects an options object ({ name?, completeOnStop? }), got ${describeValue(options)}.\n  How to fix: graph.asNode({ name: "rag" }), or graph.asNode() to use the graph's name.`,
+      );
+    }
+    checkBooleanOption("asNode()", "completeOnStop", options.completeOnStop);
     const name = options.name ?? this.name;
     if (name === undefined) {
       throw new GraphConfigError(

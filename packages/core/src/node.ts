@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
@@ -301,8 +302,8 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 }
 
-function isSchemaRecord(value: NodeOptions["inputs"]): value is Readonly<Record<string, z.ZodType>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function isSchemaRecord(value: unknown): value is Readonly<Record<string, z.ZodType>> {
+  return isPlainRecord(value);
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {
@@ -319,6 +320,12 @@ export function resolveInputs(
   fn: NodeFunction,
 ): { ports: Port[]; implicitDefaults: Set<string>; schemas: Record<string, z.ZodType> | undefined } {
   const implicitDefaults = new Set<string>();
+  if (inputs !== undefined && !Array.isArray(inputs) && !isSchemaRecord(inputs)) {
+    throw new GraphConfigError(
+      `The inputs of ${kind} '${name}' must be an array of names or a record of zod schemas, got ${describeValue(inputs)}.\n  How to fix: inputs: ["text"], inputs: { text: z.string() }, or leave inputs out to read them from a destructured first parameter.`,
+      { where: name },
+    );
+  }
   if (isSchemaRecord(inputs)) {
     const schemas: Record<string, z.ZodType> = {};
     for (const [key, schema] of Object.entries(inputs)) {
@@ -361,7 +368,7 @@ export function resolveInputs(
 export function resolveName(kind: string, name: string | undefined, fn: { readonly name: string }): string {
   if (name !== undefined && typeof name !== "string") {
     throw new GraphConfigError(
-      `A ${kind}'s name must be a string, got ${typeof name}.\n  How to fix: pass { name: "…" }.`,
+      `A ${kind}'s name must be a string, got ${describeValue(name)}.\n  How to fix: pass { name: "…" }.`,
     );
   }
   if (name === "") {
@@ -369,13 +376,81 @@ export function resolveName(kind: string, name: string | undefined, fn: { readon
       `A ${kind} was given an empty name.\n  How to fix: pass a non-empty { name: "…" } or leave name out to use the function's own name.`,
     );
   }
-  const resolved = name ?? fn.name;
-  if (!resolved) {
+  const resolved: unknown = name ?? fn.name;
+  if (typeof resolved !== "string" || resolved === "") {
     throw new GraphConfigError(
       `A ${kind} needs a name, and its function is anonymous.\n  How to fix: pass { name: "…" } or use a named function (function embed(…) {…}).`,
     );
   }
   return resolved;
+}
+
+/** The shape of every option of `node()`, before any of them is used (untyped callers pass anything). */
+function checkNodeOptions(name: string, options: NodeOptions): void {
+  const fail = (key: string, value: unknown, expected: string, example: string) =>
+    new GraphConfigError(
+      `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
+      { where: name },
+    );
+  const { output, defaults, outputSchema, cache, retry, timeoutMs } = options;
+  if (
+    output !== undefined &&
+    typeof output !== "string" &&
+    !(Array.isArray(output) && output.every((o: unknown) => typeof o === "string"))
+  )
+    throw fail(
+      "output",
+      output,
+      "an output name or an array of output names",
+      'output: "answer" or output: ["first", "second"]',
+    );
+  if (defaults !== undefined && !isPlainRecord(defaults))
+    throw fail("defaults", defaults, "an object of input defaults", "defaults: { topK: 5 }");
+  if (outputSchema !== undefined && !isZodSchema(outputSchema)) {
+    const record = isPlainRecord(outputSchema) ? (outputSchema as Readonly<Record<string, unknown>>) : undefined;
+    const badKey = record === undefined ? undefined : Object.keys(record).find((k) => !isZodSchema(record[k]));
+    if (record === undefined || badKey !== undefined)
+      throw fail(
+        badKey === undefined ? "outputSchema" : `outputSchema.${badKey}`,
+        record === undefined ? outputSchema : record[badKey!],
+        record === undefined ? "a zod schema or a record of zod schemas by output name" : "a zod schema",
+        "outputSchema: z.string(), or outputSchema: { first: z.number() } for several outputs",
+      );
+  }
+  if (cache !== undefined && typeof cache !== "boolean") throw fail("cache", cache, "true or false", "cache: true");
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
+    throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
+  if (retry !== undefined) checkRetry(retry, fail);
+}
+
+/** The longest delay a Node.js timer can hold (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function checkRetry(
+  retry: unknown,
+  fail: (key: string, value: unknown, expected: string, example: string) => GraphConfigError,
+): void {
+  const example = 'retry: { attempts: 3, initialDelayMs: 100, backoff: "exponential" }';
+  if (!isPlainRecord(retry)) throw fail("retry", retry, "an object ({ attempts, … })", example);
+  const { attempts, initialDelayMs, maxDelayMs, backoff, retryOn } = retry as Partial<RetryOptions>;
+  if (!(typeof attempts === "number" && Number.isInteger(attempts) && attempts >= 1))
+    throw fail("retry.attempts", attempts, "an integer ≥ 1", example);
+  for (const [key, value] of [
+    ["initialDelayMs", initialDelayMs],
+    ["maxDelayMs", maxDelayMs],
+  ] as const) {
+    if (value !== undefined && !(typeof value === "number" && value >= 0 && value <= MAX_TIMER_MS))
+      throw fail(`retry.${key}`, value, `a number of milliseconds ≥ 0 and ≤ ${MAX_TIMER_MS}`, example);
+  }
+  if (backoff !== undefined && backoff !== "exponential" && backoff !== "linear" && backoff !== "constant")
+    throw fail("retry.backoff", backoff, '"exponential", "linear" or "constant"', example);
+  if (retryOn !== undefined && typeof retryOn !== "function")
+    throw fail(
+      "retry.retryOn",
+      retryOn,
+      "a function (error) => boolean",
+      "retry: { attempts: 3, retryOn: (e) => !isFatal(e) }",
+    );
 }
 
 /**
@@ -411,15 +486,18 @@ export function node<
   FunctionNode<Name, InputsFrom<Inputs, ParamOf<F>, keyof D>, OutputsWithSchema<OutputsFrom<O, ReturnType<F>>, S>>
 >;
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
-  if (typeof options !== "object" || options === null) {
+  if (!isPlainRecord(options)) {
     throw new GraphConfigError(
-      `node() expects an options object as its first argument, got ${options === null ? "null" : typeof options}.\n  How to fix: node({ output: "x" }, fn) — pass {} when there is nothing to configure.`,
+      `node() expects an options object as its first argument, got ${describeValue(options)}.\n  How to fix: node({ output: "x" }, fn) — pass {} when there is nothing to configure.`,
     );
   }
   if (typeof fn !== "function") {
-    throw new GraphConfigError(`node() expects a function as its second argument, got ${typeof fn}.`);
+    throw new GraphConfigError(
+      `node() expects a function as its second argument, got ${describeValue(fn)}.\n  How to fix: node({ output: "x" }, ({ text }) => …).`,
+    );
   }
   const name = resolveName("node", options.name, fn);
+  checkNodeOptions(name, options);
   const { ports, implicitDefaults, schemas } = resolveInputs("node", name, options.inputs, fn);
   const defaults = { ...(options.defaults ?? {}) };
   for (const key of Object.keys(defaults)) {
@@ -455,17 +533,6 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
         }
       }
     }
-  }
-  if (options.retry !== undefined && !(Number.isInteger(options.retry.attempts) && options.retry.attempts >= 1)) {
-    throw new GraphConfigError(
-      `Node '${name}': retry.attempts must be an integer ≥ 1, got ${String(options.retry.attempts)}.`,
-      { where: name },
-    );
-  }
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-    throw new GraphConfigError(`Node '${name}': timeoutMs must be > 0, got ${String(options.timeoutMs)}.`, {
-      where: name,
-    });
   }
   return new FunctionNode({
     name,
