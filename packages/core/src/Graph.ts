@@ -9,6 +9,7 @@ import { BaseNode, checkName } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
+import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
@@ -113,41 +114,6 @@ interface GraphState {
 }
 
 const isNode = (value: unknown): value is AnyNode => value instanceof BaseNode;
-
-/** Why item `i` of a node list is not a node, with the likely fix. */
-function notANode(i: number, value: unknown): GraphConfigError {
-  const lookalike =
-    typeof value === "object" && value !== null && typeof (value as { nodeType?: unknown }).nodeType === "string";
-  const hint = lookalike
-    ? "\n  → It looks like a node from another copy of @graph/core; nodes and graphs must come from one copy.\n  How to fix: make every package resolve the same @graph/core (e.g. pnpm dedupe / npm dedupe)."
-    : "\n  How to fix: wrap functions with node(), route(), ifElse() or interrupt(); nest graphs with graph.asNode().";
-  return new GraphConfigError(`Item ${i} of the node list is not a node (got ${describeValue(value)}).${hint}`);
-}
-
-function checkBooleanOption(where: string, key: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") {
-    throw new GraphConfigError(
-      `${where}: option '${key}' must be true or false, got ${describeValue(value)}.\n  How to fix: pass ${key}: true, ${key}: false, or leave it out.`,
-    );
-  }
-}
-
-/** Every explicit edge is `[from, to]` or `[from, to, ["value", …]]` with string names. */
-function checkEdgeShapes(edges: readonly unknown[], where: string): void {
-  edges.forEach((def, i) => {
-    const ok =
-      Array.isArray(def) &&
-      (def.length === 2 || def.length === 3) &&
-      typeof def[0] === "string" &&
-      typeof def[1] === "string" &&
-      (def[2] === undefined || (Array.isArray(def[2]) && def[2].every((v: unknown) => typeof v === "string")));
-    if (!ok) {
-      throw new GraphConfigError(
-        `Explicit edge ${i} in ${where} is not [from, to] or [from, to, ["value", …]] with node and value names as strings (got ${describeValue(def)}).\n  How to fix: edges: [["load", "process"], ["load", "report", ["summary"]]].`,
-      );
-    }
-  });
-}
 
 /**
  * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods

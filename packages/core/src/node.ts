@@ -3,6 +3,7 @@ import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
+import { checkNodeOptions, isZodSchema } from "./internal/optionChecks.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 import type {
@@ -306,12 +307,6 @@ function isSchemaRecord(value: unknown): value is Readonly<Record<string, z.ZodT
   return isPlainRecord(value);
 }
 
-function isZodSchema(value: unknown): value is z.ZodType {
-  return (
-    typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function"
-  );
-}
-
 /** Reads inputs from options or from the function's destructured parameter. Shared with gates. */
 export function resolveInputs(
   kind: string,
@@ -383,74 +378,6 @@ export function resolveName(kind: string, name: string | undefined, fn: { readon
     );
   }
   return resolved;
-}
-
-/** The shape of every option of `node()`, before any of them is used (untyped callers pass anything). */
-function checkNodeOptions(name: string, options: NodeOptions): void {
-  const fail = (key: string, value: unknown, expected: string, example: string) =>
-    new GraphConfigError(
-      `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
-      { where: name },
-    );
-  const { output, defaults, outputSchema, cache, retry, timeoutMs } = options;
-  if (
-    output !== undefined &&
-    typeof output !== "string" &&
-    !(Array.isArray(output) && output.every((o: unknown) => typeof o === "string"))
-  )
-    throw fail(
-      "output",
-      output,
-      "an output name or an array of output names",
-      'output: "answer" or output: ["first", "second"]',
-    );
-  if (defaults !== undefined && !isPlainRecord(defaults))
-    throw fail("defaults", defaults, "an object of input defaults", "defaults: { topK: 5 }");
-  if (outputSchema !== undefined && !isZodSchema(outputSchema)) {
-    const record = isPlainRecord(outputSchema) ? (outputSchema as Readonly<Record<string, unknown>>) : undefined;
-    const badKey = record === undefined ? undefined : Object.keys(record).find((k) => !isZodSchema(record[k]));
-    if (record === undefined || badKey !== undefined)
-      throw fail(
-        badKey === undefined ? "outputSchema" : `outputSchema.${badKey}`,
-        record === undefined ? outputSchema : record[badKey!],
-        record === undefined ? "a zod schema or a record of zod schemas by output name" : "a zod schema",
-        "outputSchema: z.string(), or outputSchema: { first: z.number() } for several outputs",
-      );
-  }
-  if (cache !== undefined && typeof cache !== "boolean") throw fail("cache", cache, "true or false", "cache: true");
-  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
-    throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
-  if (retry !== undefined) checkRetry(retry, fail);
-}
-
-/** The longest delay a Node.js timer can hold (about 24.8 days); a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-function checkRetry(
-  retry: unknown,
-  fail: (key: string, value: unknown, expected: string, example: string) => GraphConfigError,
-): void {
-  const example = 'retry: { attempts: 3, initialDelayMs: 100, backoff: "exponential" }';
-  if (!isPlainRecord(retry)) throw fail("retry", retry, "an object ({ attempts, … })", example);
-  const { attempts, initialDelayMs, maxDelayMs, backoff, retryOn } = retry as Partial<RetryOptions>;
-  if (!(typeof attempts === "number" && Number.isInteger(attempts) && attempts >= 1))
-    throw fail("retry.attempts", attempts, "an integer ≥ 1", example);
-  for (const [key, value] of [
-    ["initialDelayMs", initialDelayMs],
-    ["maxDelayMs", maxDelayMs],
-  ] as const) {
-    if (value !== undefined && !(typeof value === "number" && value >= 0 && value <= MAX_TIMER_MS))
-      throw fail(`retry.${key}`, value, `a number of milliseconds ≥ 0 and ≤ ${MAX_TIMER_MS}`, example);
-  }
-  if (backoff !== undefined && backoff !== "exponential" && backoff !== "linear" && backoff !== "constant")
-    throw fail("retry.backoff", backoff, '"exponential", "linear" or "constant"', example);
-  if (retryOn !== undefined && typeof retryOn !== "function")
-    throw fail(
-      "retry.retryOn",
-      retryOn,
-      "a function (error) => boolean",
-      "retry: { attempts: 3, retryOn: (e) => !isFatal(e) }",
-    );
 }
 
 /**
