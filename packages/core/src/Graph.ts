@@ -5,9 +5,11 @@ import { GraphConfigError } from "./errors.js";
 import { checkMappable, GraphNode, makeGraphNode } from "./GraphNode.js";
 import { GateNode, type Target } from "./gates.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
-import { checkName } from "./internal/BaseNode.js";
+import { BaseNode, checkName } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
+import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
@@ -111,11 +113,7 @@ interface GraphState {
   readonly bound: Readonly<Record<string, unknown>>;
 }
 
-const isNode = (value: unknown): value is AnyNode =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { name?: unknown }).name === "string" &&
-  ["function", "route", "branch", "interrupt", "graph"].includes((value as { nodeType?: string }).nodeType ?? "");
+const isNode = (value: unknown): value is AnyNode => value instanceof BaseNode;
 
 /**
  * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods
@@ -165,20 +163,19 @@ class GraphBase {
 
   constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
     if (!Array.isArray(nodes))
-      throw new GraphConfigError("new Graph() expects an array of nodes as its first argument.");
-    if (typeof options !== "object" || options === null) {
       throw new GraphConfigError(
-        `new Graph() expects an options object as its second argument, got ${options === null ? "null" : typeof options}.`,
+        `new Graph() expects an array of nodes as its first argument, got ${describeValue(nodes)}.\n  How to fix: new Graph([embed, retrieve], { name: "rag" }).`,
+      );
+    if (!isPlainRecord(options)) {
+      throw new GraphConfigError(
+        `new Graph() expects an options object as its second argument, got ${describeValue(options)}.\n  How to fix: new Graph(nodes, { name: "rag" }), or leave the options out.`,
       );
     }
-    nodes.forEach((n, i) => {
-      if (!isNode(n)) {
-        throw new GraphConfigError(
-          `Item ${i} of the node list is not a node (got ${n === null ? "null" : typeof n}).\n  How to fix: wrap functions with node(), route(), ifElse() or interrupt(); nest graphs with graph.asNode().`,
-        );
-      }
-    });
-    if (options.name !== undefined) checkName("graph", options.name, `graph '${options.name}'`);
+    // A sparse array's holes are not nodes either: index every slot, not just the present ones.
+    for (let i = 0; i < nodes.length; i++) if (!isNode(nodes[i])) throw notANode(i, nodes[i]);
+    if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
+    checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
+    checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);
     this.#options = options;
     this.#nodeList = nodes;
     this.name = options.name;
@@ -204,10 +201,13 @@ class GraphBase {
       !(Array.isArray(options.entrypoint) && options.entrypoint.every((e) => typeof e === "string"))
     )
       throw new GraphConfigError(
-        `Graph option 'entrypoint' must be a node name or an array of node names in ${where}.`,
+        `Graph option 'entrypoint' must be a node name or an array of node names in ${where}, got ${describeValue(options.entrypoint)}.`,
       );
     if (options.edges !== undefined && !Array.isArray(options.edges))
-      throw new GraphConfigError(`Graph option 'edges' must be an array of [from, to] pairs in ${where}.`);
+      throw new GraphConfigError(
+        `Graph option 'edges' must be an array of [from, to] pairs in ${where}, got ${describeValue(options.edges)}.`,
+      );
+    if (options.edges !== undefined) checkEdgeShapes(options.edges, where);
     const entry =
       options.entrypoint === undefined
         ? []
@@ -340,9 +340,9 @@ class GraphBase {
    * a name that is not an input, is a {@link GraphConfigError}.
    */
   bind(values: Readonly<Record<string, unknown>>): Graph {
-    if (typeof values !== "object" || values === null || Array.isArray(values)) {
+    if (!isPlainRecord(values)) {
       throw new GraphConfigError(
-        `bind() expects an object of input values ({ name: value }), got ${values === null ? "null" : Array.isArray(values) ? "an array" : typeof values}.`,
+        `bind() expects an object of input values ({ name: value }), got ${describeValue(values)}.\n  → Valid inputs: ${quoteList(this.inputs.all)}`,
       );
     }
     const valid = this.inputs.all;
@@ -368,6 +368,21 @@ class GraphBase {
 
   /** A new graph without the given bindings (all of them when no key is given). */
   unbind(...keys: string[]): Graph {
+    const valid = this.inputs.all;
+    for (const k of keys as unknown[]) {
+      if (typeof k !== "string") {
+        throw new GraphConfigError(
+          `unbind() takes input names as strings, got ${describeValue(k)}.\n  → Bound inputs: ${quoteList(Object.keys(this.inputs.bound))}\n  How to fix: graph.unbind("model"), or graph.unbind() to remove every binding.`,
+        );
+      }
+      // Unbinding an input that is not bound is harmless; a name that is no input at all is a typo.
+      if (!valid.has(k)) {
+        throw new GraphConfigError(
+          `Cannot unbind ${showName(k)}: it is not an input of this graph.${didYouMean(k, valid)}\n  → Bound inputs: ${quoteList(Object.keys(this.inputs.bound))}`,
+          { where: k },
+        );
+      }
+    }
     const bound = { ...this.inputs.bound };
     if (keys.length === 0) for (const k of Object.keys(bound)) delete bound[k];
     for (const k of keys) delete bound[k];
@@ -376,6 +391,12 @@ class GraphBase {
 
   /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
   asNode(options: { readonly name?: string; readonly completeOnStop?: boolean } = {}): GraphNode<any> {
+    if (!isPlainRecord(options)) {
+      throw new GraphConfigError(
+        `asNode() expects an options object ({ name?, completeOnStop? }), got ${describeValue(options)}.\n  How to fix: graph.asNode({ name: "rag" }), or graph.asNode() to use the graph's name.`,
+      );
+    }
+    checkBooleanOption("asNode()", "completeOnStop", options.completeOnStop);
     const name = options.name ?? this.name;
     if (name === undefined) {
       throw new GraphConfigError(

@@ -1,6 +1,7 @@
 import { GraphConfigError } from "./errors.js";
 import type { Graph } from "./Graph.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { quoteList } from "./internal/suggest.js";
 import type { NodeTypes, PauseOf } from "./types/ports.js";
@@ -166,7 +167,21 @@ export class GraphNode<
     options?: { readonly mode?: MapMode },
   ): GraphNode<Name, Mapped<In, P>, Columns<Out>, Columns<Nested>, never>;
   mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): any {
-    const list = typeof params === "string" ? [params] : [...params];
+    const example = `How to fix: .mapOver("${this.inputs[0] ?? "items"}") or .mapOver([${this.inputs
+      .slice(0, 2)
+      .map((i) => `"${i}"`)
+      .join(", ")}], { mode: "product" }).`;
+    if (typeof params !== "string" && !(Array.isArray(params) && params.every((p: unknown) => typeof p === "string")))
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver takes an input name or an array of input names, got ${describeValue(params)}.\n  → Inputs: ${quoteList(this.inputs)}\n  ${example}`,
+        { where: this.name },
+      );
+    if (!isPlainRecord(options))
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver's second argument must be an options object ({ mode }), got ${describeValue(options)}.\n  ${example}`,
+        { where: this.name },
+      );
+    const list: string[] = typeof params === "string" ? [params] : [...params];
     if (list.length === 0)
       throw new GraphConfigError(`GraphNode '${this.name}': mapOver needs at least one input name.`, {
         where: this.name,
@@ -174,7 +189,7 @@ export class GraphNode<
     const mode = options.mode ?? "zip";
     if (mode !== "zip" && mode !== "product") {
       throw new GraphConfigError(
-        `GraphNode '${this.name}': mapOver mode must be "zip" or "product", got ${JSON.stringify(mode)}.`,
+        `GraphNode '${this.name}': mapOver mode must be "zip" or "product", got ${typeof mode === "string" ? JSON.stringify(mode) : describeValue(mode)}.`,
         { where: this.name },
       );
     }

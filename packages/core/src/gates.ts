@@ -1,6 +1,7 @@
 import { END, type End } from "./END.js";
 import { GraphConfigError, RoutingError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { detectMode } from "./internal/params.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
@@ -44,7 +45,7 @@ interface GateSpec extends BaseSpec {
   readonly whenFalse?: Target;
 }
 
-const targetLabel = (t: Target): string => (t === END ? "END" : `'${t}'`);
+const targetLabel = (t: Target): string => (t === END ? "END" : typeof t === "string" ? `'${t}'` : describeValue(t));
 
 /**
  * Shared behaviour of `route` and `ifElse` gates: synchronous functions that choose which targets run next.
@@ -296,10 +297,18 @@ export interface IfElseOptions {
   readonly defaultOpen?: boolean;
 }
 
-function gateSpec(kind: string, name: string | undefined, inputs: readonly string[] | undefined, fn: NodeFunction) {
+function gateSpec(
+  kind: string,
+  options: { readonly name?: string; readonly inputs?: readonly string[]; readonly defaultOpen?: boolean },
+  fn: NodeFunction,
+) {
   if (typeof fn !== "function")
-    throw new GraphConfigError(`${kind}() expects a function as its second argument, got ${typeof fn}.`);
+    throw new GraphConfigError(
+      `${kind}() expects a function as its second argument, got ${describeValue(fn)}.\n  How to fix: a synchronous function that returns the decision, e.g. ({ score }) => score > 0.5.`,
+    );
+  const { name, inputs } = options;
   const resolved = resolveName(kind, name, fn);
+  checkFlag(resolved, "defaultOpen", options.defaultOpen);
   const mode = detectMode(fn as never);
   if (mode !== "sync") {
     throw new GraphConfigError(
@@ -311,13 +320,32 @@ function gateSpec(kind: string, name: string | undefined, inputs: readonly strin
   return { name: resolved, inputs: ports, outputs: [], history: [], fn, implicitDefaults };
 }
 
+function checkFlag(name: string, key: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new GraphConfigError(
+      `Gate '${name}': option '${key}' must be true or false, got ${describeValue(value)}.\n  How to fix: pass ${key}: true, ${key}: false, or leave it out.`,
+      { where: name },
+    );
+  }
+}
+
+/** The options object itself, before any field is read. */
+function checkOptionsObject(kind: string, options: unknown, example: string): void {
+  if (!isPlainRecord(options)) {
+    throw new GraphConfigError(
+      `${kind}() expects an options object as its first argument, got ${describeValue(options)}.\n  How to fix: ${example}.`,
+    );
+  }
+}
+
 function checkTargets(name: string, targets: readonly Target[]): void {
   for (const t of targets) {
     if (t === END) continue;
     if (typeof t !== "string")
-      throw new GraphConfigError(`Gate '${name}' has a target that is not a name or END: ${String(t)}.`, {
-        where: name,
-      });
+      throw new GraphConfigError(
+        `Gate '${name}' has a target that is not a node name or END: ${describeValue(t)}.\n  How to fix: list node names as strings and END as the sentinel (import { END } from "@graph/core").`,
+        { where: name },
+      );
     if (t === "END") {
       throw new GraphConfigError(
         `Gate '${name}' lists the string "END" as a target.\n  How to fix: use the END sentinel: import { END } from "@graph/core".`,
@@ -353,15 +381,13 @@ export function route<
   fn: F,
 ): NoInfer<RouteNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<T>>>;
 export function route(options: RouteOptions, fn: NodeFunction): RouteNode {
-  if (typeof options !== "object" || options === null)
-    throw new GraphConfigError(
-      `route() expects an options object ({ targets: [...] }) as its first argument, got ${options === null ? "null" : typeof options}.`,
-    );
+  checkOptionsObject("route", options, 'route({ targets: ["next", END] }, fn)');
   if (!Array.isArray(options.targets))
     throw new GraphConfigError(
-      `route() needs targets: an array of node names and/or END, got ${options.targets === null ? "null" : typeof options.targets}.\n  How to fix: route({ targets: ["next", END] }, fn).`,
+      `route() needs targets: an array of node names and/or END, got ${describeValue(options.targets)}.\n  How to fix: route({ targets: ["next", END] }, fn).`,
     );
-  const base = gateSpec("route", options.name, options.inputs, fn);
+  const base = gateSpec("route", options, fn);
+  checkFlag(base.name, "multiTarget", options.multiTarget);
   const targets = [...options.targets];
   if (targets.length === 0)
     throw new GraphConfigError(`Gate '${base.name}' declares no targets.`, { where: base.name });
@@ -409,7 +435,8 @@ export function ifElse<
   fn: F,
 ): NoInfer<IfElseNode<Name, InputsFrom<Inputs, ParamOf<F>, never>, SureTargets<[WhenTrue, WhenFalse]>>>;
 export function ifElse(options: IfElseOptions, fn: NodeFunction): IfElseNode {
-  const base = gateSpec("ifElse", options.name, options.inputs, fn);
+  checkOptionsObject("ifElse", options, 'ifElse({ whenTrue: "fastPath", whenFalse: "fullRag" }, fn)');
+  const base = gateSpec("ifElse", options, fn);
   const targets: Target[] = [options.whenTrue, options.whenFalse];
   checkTargets(base.name, targets);
   if (options.whenTrue === options.whenFalse) {

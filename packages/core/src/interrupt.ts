@@ -1,5 +1,6 @@
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import type { NodeTypes, PendingPause } from "./types/ports.js";
 import type { RenameKeys, RenamesFor } from "./types/util.js";
@@ -134,16 +135,26 @@ export function interrupt<
   },
 ): NoInfer<InterruptNode<Name, { [K in Input]: Value }, { [K in Response]: Answer }>>;
 export function interrupt(options: InterruptOptions): InterruptNode {
-  if (!options || typeof options.name !== "string")
-    throw new GraphConfigError("interrupt() needs { name, input, response }.");
+  const example = 'interrupt({ name: "approval", input: "draft", response: "decision" })';
+  if (!isPlainRecord(options))
+    throw new GraphConfigError(
+      `interrupt() needs an options object { name, input, response }, got ${describeValue(options)}.\n  How to fix: ${example}.`,
+    );
+  if (typeof options.name !== "string")
+    throw new GraphConfigError(
+      `interrupt() needs a name (a string), got ${describeValue(options.name)}.\n  How to fix: ${example}.`,
+    );
   for (const key of ["input", "response"] as const) {
     if (typeof options[key] !== "string" || options[key].length === 0) {
-      throw new GraphConfigError(`Interrupt '${options.name}' needs '${key}' (a value name).`, { where: options.name });
+      throw new GraphConfigError(
+        `Interrupt '${options.name}' needs '${key}' (a value name), got ${describeValue(options[key])}.\n  How to fix: ${example}.`,
+        { where: options.name },
+      );
     }
   }
   if (options.handler !== undefined && typeof options.handler !== "function") {
     throw new GraphConfigError(
-      `Interrupt '${options.name}' has a handler that is not a function (got ${options.handler === null ? "null" : typeof options.handler}).\n  How to fix: pass handler: (value) => answer | undefined, or leave it out to always pause.`,
+      `Interrupt '${options.name}' has a handler that is not a function (got ${describeValue(options.handler)}).\n  How to fix: pass handler: (value) => answer | undefined, or leave it out to always pause.`,
       { where: options.name },
     );
   }

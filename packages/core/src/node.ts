@@ -1,7 +1,9 @@
 import type * as z from "zod";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
+import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
+import { checkNodeOptions, isZodSchema } from "./internal/optionChecks.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 import type {
@@ -301,14 +303,8 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 }
 
-function isSchemaRecord(value: NodeOptions["inputs"]): value is Readonly<Record<string, z.ZodType>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isZodSchema(value: unknown): value is z.ZodType {
-  return (
-    typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function"
-  );
+function isSchemaRecord(value: unknown): value is Readonly<Record<string, z.ZodType>> {
+  return isPlainRecord(value);
 }
 
 /** Reads inputs from options or from the function's destructured parameter. Shared with gates. */
@@ -319,6 +315,12 @@ export function resolveInputs(
   fn: NodeFunction,
 ): { ports: Port[]; implicitDefaults: Set<string>; schemas: Record<string, z.ZodType> | undefined } {
   const implicitDefaults = new Set<string>();
+  if (inputs !== undefined && !Array.isArray(inputs) && !isSchemaRecord(inputs)) {
+    throw new GraphConfigError(
+      `The inputs of ${kind} '${name}' must be an array of names or a record of zod schemas, got ${describeValue(inputs)}.\n  How to fix: inputs: ["text"], inputs: { text: z.string() }, or leave inputs out to read them from a destructured first parameter.`,
+      { where: name },
+    );
+  }
   if (isSchemaRecord(inputs)) {
     const schemas: Record<string, z.ZodType> = {};
     for (const [key, schema] of Object.entries(inputs)) {
@@ -361,7 +363,7 @@ export function resolveInputs(
 export function resolveName(kind: string, name: string | undefined, fn: { readonly name: string }): string {
   if (name !== undefined && typeof name !== "string") {
     throw new GraphConfigError(
-      `A ${kind}'s name must be a string, got ${typeof name}.\n  How to fix: pass { name: "…" }.`,
+      `A ${kind}'s name must be a string, got ${describeValue(name)}.\n  How to fix: pass { name: "…" }.`,
     );
   }
   if (name === "") {
@@ -369,8 +371,8 @@ export function resolveName(kind: string, name: string | undefined, fn: { readon
       `A ${kind} was given an empty name.\n  How to fix: pass a non-empty { name: "…" } or leave name out to use the function's own name.`,
     );
   }
-  const resolved = name ?? fn.name;
-  if (!resolved) {
+  const resolved: unknown = name ?? fn.name;
+  if (typeof resolved !== "string" || resolved === "") {
     throw new GraphConfigError(
       `A ${kind} needs a name, and its function is anonymous.\n  How to fix: pass { name: "…" } or use a named function (function embed(…) {…}).`,
     );
@@ -411,15 +413,18 @@ export function node<
   FunctionNode<Name, InputsFrom<Inputs, ParamOf<F>, keyof D>, OutputsWithSchema<OutputsFrom<O, ReturnType<F>>, S>>
 >;
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
-  if (typeof options !== "object" || options === null) {
+  if (!isPlainRecord(options)) {
     throw new GraphConfigError(
-      `node() expects an options object as its first argument, got ${options === null ? "null" : typeof options}.\n  How to fix: node({ output: "x" }, fn) — pass {} when there is nothing to configure.`,
+      `node() expects an options object as its first argument, got ${describeValue(options)}.\n  How to fix: node({ output: "x" }, fn) — pass {} when there is nothing to configure.`,
     );
   }
   if (typeof fn !== "function") {
-    throw new GraphConfigError(`node() expects a function as its second argument, got ${typeof fn}.`);
+    throw new GraphConfigError(
+      `node() expects a function as its second argument, got ${describeValue(fn)}.\n  How to fix: node({ output: "x" }, ({ text }) => …).`,
+    );
   }
   const name = resolveName("node", options.name, fn);
+  checkNodeOptions(name, options);
   const { ports, implicitDefaults, schemas } = resolveInputs("node", name, options.inputs, fn);
   const defaults = { ...(options.defaults ?? {}) };
   for (const key of Object.keys(defaults)) {
@@ -455,17 +460,6 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
         }
       }
     }
-  }
-  if (options.retry !== undefined && !(Number.isInteger(options.retry.attempts) && options.retry.attempts >= 1)) {
-    throw new GraphConfigError(
-      `Node '${name}': retry.attempts must be an integer ≥ 1, got ${String(options.retry.attempts)}.`,
-      { where: name },
-    );
-  }
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-    throw new GraphConfigError(`Node '${name}': timeoutMs must be > 0, got ${String(options.timeoutMs)}.`, {
-      where: name,
-    });
   }
   return new FunctionNode({
     name,

@@ -252,13 +252,13 @@ describe("interrupt()", () => {
 
   it("errors", () => {
     expect(errorOf(() => interrupt({ input: "d", response: "x" } as never)).message).toBe(
-      "interrupt() needs { name, input, response }.",
+      `interrupt() needs a name (a string), got undefined.\n  How to fix: interrupt({ name: "approval", input: "draft", response: "decision" }).`,
     );
     expect(errorOf(() => interrupt({ name: "r", response: "x" } as never)).message).toBe(
-      "Interrupt 'r' needs 'input' (a value name).",
+      `Interrupt 'r' needs 'input' (a value name), got undefined.\n  How to fix: interrupt({ name: "approval", input: "draft", response: "decision" }).`,
     );
     expect(errorOf(() => interrupt({ name: "r", input: "d", response: "" })).message).toBe(
-      "Interrupt 'r' needs 'response' (a value name).",
+      `Interrupt 'r' needs 'response' (a value name), got an empty string.\n  How to fix: interrupt({ name: "approval", input: "draft", response: "decision" }).`,
     );
     expect(errorOf(() => interrupt({ name: "r", input: "d", response: "d" })).message).toBe(
       "Interrupt 'r' uses 'd' as both input and response; give the answer its own name.",
@@ -271,7 +271,7 @@ describe("interrupt()", () => {
     );
     const badHandler = errorOf(() => interrupt({ name: "r", input: "d", response: "x", handler: "ok" as never }));
     expect(badHandler._tag).toBe("GraphConfigError");
-    expect(badHandler.message).toContain("Interrupt 'r' has a handler that is not a function (got string).");
+    expect(badHandler.message).toContain("Interrupt 'r' has a handler that is not a function (got a string ('ok')).");
   });
 
   it("in a graph, the answer is an output that feeds downstream nodes", () => {

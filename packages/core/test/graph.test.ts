@@ -271,10 +271,10 @@ describe("Graph constructor errors", () => {
 
   it("bad arguments", () => {
     expect(errorOf(() => new Graph("nodes" as never)).message).toBe(
-      "new Graph() expects an array of nodes as its first argument.",
+      `new Graph() expects an array of nodes as its first argument, got a string ('nodes').\n  How to fix: new Graph([embed, retrieve], { name: "rag" }).`,
     );
     expect(errorOf(() => new Graph([fn("a", "p", "x"), (() => 1) as unknown as AnyNode])).message).toContain(
-      "Item 1 of the node list is not a node (got function).",
+      "Item 1 of the node list is not a node (got a function).",
     );
     expect(errorOf(() => new Graph([], null as never)).message).toContain(
       "expects an options object as its second argument, got null.",

@@ -186,7 +186,7 @@ describe("bind / unbind", () => {
 
   it("bind() needs an object", () => {
     expect(errorOf(() => graph.bind(null as never)).message).toBe(
-      "bind() expects an object of input values ({ name: value }), got null.",
+      "bind() expects an object of input values ({ name: value }), got null.\n  → Valid inputs: 'data', 'temperature', 'model'",
     );
   });
 

@@ -94,4 +94,35 @@ describe("toMermaid()", () => {
     const quoted = node({ name: 'say "hi"', inputs: ["x"], output: "y" }, () => 1);
     expect(new Graph([quoted]).toMermaid()).toContain('  n0["say #quot;hi#quot;"]');
   });
+
+  it("shows markup in names as text: every label character Mermaid or HTML could read is an entity code", () => {
+    const xss = "<img src=x onerror=alert(1)>";
+    const probe = node({ name: xss, inputs: ["<i>in<i>"], output: 'a"b' }, () => 1);
+    const reader = node({ name: "a&amp;b #quot; `md` style:x", inputs: ['a"b'], output: "out" }, () => 1);
+    const inner = new Graph([probe, reader], { name: "<svg onload=alert(2)>" });
+    const text = new Graph([inner.asNode().mapOver("<i>in<i>")]).toMermaid();
+    expect(text.split("\n")).toEqual([
+      "flowchart TD",
+      '  subgraph n0 ["#lt;svg onload=alert(2)#gt; (map over #lt;i#gt;in#lt;i#gt;)"]',
+      '    n0_n0["#lt;img src=x onerror=alert(1)#gt;"]',
+      '    n0_n1["a#amp;amp;b #35;quot; #96;md#96; style#58;x"]',
+      '    n0_n0 -->|"a#quot;b"| n0_n1',
+      "  end",
+      '  in_0(["#lt;i#gt;in#lt;i#gt;"])',
+      "  in_0 -.-> n0",
+    ]);
+    // No raw markup inside any label (the arrows' ">" are syntax), and quotes only as label delimiters.
+    for (const [, inside] of text.matchAll(/"([^"]*)"/g)) expect(inside).not.toMatch(/[<>&`]/);
+    for (const line of text.split("\n")) expect((line.match(/"/g) ?? []).length % 2).toBe(0);
+  });
+
+  it("escapes gate and interrupt labels and control-edge conditions the same way", () => {
+    const gate = route({ name: "<g>", inputs: ["v"], targets: ["<t>", END] }, () => END);
+    const target = node({ name: "<t>", inputs: ["v"], output: "w" }, () => 1);
+    const ask = interrupt({ name: "<ask>", input: "w", response: "answer" });
+    const lines = new Graph([gate, target, ask]).toMermaid().split("\n");
+    expect(lines).toContain('  n0{"#lt;g#gt;"}');
+    expect(lines).toContain('  n2[/"#lt;ask#gt;"/]');
+    expect(lines).toContain('  n0 -.->|"#lt;t#gt;"| n1');
+  });
 });

@@ -187,7 +187,7 @@ describe("node(): inputs from a destructured first parameter", () => {
       "node() expects an options object as its first argument, got undefined.",
     );
     expect(errorOf(() => node({ name: "n" }, 5 as never)).message).toBe(
-      "node() expects a function as its second argument, got number.",
+      'node() expects a function as its second argument, got a number (5).\n  How to fix: node({ output: "x" }, ({ text }) => …).',
     );
   });
 });
@@ -384,10 +384,10 @@ describe("node(): other options", () => {
 
   it("validates retry.attempts and timeoutMs", () => {
     expect(errorOf(() => node({ name: "n", retry: { attempts: 0 } }, () => 1)).message).toBe(
-      "Node 'n': retry.attempts must be an integer ≥ 1, got 0.",
+      `Node 'n': option 'retry.attempts' must be an integer ≥ 1, got a number (0).\n  How to fix: retry: { attempts: 3, initialDelayMs: 100, backoff: "exponential" }.`,
     );
     expect(errorOf(() => node({ name: "n", timeoutMs: 0 }, () => 1)).message).toBe(
-      "Node 'n': timeoutMs must be > 0, got 0.",
+      "Node 'n': option 'timeoutMs' must be a number of milliseconds > 0 and ≤ 2147483647, got a number (0).\n  How to fix: timeoutMs: 30_000.",
     );
   });
 });

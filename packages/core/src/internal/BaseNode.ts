@@ -1,4 +1,5 @@
 import { GraphConfigError, RenameError } from "../errors.js";
+import { describeValue, isPlainRecord, showName } from "./describe.js";
 import { quoteList } from "./suggest.js";
 
 /** A public port name and the name the node's function (or inner graph) knows it by. */
@@ -24,6 +25,20 @@ export type NodeType = "function" | "route" | "branch" | "interrupt" | "graph";
 
 const RESERVED_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype).concat(["prototype"]));
 
+/**
+ * Characters a name may not hold: C0/C1 control characters (newline, tab, NUL…), the Unicode line and paragraph
+ * separators, and lone surrogate halves. Such names can't be shown on one line (logs, the devtools graph) and a lone
+ * surrogate does not survive UTF-8 storage, so the name read back from a checkpoint would not be the same name.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cs}/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cs}/gu;
+
+function codePoint(char: string): string {
+  return `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
 /** Why a name is unusable, or undefined when it is fine. */
 function nameProblem(name: string): string | undefined {
   if (name.length === 0) return "it is empty";
@@ -32,27 +47,40 @@ function nameProblem(name: string): string | undefined {
   if (name === "END") return "'END' is reserved for the END routing sentinel";
   // Values live in plain objects (run values, result.values, stored steps): these keys would hit the prototype.
   if (RESERVED_KEYS.has(name)) return `'${name}' is a reserved JavaScript object key (it would reach Object.prototype)`;
+  const unsafe = UNSAFE_CHARACTER.exec(name);
+  if (unsafe !== null) {
+    const char = unsafe[0];
+    const what = /\p{Cs}/u.test(char)
+      ? `a lone surrogate (${codePoint(char)}), which does not survive UTF-8 storage`
+      : `the control character ${codePoint(char)}${char === "\n" ? " (a newline)" : char === "\t" ? " (a tab)" : ""}, which can't be shown on one line`;
+    return `it contains ${what} at position ${unsafe.index}`;
+  }
   return undefined;
 }
 
 function suggestName(name: string): string {
   if (name === "END") return "end_step";
   if (RESERVED_KEYS.has(name)) return `${name.replace(/_/g, "")}_value`;
-  return name.replace(/[/.]/g, "_") || "my_name";
+  return name.replace(/[/.]/g, "_").replace(UNSAFE_CHARACTERS, "_") || "my_name";
 }
 
-export function checkName(kind: string, name: string, where: string): void {
+/**
+ * Throws a {@link GraphConfigError} unless `name` is a usable name. `where` describes the owner (`node 'embed'`);
+ * pass a function when building it needs the (not yet checked) name itself.
+ */
+export function checkName(kind: string, name: unknown, where: string | ((shown: string) => string)): void {
+  const place = typeof where === "string" ? where : where(showName(name));
   if (typeof name !== "string") {
     throw new GraphConfigError(
-      `Invalid ${kind} name in ${where}: expected a string, got ${name === null ? "null" : typeof name}.`,
-      { where },
+      `Invalid ${kind} name in ${place}: expected a string, got ${describeValue(name)}.\n  How to fix: name it with a string of letters, digits, '_' or '-' (e.g. 'my_${kind}').`,
+      { where: place },
     );
   }
   const problem = nameProblem(name);
   if (problem !== undefined) {
     throw new GraphConfigError(
-      `Invalid ${kind} name '${name}' in ${where}: ${problem}.\n  How to fix: use letters, digits, '_' or '-' (e.g. '${suggestName(name)}').`,
-      { where },
+      `Invalid ${kind} name ${showName(name)} in ${place}: ${problem}.\n  How to fix: use letters, digits, '_' or '-' (e.g. ${showName(suggestName(name))}).`,
+      { where: place },
     );
   }
 }
@@ -86,7 +114,7 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
   readonly outputs: readonly string[];
 
   protected constructor(spec: S) {
-    checkName("node", spec.name, `node '${spec.name}'`);
+    checkName("node", spec.name, (shown) => `node ${shown}`);
     checkPorts(
       spec.name,
       "input",
@@ -136,9 +164,23 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
     renames: Readonly<Record<string, string>>,
   ): Pick<BaseSpec, "inputs" | "outputs" | "history"> {
     const ports = this.spec[kind];
+    const singular = kind === "inputs" ? "input" : "output";
+    const method = kind === "inputs" ? "withInputs" : "withOutputs";
+    if (!isPlainRecord(renames)) {
+      throw new GraphConfigError(
+        `${method}() on node '${this.name}' expects an object of renames ({ old: "new" }), got ${describeValue(renames)}.\n  → Current ${kind}: ${quoteList(ports.map((p) => p.name))}`,
+        { where: this.name },
+      );
+    }
     const current = new Set(ports.map((p) => p.name));
-    for (const from of Object.keys(renames)) {
+    for (const [from, to] of Object.entries(renames)) {
       if (!current.has(from)) throw this.unknownPort(kind, from);
+      if (typeof to !== "string") {
+        throw new GraphConfigError(
+          `${method}() on node '${this.name}' renames ${singular} '${from}' to ${describeValue(to)}; a new name must be a string.\n  How to fix: ${method}({ ${from}: "${from}_2" }).`,
+          { where: this.name },
+        );
+      }
     }
     const next = ports.map((p) =>
       Object.hasOwn(renames, p.name) ? { name: renames[p.name]!, original: p.original } : p,

@@ -3,7 +3,25 @@ import type { Graph } from "../Graph.js";
 import { GraphNode } from "../GraphNode.js";
 import { GateNode } from "../gates.js";
 
-const label = (text: string) => `"${text.replace(/"/g, "#quot;")}"`;
+/**
+ * Mermaid entity codes for every character that could end a label or be read as markup. Mermaid turns `#lt;` into
+ * `&lt;` before it builds the label, so the browser shows the character and never parses it as HTML, whatever
+ * Mermaid's `securityLevel` and however the SVG is inserted. Also escaped: `#` and `&` (so a name that looks like
+ * an entity shows as typed), the backtick (a label in backticks is Mermaid markdown), and `:` (Mermaid rewrites
+ * any line holding `style…:…#…;` before parsing, which would garble a label's entity codes).
+ */
+const ENTITIES: Readonly<Record<string, string>> = {
+  '"': "#quot;",
+  "#": "#35;",
+  "&": "#amp;",
+  "<": "#lt;",
+  ">": "#gt;",
+  "`": "#96;",
+  ":": "#58;",
+};
+
+/** A quoted Mermaid label showing `text` literally. Names can't hold newlines or control characters (core rejects them). */
+const label = (text: string): string => `"${text.replace(/["#&<>`:]/g, (c) => ENTITIES[c]!)}"`;
 
 function shape(id: string, name: string, kind: string): string {
   switch (kind) {

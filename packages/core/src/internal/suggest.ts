@@ -15,9 +15,13 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+const MAX_SUGGESTED_LENGTH = 200;
+
 /**
  * The closest candidate if it is close enough to be a plausible typo — what "Did you mean" suggestions use.
- * Case-insensitive; "close enough" is an edit distance of at most max(2, ⌈longer length / 3⌉).
+ * Case-insensitive; "close enough" is an edit distance of at most max(2, ⌈longer length / 3⌉). Total: a name or
+ * candidates that are not strings, and names longer than 200 characters (no one typos those, and comparing them
+ * costs length²), give no suggestion instead of an error.
  *
  * @example
  * ```ts
@@ -25,10 +29,15 @@ export function editDistance(a: string, b: string): number {
  * ```
  */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  if (typeof name !== "string" || name.length > MAX_SUGGESTED_LENGTH) return undefined;
+  if (typeof (candidates as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] !== "function") return undefined;
   let best: string | undefined;
   let bestScore = Infinity;
   const lower = name.toLowerCase();
-  for (const c of candidates) {
+  for (const c of candidates as Iterable<unknown>) {
+    if (typeof c !== "string" || c.length > MAX_SUGGESTED_LENGTH) continue;
+    // Lengths further apart than the largest limit can't be close enough: skip the quadratic comparison.
+    if (Math.abs(c.length - name.length) > Math.max(2, Math.ceil(Math.max(name.length, c.length) / 3))) continue;
     const d = editDistance(lower, c.toLowerCase());
     if (d < bestScore) {
       bestScore = d;
