@@ -135,13 +135,15 @@ describe("Graph", () => {
     rag.bind({ answer: "x" });
   });
 
-  test("bind accepts a loop's seed (a value both produced and consumed)", () => {
+  test("bind accepts a loop's seed (a value both produced and consumed); bound, it becomes optional", () => {
     const record = node({ output: "notes" }, ({ notes, verdict }: { notes: string[]; verdict: string }) => [
       ...notes,
       verdict,
     ]);
-    const g = new Graph([record]).bind({ notes: [] });
-    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ verdict: string }>();
+    const unbound = new Graph([record]);
+    expectTypeOf<InputsOf<typeof unbound>>().toEqualTypeOf<{ notes: string[]; verdict: string }>();
+    const g = unbound.bind({ notes: [] });
+    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ verdict: string; notes?: string[] }>();
   });
 });
 

@@ -29,8 +29,32 @@ type ResolvePauses<P, Out, In> = P extends { readonly input: infer I; readonly n
 /** Open inputs (an untyped node) let the caller pass any extra key. */
 type OpenRecord<Open> = true extends Open ? { readonly [key: string]: unknown } : Empty;
 
-/** What the graph needs from outside: inputs no node of the graph produces. */
-type GraphInputs<In, Out, Open> = Simplify<Omit<In, keyof Out> & OpenRecord<Open>>;
+/**
+ * Values a node reads without a default and also writes (`agent({ messages }) → messages`): such a read comes back
+ * to the node around a loop, so the runtime treats it as a seed the first run must supply. Only the keys both
+ * records share are looked at, so a node costs nothing when it feeds nothing back to itself.
+ */
+type SelfFed<T> = T extends AnyNodeTypes
+  ? IsOpen<T["in"]> extends true
+    ? never
+    : {
+        [K in keyof T["in"] & keyof T["out"]]-?: Empty extends Pick<T["in"], K> ? never : K;
+      }[keyof T["in"] & keyof T["out"]]
+  : never;
+/** Values a node writes without reading them back (a producer that may run before any loop comes around). */
+type ProducedOnly<T> = T extends AnyNodeTypes ? Exclude<keyof T["out"], SelfFed<T>> : never;
+/**
+ * The loop seeds the runtime surely requires: values whose every producer reads them without a default. Among those
+ * producers some node's read can only come around the loop (every producer's edge into it is a feedback edge), so
+ * the graph's `inputs.seeds` holds the value unless it is bound. A value with one producer that does not read it
+ * back is left optional (whether it is a seed depends on which node the runtime picks as the loop's entry).
+ */
+type RequiredSeeds<T> = Exclude<SelfFed<T>, ProducedOnly<T>>;
+
+/** What the graph needs from outside: inputs no node of the graph produces, and the loop seeds it requires. */
+type GraphInputs<In, Out, Open, Seeds> = Simplify<
+  Omit<In, keyof Out> & { [K in Seeds & keyof In]: Exclude<In[K], undefined> } & OpenRecord<Open>
+>;
 
 /** Static facts about a graph besides its inputs and outputs. */
 export interface GraphMeta {
@@ -49,7 +73,7 @@ export interface GraphMeta {
 
 /** The types `new Graph(nodes, { name })` gets. */
 export interface MergedGraph<Ns extends readonly Typed[], Name extends string> {
-  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>>;
+  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>, RequiredSeeds<TypesOf<Ns>>>;
   readonly out: Simplify<AllOutputs<Ns>>;
   readonly meta: {
     readonly name: Name;

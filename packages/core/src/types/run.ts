@@ -13,8 +13,9 @@ type Fed<G extends GraphTypes> = G["~types"]["meta"] extends { readonly fed: inf
   : Empty;
 
 /**
- * What `runner.run(graph, { values })` accepts: the graph's inputs (required ones required), plus any produced
- * value, optional, with its type (supplying one skips its producer or seeds a loop).
+ * What `runner.run(graph, { values })` accepts: the graph's inputs (required ones required, a loop seed the run
+ * needs among them), plus any produced value, optional, with its type (supplying one skips its producer or seeds a
+ * loop).
  *
  * @example
  * ```ts
@@ -24,7 +25,15 @@ type Fed<G extends GraphTypes> = G["~types"]["meta"] extends { readonly fed: inf
 export type RunValuesOf<G extends GraphTypes> =
   IsAny<In<G>> extends true
     ? Readonly<Record<string, any>>
-    : Simplify<In<G> & Optional<Fed<G>> & Optional<Omit<Out<G>, keyof In<G> | keyof Fed<G>>>>;
+    : Simplify<
+        Omit<In<G>, keyof Fed<G>> &
+          Pick<In<G>, RequiredFed<In<G>, Fed<G>>> &
+          Optional<Omit<Fed<G>, RequiredFed<In<G>, Fed<G>>>> &
+          Optional<Omit<Out<G>, keyof In<G> | keyof Fed<G>>>
+      >;
+
+/** Fed values the graph requires (loop seeds with no default or bound value); the others stay optional. */
+type RequiredFed<I, F> = { [K in keyof F & keyof I]-?: Empty extends Pick<I, K> ? never : K }[keyof F & keyof I];
 
 /** Optional keys that also accept an explicit `undefined` (a value read off an earlier, partial result). */
 type Optional<T> = { [K in keyof T]?: T[K] | undefined };
