@@ -33,7 +33,10 @@ export type RunValuesOf<G extends GraphTypes> =
       >;
 
 /** Fed values the graph requires (loop seeds with no default or bound value); the others stay optional. */
-type RequiredFed<I, F> = { [K in keyof F & keyof I]-?: Empty extends Pick<I, K> ? never : K }[keyof F & keyof I];
+type RequiredFed<I, F> = {
+  // Assignability, not `Pick`: an open graph's index signature must not make a fed key look required.
+  [K in keyof F & keyof I]-?: I extends { readonly [P in K]: unknown } ? K : never;
+}[keyof F & keyof I];
 
 /** Optional keys that also accept an explicit `undefined` (a value read off an earlier, partial result). */
 type Optional<T> = { [K in keyof T]?: T[K] | undefined };
