@@ -3,6 +3,7 @@
  * node list (linear in the number of nodes); nothing scans the node tuple per key and nothing recurses over it.
  */
 import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
+import type { DidYouMean, LastOf, QuoteList } from "./messages.js";
 import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
 
 type TypesOf<Ns extends readonly Typed[]> = Ns[number]["~types"];
@@ -98,19 +99,49 @@ type EdgeErrors<In, Out> = {
         : `✖ Value '${K}': its producer's type is not assignable to the type a consumer declares`;
 }[keyof In & keyof Out & string];
 
-type TargetErrors<Targets, Names> = string extends Names | Targets
+/** A node's name when the checker can read it (given in the options, `withName`, a named graph's `asNode()`). */
+type LiteralName<T> = T extends AnyNodeTypes ? (string extends T["name"] ? never : T["name"]) : never;
+
+/**
+ * Gate targets that name no node. With every node's name known, each such target is an error. A node named by its
+ * function (`node({ output }, function draft() {})`) has a name TypeScript does not type (a function's `name` is
+ * `string`), so a target matching no known name may be that node: then only the count is checked — more distinct
+ * unmatched targets than nodes of unknown name means some target is misspelled. A target typed `string` (a
+ * non-literal) is not checked. Nothing here is evaluated unless some target matches no known name.
+ */
+type TargetErrors<Ns extends readonly Typed[], Targets> = string extends Targets
   ? never
-  : Exclude<Targets, Names> extends infer T extends string
-    ? `✖ Gate target '${T}' is not a node of this graph`
+  : Exclude<Targets, LiteralName<TypesOf<Ns>>> extends infer Unmatched extends string
+    ? [Unmatched] extends [never]
+      ? never
+      : string extends TypesOf<Ns>["name"]
+        ? UnknownNameCount<Unmatched, UnnamedIndex<Ns>> extends infer N extends number
+          ? `✖ Gate targets ${QuoteList<Unmatched>} match no node name the checker knows, and only ${N} node(s) have a name it can't read (a function's own name): a target is misspelled. Name the targeted nodes in their options to have every target checked`
+          : never
+        : `✖ Gate target '${Unmatched}' is not a node of this graph.${DidYouMean<Unmatched, LiteralName<TypesOf<Ns>>>}`
     : never;
+
+/** The positions of nodes whose name is not a literal. */
+type UnnamedIndex<Ns extends readonly Typed[]> = {
+  [I in keyof Ns]: string extends Ns[I]["~types"]["name"] ? I : never;
+}[number];
+
+/**
+ * The number of nodes of unknown name when there are fewer of them than unmatched targets (else `false`: every
+ * unmatched target may be one of them). Takes one member of each union per step, so it stops after as many steps
+ * as there are unmatched targets.
+ */
+type UnknownNameCount<Targets, Unnamed, Count extends unknown[] = []> = [Targets] extends [never]
+  ? false
+  : [Unnamed] extends [never]
+    ? Count["length"]
+    : UnknownNameCount<Exclude<Targets, LastOf<Targets>>, Exclude<Unnamed, LastOf<Unnamed>>, [...Count, 0]>;
 
 /** `Ns` when the wiring type-checks, else a one-element tuple whose message names the offending value. */
 export type CheckedNodes<Ns extends readonly Typed[]> =
   IsAny<Ns[number]> extends true
     ? Ns
-    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<TypesOf<Ns>["targets"], TypesOf<Ns>["name"]>] extends [
-          infer E,
-        ]
+    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<Ns, TypesOf<Ns>["targets"]>] extends [infer E]
       ? [E] extends [never]
         ? Ns
         : readonly [E]

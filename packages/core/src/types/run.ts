@@ -1,3 +1,4 @@
+import type { DidYouMean, GraphLabel, QuoteList } from "./messages.js";
 import type { PauseOf } from "./ports.js";
 import type { Empty, IsAny, Simplify } from "./util.js";
 
@@ -40,6 +41,28 @@ type RequiredFed<I, F> = {
 
 /** Optional keys that also accept an explicit `undefined` (a value read off an earlier, partial result). */
 type Optional<T> = { [K in keyof T]?: T[K] | undefined };
+
+/**
+ * The check of run values' keys `K`: a key `G` neither reads nor produces must be a message naming it (so the
+ * compiler reports `✖ Unknown value 'topc' for graph 'rag': no node reads or produces it. Did you mean 'topic'?`),
+ * any other key is left to {@link RunValuesOf}. Intersect it with the values' type, `K` inferred from the values.
+ *
+ * @example
+ * ```ts
+ * declare function start<G extends Graph, K extends PropertyKey>(graph: G, values: RunValuesOf<G> & UnknownValuesOf<G, K>): void;
+ * ```
+ */
+export type UnknownValuesOf<G extends GraphTypes, K extends PropertyKey> = string extends K
+  ? Empty
+  : { readonly [P in K]: P extends keyof RunValuesOf<G> ? unknown : UnknownValue<P, G> };
+
+type UnknownValue<P, G extends GraphTypes> = P extends string
+  ? `✖ Unknown value '${P}' for ${GraphLabel<NameOf<G>>}: no node reads or produces it.${DidYouMean<P, keyof RunValuesOf<G> & string, InputList<G>>}`
+  : "✖ Run values are keyed by name (a string)";
+type InputList<G extends GraphTypes> = [keyof In<G>] extends [never]
+  ? " It takes no inputs."
+  : ` Its inputs: ${QuoteList<keyof In<G> & string>}.`;
+type NameOf<G extends GraphTypes> = G["~types"]["meta"] extends { readonly name: infer N } ? N : string;
 
 /** True when a run of `G` needs no values (every input optional). */
 export type NoValuesNeeded<G extends GraphTypes> =
