@@ -84,8 +84,8 @@ describe("unknown run values are messages naming the key", () => {
     }>();
     // A graph without a literal name, and an untyped graph (any key allowed).
     expectTypeOf<
-      UnknownValuesOf<Graph<{ a: 1 }, { b: 2 }, any>, "c">["c"]
-    >().toEqualTypeOf<"✖ Unknown value 'c' for this graph: no node reads or produces it. Its inputs: 'a'.">();
+      UnknownValuesOf<Graph<{ a: 1 }, { b: 2 }, any>, "xyz">["xyz"]
+    >().toEqualTypeOf<"✖ Unknown value 'xyz' for this graph: no node reads or produces it. Its inputs: 'a'.">();
     expectTypeOf<UnknownValuesOf<Graph, "c">>().toEqualTypeOf<{ readonly c: unknown }>();
   });
 
