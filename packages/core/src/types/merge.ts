@@ -2,8 +2,9 @@
  * A graph's types from its nodes' types. Every record is merged once, by one union-to-intersection step over the
  * node list (linear in the number of nodes); nothing scans the node tuple per key and nothing recurses over it.
  */
-import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
+
 import type { DidYouMean, LastOf, QuoteList } from "./messages.js";
+import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
 import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
 
 type TypesOf<Ns extends readonly Typed[]> = Ns[number]["~types"];
@@ -36,11 +37,13 @@ type OpenRecord<Open> = true extends Open ? { readonly [key: string]: unknown } 
  * records share are looked at, so a node costs nothing when it feeds nothing back to itself.
  */
 type SelfFed<T> = T extends AnyNodeTypes
-  ? IsOpen<T["in"]> extends true
+  ? [keyof T["in"] & keyof T["out"]] extends [never]
     ? never
-    : {
-        [K in keyof T["in"] & keyof T["out"]]-?: Empty extends Pick<T["in"], K> ? never : K;
-      }[keyof T["in"] & keyof T["out"]]
+    : IsOpen<T["in"]> extends true
+      ? never
+      : {
+          [K in keyof T["in"] & keyof T["out"]]-?: Empty extends Pick<T["in"], K> ? never : K;
+        }[keyof T["in"] & keyof T["out"]]
   : never;
 /** Values a node writes without reading them back (a producer that may run before any loop comes around). */
 type ProducedOnly<T> = T extends AnyNodeTypes ? Exclude<keyof T["out"], SelfFed<T>> : never;
@@ -50,7 +53,8 @@ type ProducedOnly<T> = T extends AnyNodeTypes ? Exclude<keyof T["out"], SelfFed<
  * the graph's `inputs.seeds` holds the value unless it is bound. A value with one producer that does not read it
  * back is left optional (whether it is a seed depends on which node the runtime picks as the loop's entry).
  */
-type RequiredSeeds<T> = Exclude<SelfFed<T>, ProducedOnly<T>>;
+type RequiredSeeds<T> =
+  SelfFed<T> extends infer S ? ([S] extends [never] ? never : Exclude<S, ProducedOnly<T>>) : never;
 
 /** What the graph needs from outside: inputs no node of the graph produces, and the loop seeds it requires. */
 type GraphInputs<In, Out, Open, Seeds> = Simplify<
