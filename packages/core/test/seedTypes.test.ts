@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AnyNode, END, Graph, isGraphConfigError, node, route } from "../src/index.js";
+import { type AnyNode, END, Graph, isGraphConfigError, node, route, type Target } from "../src/index.js";
 
 // The static types make a produced value a required input when every node producing it reads it back without a
 // default (`RequiredSeeds` in src/types/merge.ts). A type must never demand what the runtime does not, so this
@@ -125,7 +125,8 @@ describe("property: the static loop-seed rule never demands more than the runtim
           { name: "supervisor", inputs: supervisorReads ? ["messages", "turn"] : ["turn"], output: "next" },
           () => "w0",
         );
-        const gate = route({ name: "pick", targets: [...names, END], inputs: ["next"] }, () => END);
+        const targets: Target[] = [...names, END];
+        const gate = route({ name: "pick", targets, inputs: ["next"] }, () => END);
         const workerNodes = names.map((name, i) =>
           node(
             {
