@@ -14,6 +14,7 @@ import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
 import { FunctionNode } from "./node.js";
+import type { BindValues } from "./types/bind.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
 import type { IsAny, Simplify } from "./types/util.js";
 
@@ -432,7 +433,7 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
    * A new graph with these input values bound (merged over earlier binds): their keys become optional. Binding a
    * value an edge produces, or a name that is not an input, is a {@link GraphConfigError}.
    */
-  bind<V extends BindValues<In, Meta["fed"], V>>(
+  bind<V extends BindValues<In, Meta["fed"], Out, Meta["name"], V>>(
     values: V,
   ): Graph<Simplify<Omit<In, keyof V> & Partial<Pick<In, keyof V & keyof In>>>, Out, Meta>;
   /** A new graph without the given bindings (all of them when no key is given). */
@@ -443,11 +444,6 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
     readonly completeOnStop?: boolean;
   }): NoInfer<GraphNode<N, In, Out, Out, Meta["pauses"]>>;
 }
-
-/** What `bind` accepts: the graph's inputs and loop-fed values, each with its type; any other key is `never`. */
-type BindValues<In, Fed, V> = {
-  readonly [K in keyof V]: K extends keyof In ? In[K] : K extends keyof Fed ? Fed[K] : never;
-};
 
 /**
  * The constructor of {@link Graph}: infers the graph's types from the node list, and fails to compile when a

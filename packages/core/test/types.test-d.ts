@@ -124,6 +124,35 @@ describe("Graph", () => {
     new Graph([a, pick]);
   });
 
+  test("gate targets when nodes are named by their function: checked against the names that are known", () => {
+    // README style: no `name` in the options, so TypeScript sees each node's name as `string`.
+    const draft = node({ output: "draft" }, function draft({ topic }: { topic: string }) {
+      return topic;
+    });
+    const publish = node({ name: "publish", output: "url" }, ({ draft }: { draft: string }) => `/${draft}`);
+    const review = route({ targets: ["draft", "publish"] }, function review({ draft }: { draft: string }) {
+      return draft.length > 3 ? "publish" : "draft";
+    });
+    new Graph([draft, review, publish]);
+    // A target that may be the unnamed node compiles ('draft' is the function's name: the runtime checks it).
+    const maybe = route({ targets: ["drfat", "publish"] }, function maybe({ draft }: { draft: string }) {
+      return draft.length > 3 ? "publish" : "drfat";
+    });
+    new Graph([draft, maybe, publish]);
+    // More unmatched targets than nodes of unknown name: some target is misspelled.
+    const three = route({ name: "three", targets: ["x", "y", "publish"] }, ({ draft }: { draft: string }) =>
+      draft.length > 3 ? "publish" : "x",
+    );
+    // @ts-expect-error ✖ Gate targets 'x', 'y' match no node name the checker knows, and only 1 node(s) have a name it can't read …
+    new Graph([draft, three, publish]);
+    // Every node named: each target is checked, with a close name suggested.
+    const typo = route({ name: "typo", targets: ["publsh", END] }, ({ draft }: { draft: string }) =>
+      draft.length > 3 ? "publsh" : END,
+    );
+    // @ts-expect-error ✖ Gate target 'publsh' is not a node of this graph. Did you mean 'publish'?
+    new Graph([draft.withName("draft"), typo, publish]);
+  });
+
   test("bind: bound keys become optional; unknown keys and wrong types are errors", () => {
     const bound = rag.bind({ query: "fixed" });
     expectTypeOf<InputsOf<typeof bound>>().toEqualTypeOf<{ text: string; topK?: number; query?: string }>();
@@ -135,13 +164,15 @@ describe("Graph", () => {
     rag.bind({ answer: "x" });
   });
 
-  test("bind accepts a loop's seed (a value both produced and consumed)", () => {
+  test("bind accepts a loop's seed (a value both produced and consumed); bound, it becomes optional", () => {
     const record = node({ output: "notes" }, ({ notes, verdict }: { notes: string[]; verdict: string }) => [
       ...notes,
       verdict,
     ]);
-    const g = new Graph([record]).bind({ notes: [] });
-    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ verdict: string }>();
+    const unbound = new Graph([record]);
+    expectTypeOf<InputsOf<typeof unbound>>().toEqualTypeOf<{ notes: string[]; verdict: string }>();
+    const g = unbound.bind({ notes: [] });
+    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ verdict: string; notes?: string[] }>();
   });
 });
 

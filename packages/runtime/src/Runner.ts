@@ -1,3 +1,4 @@
+import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
@@ -5,7 +6,7 @@ import { RunControl, Subscriber } from "./internal/context.js";
 import { RunnerCore, runPromise, unwrap } from "./internal/runner.js";
 import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
-import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
+import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
 export type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions };
 
@@ -13,14 +14,6 @@ export type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOption
 export interface TypedRunHandle<G extends Graph> extends Omit<RunHandle, "result"> {
   readonly result: Promise<ResultOf<G>>;
 }
-
-/** `runSync`'s options: a fresh run's, without `signal`. */
-type SyncArgs<G extends Graph> =
-  StartArgs<G> extends [options?: infer O]
-    ? [options?: Omit<O, "signal">]
-    : StartArgs<G> extends [options: infer O]
-      ? [options: Omit<O, "signal">]
-      : never;
 
 /**
  * Runs graphs. The Promise API: every method resolves with plain values and rejects with the tagged error itself
@@ -48,15 +41,23 @@ export class Runner {
    * Runs a graph to completion (or pause / stop / failure). `values` are checked against the graph's inputs at
    * compile time; a resume (`workflowId`) or fork (`checkpoint`) may pass only some of them.
    */
-  run<G extends Graph>(graph: G, ...options: StartArgs<G>): Promise<ResultOf<G>>;
-  run<G extends Graph>(graph: G, options: ResumeOptions<G>): Promise<ResultOf<G>>;
+  run<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C>): Promise<ResultOf<G>>;
   run(graph: Graph, options: object = {}): Promise<RunResult> {
     return this.#core.runPromise(graph, options as RunOptions);
   }
 
   /** Starts a run and returns at once with a handle: its events, its result, and `stop()`. */
-  start<G extends Graph>(graph: G, ...options: StartArgs<G>): TypedRunHandle<G>;
-  start<G extends Graph>(graph: G, options: ResumeOptions<G>): TypedRunHandle<G>;
+  start<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C>): TypedRunHandle<G>;
   start(graph: Graph, rawOptions: object = {}): RunHandle {
     const options = rawOptions as RunOptions;
     const subscriber = new Subscriber(this.#core.options.eventBufferSize ?? 1000);
@@ -91,10 +92,14 @@ export class Runner {
   }
 
   /** Runs a graph and yields its events as they happen (with backpressure); throws the run's error at the end. */
-  stream<G extends Graph>(graph: G, ...options: StartArgs<G>): AsyncIterable<GraphEvent>;
-  stream<G extends Graph>(graph: G, options: ResumeOptions<G>): AsyncIterable<GraphEvent>;
+  stream<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C>): AsyncIterable<GraphEvent>;
   stream(graph: Graph, options: object = {}): AsyncIterable<GraphEvent> {
-    return this.start(graph, options as ResumeOptions<Graph>).events;
+    return this.start(graph, options as RunOptions).events;
   }
 
   /** Runs the graph once per item of the `mapOver` inputs (zip or product), concurrently. */
@@ -125,8 +130,12 @@ export class Runner {
   }
 
   /** Runs a graph synchronously. Only for graphs with no async nodes or interrupts, on a runner without a checkpointer. */
-  runSync<G extends Graph>(graph: G, ...options: SyncArgs<G>): ResultOf<G>;
-  runSync<G extends Graph>(graph: G, options: Omit<ResumeOptions<G>, "signal">): ResultOf<G>;
+  runSync<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C, true>): ResultOf<G>;
   runSync(graph: Graph, options: object = {}): RunResult {
     this.#core.checkSync(graph);
     return unwrap(Effect.runSyncExit(this.#core.run(graph, options as Omit<RunOptions, "signal">)));

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph, GraphConfigError } from "@graph/core";
 import { Effect, Stream } from "effect";
 import type { GraphEvent } from "./events.js";
@@ -11,7 +12,7 @@ import { RunControl, Subscriber } from "./internal/context.js";
 import type { RunError } from "./internal/outcome.js";
 import { RunnerCore } from "./internal/runner.js";
 import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
-import type { MapResultOf, ResultOf, ResumeOptions, StartArgs } from "./typing.js";
+import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
 /**
  * Every typed failure of a run.
@@ -37,12 +38,20 @@ export type RunFailure = RunError | GraphConfigError;
  */
 export interface EffectRunner {
   /** Like the Promise `runner.run`: values checked against the graph's inputs, the result typed by its outputs. */
-  run<G extends Graph>(graph: G, ...options: StartArgs<G>): Effect.Effect<ResultOf<G>, RunFailure>;
-  run<G extends Graph>(graph: G, options: ResumeOptions<G>): Effect.Effect<ResultOf<G>, RunFailure>;
+  run<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C>): Effect.Effect<ResultOf<G>, RunFailure>;
   map<G extends Graph>(graph: G, options: MapOptions): Effect.Effect<MapResultOf<G>, RunFailure>;
   /** The run's events as a Stream; fails with the run's error. */
-  stream<G extends Graph>(graph: G, ...options: StartArgs<G>): Stream.Stream<GraphEvent, RunFailure>;
-  stream<G extends Graph>(graph: G, options: ResumeOptions<G>): Stream.Stream<GraphEvent, RunFailure>;
+  stream<
+    G extends Graph,
+    K extends PropertyKey = never,
+    W extends string | undefined = undefined,
+    C extends Checkpoint | undefined = undefined,
+  >(graph: G, ...options: RunArgs<G, K, W, C>): Stream.Stream<GraphEvent, RunFailure>;
   /** Like the Promise `runner.stop`: stops the workflow here and, with a checkpointer, in any process. */
   stop(workflowId: string, info?: unknown): Effect.Effect<boolean, RunFailure>;
   readonly close: Effect.Effect<void>;

@@ -89,6 +89,7 @@ describe("silent mistakes become clear errors", () => {
       notes.length > 3 ? END : "write",
     );
     const loop = new Graph([write, critique, stop]);
+    // @ts-expect-error 'notes' (the loop's seed) is missing: the compile error this run makes at run time
     const error = await new Runner().run(loop, { values: {} }).catch((e) => e);
     expect(isMissingInputError(error)).toBe(true);
     expect(error.missing).toEqual(["notes"]);

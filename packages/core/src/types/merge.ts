@@ -2,6 +2,8 @@
  * A graph's types from its nodes' types. Every record is merged once, by one union-to-intersection step over the
  * node list (linear in the number of nodes); nothing scans the node tuple per key and nothing recurses over it.
  */
+
+import type { DidYouMean, LastOf, QuoteList } from "./messages.js";
 import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
 import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
 
@@ -29,8 +31,35 @@ type ResolvePauses<P, Out, In> = P extends { readonly input: infer I; readonly n
 /** Open inputs (an untyped node) let the caller pass any extra key. */
 type OpenRecord<Open> = true extends Open ? { readonly [key: string]: unknown } : Empty;
 
-/** What the graph needs from outside: inputs no node of the graph produces. */
-type GraphInputs<In, Out, Open> = Simplify<Omit<In, keyof Out> & OpenRecord<Open>>;
+/**
+ * Values a node reads without a default and also writes (`agent({ messages }) → messages`): such a read comes back
+ * to the node around a loop, so the runtime treats it as a seed the first run must supply. Only the keys both
+ * records share are looked at, so a node costs nothing when it feeds nothing back to itself.
+ */
+type SelfFed<T> = T extends AnyNodeTypes
+  ? [keyof T["in"] & keyof T["out"]] extends [never]
+    ? never
+    : IsOpen<T["in"]> extends true
+      ? never
+      : {
+          [K in keyof T["in"] & keyof T["out"]]-?: Empty extends Pick<T["in"], K> ? never : K;
+        }[keyof T["in"] & keyof T["out"]]
+  : never;
+/** Values a node writes without reading them back (a producer that may run before any loop comes around). */
+type ProducedOnly<T> = T extends AnyNodeTypes ? Exclude<keyof T["out"], SelfFed<T>> : never;
+/**
+ * The loop seeds the runtime surely requires: values whose every producer reads them without a default. Among those
+ * producers some node's read can only come around the loop (every producer's edge into it is a feedback edge), so
+ * the graph's `inputs.seeds` holds the value unless it is bound. A value with one producer that does not read it
+ * back is left optional (whether it is a seed depends on which node the runtime picks as the loop's entry).
+ */
+type RequiredSeeds<T> =
+  SelfFed<T> extends infer S ? ([S] extends [never] ? never : Exclude<S, ProducedOnly<T>>) : never;
+
+/** What the graph needs from outside: inputs no node of the graph produces, and the loop seeds it requires. */
+type GraphInputs<In, Out, Open, Seeds> = Simplify<
+  Omit<In, keyof Out> & { [K in Seeds & keyof In]: Exclude<In[K], undefined> } & OpenRecord<Open>
+>;
 
 /** Static facts about a graph besides its inputs and outputs. */
 export interface GraphMeta {
@@ -49,7 +78,7 @@ export interface GraphMeta {
 
 /** The types `new Graph(nodes, { name })` gets. */
 export interface MergedGraph<Ns extends readonly Typed[], Name extends string> {
-  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>>;
+  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>, RequiredSeeds<TypesOf<Ns>>>;
   readonly out: Simplify<AllOutputs<Ns>>;
   readonly meta: {
     readonly name: Name;
@@ -74,19 +103,49 @@ type EdgeErrors<In, Out> = {
         : `✖ Value '${K}': its producer's type is not assignable to the type a consumer declares`;
 }[keyof In & keyof Out & string];
 
-type TargetErrors<Targets, Names> = string extends Names | Targets
+/** A node's name when the checker can read it (given in the options, `withName`, a named graph's `asNode()`). */
+type LiteralName<T> = T extends AnyNodeTypes ? (string extends T["name"] ? never : T["name"]) : never;
+
+/**
+ * Gate targets that name no node. With every node's name known, each such target is an error. A node named by its
+ * function (`node({ output }, function draft() {})`) has a name TypeScript does not type (a function's `name` is
+ * `string`), so a target matching no known name may be that node: then only the count is checked — more distinct
+ * unmatched targets than nodes of unknown name means some target is misspelled. A target typed `string` (a
+ * non-literal) is not checked. Nothing here is evaluated unless some target matches no known name.
+ */
+type TargetErrors<Ns extends readonly Typed[], Targets> = string extends Targets
   ? never
-  : Exclude<Targets, Names> extends infer T extends string
-    ? `✖ Gate target '${T}' is not a node of this graph`
+  : Exclude<Targets, LiteralName<TypesOf<Ns>>> extends infer Unmatched extends string
+    ? [Unmatched] extends [never]
+      ? never
+      : string extends TypesOf<Ns>["name"]
+        ? UnknownNameCount<Unmatched, UnnamedIndex<Ns>> extends infer N extends number
+          ? `✖ Gate targets ${QuoteList<Unmatched>} match no node name the checker knows, and only ${N} node(s) have a name it can't read (a function's own name): a target is misspelled. Name the targeted nodes in their options to have every target checked`
+          : never
+        : `✖ Gate target '${Unmatched}' is not a node of this graph.${DidYouMean<Unmatched, LiteralName<TypesOf<Ns>>>}`
     : never;
+
+/** The positions of nodes whose name is not a literal. */
+type UnnamedIndex<Ns extends readonly Typed[]> = {
+  [I in keyof Ns]: string extends Ns[I]["~types"]["name"] ? I : never;
+}[number];
+
+/**
+ * The number of nodes of unknown name when there are fewer of them than unmatched targets (else `false`: every
+ * unmatched target may be one of them). Takes one member of each union per step, so it stops after as many steps
+ * as there are unmatched targets.
+ */
+type UnknownNameCount<Targets, Unnamed, Count extends unknown[] = []> = [Targets] extends [never]
+  ? false
+  : [Unnamed] extends [never]
+    ? Count["length"]
+    : UnknownNameCount<Exclude<Targets, LastOf<Targets>>, Exclude<Unnamed, LastOf<Unnamed>>, [...Count, 0]>;
 
 /** `Ns` when the wiring type-checks, else a one-element tuple whose message names the offending value. */
 export type CheckedNodes<Ns extends readonly Typed[]> =
   IsAny<Ns[number]> extends true
     ? Ns
-    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<TypesOf<Ns>["targets"], TypesOf<Ns>["name"]>] extends [
-          infer E,
-        ]
+    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<Ns, TypesOf<Ns>["targets"]>] extends [infer E]
       ? [E] extends [never]
         ? Ns
         : readonly [E]

@@ -1,3 +1,4 @@
+import type { DidYouMean, GraphLabel, QuoteList } from "./messages.js";
 import type { PauseOf } from "./ports.js";
 import type { Empty, IsAny, Simplify } from "./util.js";
 
@@ -13,8 +14,9 @@ type Fed<G extends GraphTypes> = G["~types"]["meta"] extends { readonly fed: inf
   : Empty;
 
 /**
- * What `runner.run(graph, { values })` accepts: the graph's inputs (required ones required), plus any produced
- * value, optional, with its type (supplying one skips its producer or seeds a loop).
+ * What `runner.run(graph, { values })` accepts: the graph's inputs (required ones required, a loop seed the run
+ * needs among them), plus any produced value, optional, with its type (supplying one skips its producer or seeds a
+ * loop).
  *
  * @example
  * ```ts
@@ -24,10 +26,43 @@ type Fed<G extends GraphTypes> = G["~types"]["meta"] extends { readonly fed: inf
 export type RunValuesOf<G extends GraphTypes> =
   IsAny<In<G>> extends true
     ? Readonly<Record<string, any>>
-    : Simplify<In<G> & Optional<Fed<G>> & Optional<Omit<Out<G>, keyof In<G> | keyof Fed<G>>>>;
+    : Simplify<
+        Omit<In<G>, keyof Fed<G>> &
+          Pick<In<G>, RequiredFed<In<G>, Fed<G>>> &
+          Optional<Omit<Fed<G>, RequiredFed<In<G>, Fed<G>>>> &
+          Optional<Omit<Out<G>, keyof In<G> | keyof Fed<G>>>
+      >;
+
+/** Fed values the graph requires (loop seeds with no default or bound value); the others stay optional. */
+type RequiredFed<I, F> = {
+  // Assignability, not `Pick`: an open graph's index signature must not make a fed key look required.
+  [K in keyof F & keyof I]-?: I extends { readonly [P in K]: unknown } ? K : never;
+}[keyof F & keyof I];
 
 /** Optional keys that also accept an explicit `undefined` (a value read off an earlier, partial result). */
 type Optional<T> = { [K in keyof T]?: T[K] | undefined };
+
+/**
+ * The check of run values' keys `K`: a key `G` neither reads nor produces must be a message naming it (so the
+ * compiler reports `✖ Unknown value 'topc' for graph 'rag': no node reads or produces it. Did you mean 'topic'?`),
+ * any other key is left to {@link RunValuesOf}. Intersect it with the values' type, `K` inferred from the values.
+ *
+ * @example
+ * ```ts
+ * declare function start<G extends Graph, K extends PropertyKey>(graph: G, values: RunValuesOf<G> & UnknownValuesOf<G, K>): void;
+ * ```
+ */
+export type UnknownValuesOf<G extends GraphTypes, K extends PropertyKey> = string extends K
+  ? Empty
+  : { readonly [P in K]: P extends keyof RunValuesOf<G> ? unknown : UnknownValue<P, G> };
+
+type UnknownValue<P, G extends GraphTypes> = P extends string
+  ? `✖ Unknown value '${P}' for ${GraphLabel<NameOf<G>>}: no node reads or produces it.${DidYouMean<P, keyof RunValuesOf<G> & string, InputList<G>>}`
+  : "✖ Run values are keyed by name (a string)";
+type InputList<G extends GraphTypes> = [keyof In<G>] extends [never]
+  ? " It takes no inputs."
+  : ` Its inputs: ${QuoteList<keyof In<G> & string>}.`;
+type NameOf<G extends GraphTypes> = G["~types"]["meta"] extends { readonly name: infer N } ? N : string;
 
 /** True when a run of `G` needs no values (every input optional). */
 export type NoValuesNeeded<G extends GraphTypes> =
