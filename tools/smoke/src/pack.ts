@@ -44,7 +44,7 @@ export function publishedPackages(): Published[] {
 }
 
 /** The workspace's pnpm (the pinned one), as the release tooling runs it. */
-export const pnpm = path.join(root, "node_modules/.bin/pnpm");
+const pnpm = path.join(root, "node_modules/.bin/pnpm");
 
 /** Runs a command, collecting its output; resolves with the exit code (never rejects on a non-zero exit). */
 export function exec(

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { exec, type Published, readJson, root } from "./pack.js";
 
-export const fixtures = path.join(root, "tools/smoke/fixtures");
+const fixtures = path.join(root, "tools/smoke/fixtures");
 
 /** Packages a user adds next to ours: an OpenTelemetry SDK for `@graph/otel`, Node's types for `tsc`. */
 function extras(): Record<string, string> {

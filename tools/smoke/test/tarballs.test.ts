@@ -142,7 +142,7 @@ describe("packages installed from their tarballs with plain npm", () => {
         "checkpoint-conformance.test.mjs",
         "--reporter=dot",
       ],
-      { cwd: app.dir, env: userEnv({ CI: "true" }), timeoutMs: 120_000 },
+      { cwd: app.dir, env: userEnv({ CI: "true", NO_COLOR: "1" }), timeoutMs: 120_000 },
     );
     if (result.code !== 0) throw new Error(`vitest in ${app.dir} exited with ${result.code}:\n${result.output}`);
     expect(result.output).toMatch(/Tests\s+\d+ passed/);
@@ -156,8 +156,9 @@ describe("packages installed from their tarballs with plain npm", () => {
     const result = await exec(process.execPath, [tsc, "-p", "tsconfig.consumer.json"], {
       cwd: app.dir,
       env: userEnv(),
-      timeoutMs: 120_000,
+      // skipLibCheck off type-checks every declaration file the imports reach (effect, bullmq, vitest, …): slow.
+      timeoutMs: 300_000,
     });
     if (result.code !== 0) throw new Error(`tsc -p tsconfig.consumer.json failed in ${app.dir}:\n${result.output}`);
-  }, 150_000);
+  }, 330_000);
 });
