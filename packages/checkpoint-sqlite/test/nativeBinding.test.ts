@@ -3,7 +3,6 @@
 // failures are the real ones: better-sqlite3's own `bindings` lookup run against a package folder with no build,
 // and Node's dlopen of a file that is no binding.
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
