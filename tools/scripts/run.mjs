@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensurePostgres } from "./services.mjs";
+import { testAll } from "./testing.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PNPM = "pnpm@12.21.0";
@@ -154,10 +155,9 @@ function runApp(dir, args, nodeFlags = []) {
   );
 }
 
-/** Every check and test, each step run even when an earlier one failed; the last line sums this run's reports. */
-async function test(extra) {
+/** Every check and test (tools/scripts/testing.mjs), with the PostgreSQL the integration tests need. */
+async function test() {
   install("all");
-  const startedAt = Date.now();
   let postgres;
   try {
     postgres = await ensurePostgres();
@@ -174,37 +174,7 @@ async function test(extra) {
       process.exit(130);
     });
   env.DATABASE_URL = postgres.url;
-
-  // Reports of earlier runs must not count.
-  for (const group of ["packages", "apps", "tools"]) {
-    const dir = path.join(root, group);
-    if (!fs.existsSync(dir)) continue;
-    for (const name of fs.readdirSync(dir))
-      fs.rmSync(path.join(dir, name, "reports"), { recursive: true, force: true });
-  }
-
-  const failed = [];
-  const step = (name, cmd, args) => {
-    say(name);
-    if (run(cmd, args) !== 0) failed.push(name);
-  };
-  step("format and lint (biome ci)", bin("biome"), ["ci", "."]);
-  step("unused files, exports and dependencies (knip)", bin("knip"), []);
-  // `test` is never cached (nx.json); typecheck, build and the package checks are, keyed on their inputs.
-  step("typecheck, tests, package checks (nx)", bin("nx"), [
-    "run-many",
-    "-t",
-    "typecheck",
-    "test",
-    "check-package",
-    "typebudget",
-    "--outputStyle=stream",
-    "--nxBail=false",
-    ...extra,
-  ]);
-  const summary = run(process.execPath, [path.join(root, "tools/scripts/summary.mjs"), String(startedAt)]);
-  if (failed.length > 0) console.log(`failed steps: ${failed.join("; ")}`);
-  return failed.length > 0 ? 1 : summary;
+  return testAll({ root, env, bin });
 }
 
 switch (command) {
@@ -217,7 +187,7 @@ switch (command) {
     process.exit(runApp("tools/bench", rest, ["--expose-gc"]));
     break;
   case "test":
-    process.exit(await test(rest));
+    process.exit(await test());
     break;
   default:
     console.error(`Unknown command '${command}'. Use one of: demo, test, bench.`);

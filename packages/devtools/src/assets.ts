@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -17,9 +18,17 @@ const FILES: Record<string, () => string> = {
   "/app.js": () => path.join(ASSET_DIR, "app.js"),
   "/model.js": () => path.join(ASSET_DIR, "model.js"),
   "/app.css": () => path.join(ASSET_DIR, "app.css"),
-  // The self-contained browser build of Mermaid, from the `mermaid` dependency.
-  "/mermaid.min.js": () =>
-    path.join(path.dirname(createRequire(import.meta.url).resolve("mermaid/package.json")), "dist", "mermaid.min.js"),
+  // The self-contained browser build of Mermaid: the copy the build puts in assets/vendor (what the package ships),
+  // else, when running from source before a build, the one in the `mermaid` devDependency.
+  "/mermaid.min.js": () => {
+    const shipped = path.join(ASSET_DIR, "vendor", "mermaid.min.js");
+    if (existsSync(shipped)) return shipped;
+    return path.join(
+      path.dirname(createRequire(import.meta.url).resolve("mermaid/package.json")),
+      "dist",
+      "mermaid.min.js",
+    );
+  },
 };
 
 const cache = new Map<string, { body: Buffer; type: string }>();

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { CheckpointError } from "@graph/checkpoint";
 import Database from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
@@ -29,7 +30,7 @@ function sqliteCode(error: unknown): string | undefined {
  */
 export function openDatabase(file: string, busyTimeoutMs: number): CachedDatabase {
   if (!isMemoryPath(file)) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file, { timeout: busyTimeoutMs });
+  const db = openNative(file, busyTimeoutMs);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // Switching a fresh file to WAL needs an exclusive lock for a moment; when several processes open a new file
@@ -51,6 +52,41 @@ export function openDatabase(file: string, busyTimeoutMs: number): CachedDatabas
     throw error;
   }
   return withStatementCache(db);
+}
+
+/**
+ * `new Database()`, with the one failure no SQL error describes: better-sqlite3 loads its native binding on the
+ * first open, and that binding is missing when its install script never ran (npm 11 runs a dependency's install
+ * script only once the project approved it; `--ignore-scripts`) or was built for another Node.js.
+ */
+function openNative(file: string, busyTimeoutMs: number): Database.Database {
+  try {
+    return new Database(file, { timeout: busyTimeoutMs });
+  } catch (error) {
+    const problem = nativeModuleProblem(error);
+    if (problem === undefined) throw error;
+    throw new CheckpointError({ message: `SqliteCheckpointer: ${problem}`, operation: "open", cause: error });
+  }
+}
+
+const REBUILD =
+  "run `npm rebuild better-sqlite3` in your project (npm 11: approve its install script first with " +
+  "`npm approve-scripts better-sqlite3`, or it is skipped; pnpm: `pnpm approve-builds`, then `pnpm rebuild " +
+  "better-sqlite3`). It downloads a prebuilt binding, or compiles one (needs Python, make and a C++ compiler).";
+
+/** A sentence for a failed load of better-sqlite3's native binding, or `undefined` for any other error. */
+function nativeModuleProblem(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : "";
+  const code = (error as { code?: unknown } | null)?.code;
+  // The `bindings` package's error when no better_sqlite3.node exists in any place it looks.
+  if (message.startsWith("Could not locate the bindings file")) {
+    return `the better-sqlite3 native module is not built: ${REBUILD}`;
+  }
+  // Node's own error for a binding compiled for another Node.js version (NODE_MODULE_VERSION) or platform.
+  if (code === "ERR_DLOPEN_FAILED" && /better_sqlite3\.node|NODE_MODULE_VERSION/.test(message)) {
+    return `the better-sqlite3 native module was built for another Node.js version or platform (${message.split("\n")[0]}): ${REBUILD}`;
+  }
+  return undefined;
 }
 
 /**
