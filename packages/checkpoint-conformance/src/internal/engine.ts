@@ -27,6 +27,7 @@ import { defaultSerializer, INPUT_STEP } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
 import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
+import { describeConflictMatrix } from "./conflictMatrix.js";
 import { describeCrashMatrix } from "./crashMatrix.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
@@ -335,6 +336,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     });
 
     describeInProcessStop(options);
+    describeConflictMatrix(options);
     if (child !== undefined) describeEngineLeases(options, child);
 
     if (child !== undefined) {

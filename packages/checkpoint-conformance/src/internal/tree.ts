@@ -48,3 +48,45 @@ export async function storedTree(
     })),
   );
 }
+
+const shown = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Map ? { Map: [...v] } : v instanceof Set ? { Set: [...v] } : typeof v === "bigint" ? `${v}n` : v,
+  ) ?? "undefined";
+
+/**
+ * What differs between two reads of a tree, one line per change (`<id>: status "paused" → "failed"`, `<id>: record
+ * created`, `<id>: steps 3 → 4`): an empty list when nothing changed. Failure messages use it, since a deep equality
+ * of whole trees prints little about where they differ.
+ */
+export function treeChanges(before: readonly StoredWorkflow[], after: readonly StoredWorkflow[]): string[] {
+  const changes: string[] = [];
+  const earlier = new Map(before.map((w) => [w.id, w]));
+  const later = new Map(after.map((w) => [w.id, w]));
+  for (const id of [...new Set([...earlier.keys(), ...later.keys()])].sort()) {
+    const a = earlier.get(id)?.workflow;
+    const b = later.get(id)?.workflow;
+    if (a === undefined && b !== undefined) changes.push(`${id}: record created (${shown(b)})`);
+    else if (a !== undefined && b === undefined) changes.push(`${id}: record removed`);
+    else if (a !== undefined && b !== undefined) {
+      const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+      for (const field of [...fields].sort()) {
+        const x = shown((a as unknown as Record<string, unknown>)[field]);
+        const y = shown((b as unknown as Record<string, unknown>)[field]);
+        if (x !== y) changes.push(`${id}: ${field} ${x} → ${y}`);
+      }
+    }
+    const stepsBefore = earlier.get(id)?.steps ?? [];
+    const stepsAfter = later.get(id)?.steps ?? [];
+    if (stepsBefore.length !== stepsAfter.length) {
+      const names = (steps: readonly StepRecord[]) => steps.map((s) => `${s.superstep}:${s.nodeName}`).join(", ");
+      changes.push(`${id}: steps [${names(stepsBefore)}] → [${names(stepsAfter)}]`);
+    } else {
+      stepsBefore.forEach((step, i) => {
+        if (shown(step) !== shown(stepsAfter[i]))
+          changes.push(`${id}: step ${step.superstep}:${step.nodeName} ${shown(step)} → ${shown(stepsAfter[i])}`);
+      });
+    }
+  }
+  return changes;
+}
