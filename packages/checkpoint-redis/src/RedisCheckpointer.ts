@@ -308,10 +308,16 @@ export class RedisCheckpointer implements Checkpointer {
     );
   }
 
-  /** Creates the workflow unless it exists (then returns the stored one with `created: false`). */
-  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+  /**
+   * Creates the workflow unless it exists (then returns the stored one with `created: false`); with a `fence`, only
+   * while the guarding workflow's lease epoch still matches, checked in the same script as the creation.
+   */
+  createWorkflow(
+    workflow: NewWorkflow,
+    fence?: Fence,
+  ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     const id = typeof workflow?.id === "string" ? workflow.id : undefined;
-    return this.#run("createWorkflow", id, () => this.#operations.createWorkflow(workflow));
+    return this.#run("createWorkflow", id, () => this.#operations.createWorkflow(workflow, fence));
   }
 
   /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */

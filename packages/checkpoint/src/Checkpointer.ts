@@ -330,7 +330,8 @@ export interface LeaseClaim {
 }
 
 /**
- * The result of {@link Checkpointer.startWorkflow}: the stored workflow (as created, or as it was before the claim),
+ * The result of {@link Checkpointer.startWorkflow}: the stored workflow (as created — before the start's steps —, or
+ * as it was before the claim),
  * whether it was created now, and the lease taken.
  *
  * @example
@@ -412,7 +413,8 @@ export interface SkippedWorkflow {
  * - A value that cannot be serialised → `CheckpointError` naming workflow, node and value path; nothing written.
  * - `claimWorkflow` is exclusive across processes: while an unexpired lease is held by another owner it throws
  *   `WorkflowConflictError`; claiming by the same owner renews; an expired lease can be taken (epoch + 1).
- * - A fenced write (`saveStep`, `saveSteps`, `saveStepBatch`, `updateWorkflow`) checks the guarding workflow's epoch
+ * - A fenced write (`createWorkflow`, `saveStep`, `saveSteps`, `saveStepBatch`, `updateWorkflow`, `finishWorkflow`)
+ *   checks the guarding workflow's epoch
  *   (the written one, or for a child workflow its root: {@link Fence.workflowId}) in the same transaction / script
  *   as the write: a stale epoch writes nothing.
  * - `renewWorkflow` never takes a lease back: once released or claimed by another owner it fails with reason
@@ -441,8 +443,20 @@ export interface Checkpointer {
   readonly serializer?: Serializer;
   /** Create tables / run migrations. Idempotent; safe when two processes call it at once. */
   setup(): Promise<void>;
-  /** Create the workflow if it does not exist. Returns the stored record and whether it was created now. */
-  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }>;
+  /**
+   * Create the workflow if it does not exist. Returns the stored record and whether it was created now.
+   *
+   * With a `fence` (how the runtime creates child workflows: `{ epoch: rootLease.epoch, workflowId: rootId }`) the
+   * guarding workflow's lease epoch is checked in the same transaction / script as the insert: a stale epoch (the
+   * root was claimed by another run since) creates nothing and fails with `WorkflowConflictError` (reason
+   * `"stale-fence"`), so a frozen former holder cannot leave child records behind after a takeover. The guard
+   * must exist (unknown guard → `CheckpointError`); a fence naming the workflow itself is checked against its
+   * record when it exists (and a missing one is an unknown guard).
+   */
+  createWorkflow(
+    workflow: NewWorkflow,
+    fence?: Fence,
+  ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }>;
   /** Take (or renew, for the same owner) the exclusive lease. */
   claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease>;
   /** Give the lease up. A release by a stale epoch is ignored. */
@@ -491,8 +505,14 @@ export interface Checkpointer {
    * lease already taken, at epoch 1). Fails like `claimWorkflow` when another owner holds the lease; the workflow
    * stays created then. The runtime uses it to start a run with one write instead of two; without it the two calls
    * are made one after the other.
+   *
+   * `steps` (steps of `workflow.id`: the run's input record, a fork's copied history) are saved in the same
+   * transaction, fenced by the lease just taken: a run's inputs are durable before its first node starts, whatever
+   * the durability mode, and a crash right after the start never leaves a workflow without them. When the claim
+   * fails nothing of them is written. Without the method the runtime calls `createWorkflow`, `claimWorkflow` and
+   * `saveSteps` one after the other.
    */
-  startWorkflow?(workflow: NewWorkflow, claim: LeaseClaim): Promise<StartedWorkflow>;
+  startWorkflow?(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow>;
   /**
    * Optional: `saveStepBatch(finish.steps)`, `updateWorkflow(id, update, fence)` and `releaseWorkflow(id, release)`
    * in one transaction (all or none: a stale fence anywhere writes nothing). Returns the updated record. The runtime

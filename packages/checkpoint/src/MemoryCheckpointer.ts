@@ -12,9 +12,11 @@ import type {
   Checkpointer,
   Fence,
   Lease,
+  LeaseClaim,
   ListWorkflowsOptions,
   NewWorkflow,
   RenewedLease,
+  StartedWorkflow,
   StepReadOptions,
   StepRecord,
   StopRequest,
@@ -136,6 +138,7 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async createWorkflow(
     workflow: NewWorkflow,
+    fence?: Fence,
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     this.#open("createWorkflow");
     if (typeof workflow !== "object" || workflow === null) {
@@ -156,8 +159,15 @@ export class MemoryCheckpointer implements Checkpointer {
       }
     }
     if (workflow.parentId !== undefined) validateWorkflowId(workflow.parentId, "createWorkflow");
+    const guardId = validateFence(workflow.id, fence, "createWorkflow");
     this.pruneExpired();
     const existing = this.#workflows.get(workflow.id);
+    if (guardId !== undefined) {
+      // Checked before anything is created: a zombie of a taken-over root leaves no child record behind.
+      const guard = guardId === workflow.id ? existing : this.#workflows.get(guardId);
+      if (guard === undefined) throw unknownWorkflowError(guardId, "createWorkflow");
+      this.#checkFence(guard, { epoch: fence!.epoch }, "createWorkflow", workflow.id);
+    }
     if (existing !== undefined) return { workflow: this.#toRecord(existing), created: false };
     const now = Date.now();
     const stored: StoredWorkflow = {
@@ -178,6 +188,45 @@ export class MemoryCheckpointer implements Checkpointer {
     };
     this.#workflows.set(workflow.id, stored);
     return { workflow: this.#toRecord(stored), created: true };
+  }
+
+  /**
+   * `createWorkflow` + `claimWorkflow` + `saveStep` of each of `steps` under the new lease. Everything is checked
+   * first (claim options, steps and their values), so a failure leaves nothing behind but what the contract allows
+   * (a workflow created whose claim was refused).
+   */
+  async startWorkflow(
+    workflow: NewWorkflow,
+    claim: LeaseClaim,
+    steps: readonly StepRecord[] = [],
+  ): Promise<StartedWorkflow> {
+    this.#open("startWorkflow");
+    const id = typeof workflow === "object" && workflow !== null ? workflow.id : undefined;
+    validateWorkflowId(id, "startWorkflow");
+    validateClaimOptions(id, claim);
+    for (const step of steps) {
+      validateStepRecord(step);
+      if (step.workflowId !== id) {
+        throw new CheckpointError({
+          message: `startWorkflow('${id}'): its steps must belong to the started workflow, got one of '${step.workflowId}'.`,
+          workflowId: id,
+          operation: "startWorkflow",
+          path: "steps",
+        });
+      }
+      serializeStored(this.#serializer, normalizeStep(step), {
+        workflowId: id,
+        nodeName: step.nodeName,
+        operation: "startWorkflow",
+      });
+    }
+    const current = this.#workflows.get(id)?.lease;
+    if (current !== undefined && current.expiresAt > Date.now() && current.owner !== claim.owner)
+      throw leaseHeldError(id, current.owner, new Date(current.expiresAt));
+    const created = await this.createWorkflow(workflow);
+    const lease = await this.claimWorkflow(id, claim);
+    for (const step of steps) await this.saveStep(step, { epoch: lease.epoch });
+    return { ...created, lease };
   }
 
   async claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
@@ -445,7 +494,7 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   /** Checks the fence against the lease epoch of the guarding workflow (the written one, or its root). */
-  #checkFence(workflow: StoredWorkflow, fence: Fence | undefined, operation: string): void {
+  #checkFence(workflow: StoredWorkflow, fence: Fence | undefined, operation: string, written = workflow.id): void {
     if (fence === undefined) return;
     const guardId = fence.workflowId ?? workflow.id;
     const guard = guardId === workflow.id ? workflow : this.#require(guardId, operation);
@@ -459,7 +508,7 @@ export class MemoryCheckpointer implements Checkpointer {
         epoch: guard.epoch,
         ...(lease === undefined ? {} : { owner: lease.owner, expiresAt: new Date(lease.expiresAt) }),
       },
-      workflow.id,
+      written,
     );
   }
 

@@ -146,9 +146,11 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
     ...(adapter.policy === undefined ? {} : { policy: adapter.policy }),
     ...(adapter.serializer === undefined ? {} : { serializer: adapter.serializer }),
     setup,
-    createWorkflow: (workflow) =>
+    createWorkflow: (workflow, fence) =>
       checkIdLength("createWorkflow", workflowIdOf(workflow)) ??
-      call("createWorkflow", workflowIdOf(workflow), () => adapter.createWorkflow(workflow)),
+      call("createWorkflow", workflowIdOf(workflow), () =>
+        fence === undefined ? adapter.createWorkflow(workflow) : adapter.createWorkflow(workflow, fence),
+      ),
     claimWorkflow: (id, options) =>
       checkIdLength("claimWorkflow", id) ?? call("claimWorkflow", id, () => adapter.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", id, () => adapter.releaseWorkflow(id, lease)),
@@ -182,9 +184,13 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
     ...(adapter.startWorkflow === undefined
       ? {}
       : {
-          startWorkflow: (workflow: NewWorkflow, claim: LeaseClaim) =>
+          startWorkflow: (workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]) =>
             checkIdLength("startWorkflow", workflowIdOf(workflow)) ??
-            call("startWorkflow", workflowIdOf(workflow), () => adapter.startWorkflow!(workflow, claim)),
+            call("startWorkflow", workflowIdOf(workflow), () =>
+              steps === undefined
+                ? adapter.startWorkflow!(workflow, claim)
+                : adapter.startWorkflow!(workflow, claim, steps),
+            ),
         }),
     ...(adapter.finishWorkflow === undefined
       ? {}

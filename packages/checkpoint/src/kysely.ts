@@ -122,9 +122,15 @@ export class KyselyCheckpointer implements Checkpointer {
     return this.#store.setup();
   }
 
-  /** Creates the workflow unless it exists (then returns the stored one with `created: false`). */
-  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
-    return this.#store.createWorkflow(workflow);
+  /**
+   * Creates the workflow unless it exists (then returns the stored one with `created: false`); with a `fence`, only
+   * while the guarding workflow's lease epoch still matches (see `Checkpointer.createWorkflow`).
+   */
+  createWorkflow(
+    workflow: NewWorkflow,
+    fence?: Fence,
+  ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+    return this.#store.createWorkflow(workflow, fence);
   }
 
   /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */
@@ -172,8 +178,8 @@ export class KyselyCheckpointer implements Checkpointer {
   }
 
   /** Creates the workflow if missing and claims it, in one transaction (a new workflow is inserted with its lease). */
-  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim): Promise<StartedWorkflow> {
-    return this.#store.startWorkflow(workflow, claim);
+  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow> {
+    return this.#store.startWorkflow(workflow, claim, steps);
   }
 
   /** Writes a run's last steps, its final update (fenced) and the lease release in one transaction. */

@@ -85,6 +85,7 @@ export class WorkflowOperations {
 
   async createWorkflow(
     workflow: NewWorkflow,
+    fence: Fence | undefined,
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     if (typeof workflow !== "object" || workflow === null) {
       throw new CheckpointError({
@@ -104,15 +105,19 @@ export class WorkflowOperations {
       }
     }
     if (workflow.parentId !== undefined) requireStorableId(workflow.parentId, "createWorkflow", "parent id");
+    const guard = validateFence(workflow.id, fence, "createWorkflow") ?? workflow.id;
     await this.pruneIfConfigured();
     const { scripts, keys } = this.#context;
     const reply = (await scripts.graphCreate(
       keys.workflow(workflow.id).workflow,
+      keys.workflow(guard).workflow,
       workflow.graphName,
       workflow.graphHash,
       workflow.parentId ?? "",
       workflow.parentId === undefined ? "0" : "1",
-    )) as [number, unknown];
+      fence === undefined ? "" : String(fence.epoch),
+    )) as [number | string, unknown];
+    if (typeof reply[0] === "string") rejected(reply, workflow.id, "createWorkflow", fence);
     const hash = hashFromPairs(reply[1]);
     // Indexed on every call (idempotent): repairs the index after a crash between the two writes.
     const { all, roots, ids, ttl } = keys.index;

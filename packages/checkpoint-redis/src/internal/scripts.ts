@@ -26,8 +26,16 @@ local function conflict(w)
 end
 `;
 
-/** KEYS: w. ARGV: graphName, graphHash, parentId, hasParent ("1"/"0"). → {created 0/1, HGETALL} */
+/**
+ * KEYS: w, g (the workflow whose lease guards the creation: w itself or an ancestor, same slot). ARGV: graphName,
+ * graphHash, parentId, hasParent ("1"/"0"), fence ("" = none). → {created 0/1, HGETALL} | conflict | {'missing',
+ * 'guard'}. The fence is checked before anything is created: a zombie of a taken-over root creates no child.
+ */
 const CREATE = `${PRELUDE}
+if ARGV[5] ~= '' then
+  if redis.call('EXISTS', KEYS[2]) == 0 then return {'missing', 'guard'} end
+  if fenced(KEYS[2], ARGV[5]) then return conflict(KEYS[2]) end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('HGETALL', KEYS[1])} end
 local now = fmt(now_ms())
 redis.call('HSET', KEYS[1], 'st', 'running', 'gn', ARGV[1], 'gh', ARGV[2], 'ls', '-1', 'sc', '0', 'ep', '0',
@@ -247,7 +255,15 @@ type Reply = unknown;
 
 /** The commands `defineScripts` adds to a client. */
 export interface ScriptCommands {
-  graphCreate(w: string, graphName: string, graphHash: string, parentId: string, hasParent: string): Promise<Reply>;
+  graphCreate(
+    w: string,
+    g: string,
+    graphName: string,
+    graphHash: string,
+    parentId: string,
+    hasParent: string,
+    fence: string,
+  ): Promise<Reply>;
   graphIndexAdd(all: string, roots: string, ids: string, ttl: string, ...args: string[]): Promise<Reply>;
   graphIndexRemove(all: string, roots: string, ids: string, ttl: string, ...ids_: string[]): Promise<Reply>;
   graphClaim(w: string, owner: string, ttlMs: string): Promise<Reply>;
@@ -261,7 +277,7 @@ export interface ScriptCommands {
 }
 
 const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys: number; readonly lua: string }> = {
-  graphCreate: { numberOfKeys: 1, lua: CREATE },
+  graphCreate: { numberOfKeys: 2, lua: CREATE },
   graphIndexAdd: { numberOfKeys: 4, lua: INDEX_ADD },
   graphIndexRemove: { numberOfKeys: 4, lua: INDEX_REMOVE },
   graphClaim: { numberOfKeys: 1, lua: CLAIM },

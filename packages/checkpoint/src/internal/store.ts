@@ -37,8 +37,10 @@ export interface CheckpointStoreService {
   readonly policy: CheckpointPolicy;
   readonly checkpointer: GuardedCheckpointer;
   readonly setup: Effect.Effect<void, CheckpointStoreError>;
+  /** With a fence (child workflows: the root's), nothing is created once the guard's epoch moved on. */
   readonly createWorkflow: (
     workflow: NewWorkflow,
+    fence?: Fence,
   ) => Effect.Effect<{ readonly workflow: WorkflowRecord; readonly created: boolean }, CheckpointStoreError>;
   readonly claimWorkflow: (
     id: string,
@@ -71,11 +73,25 @@ export interface CheckpointStoreService {
    * if it has not run yet.
    */
   readonly saveStepNow: (step: StepRecord, fence?: Fence) => CheckpointStoreError | undefined;
-  /** Creates the workflow if missing and claims it, in one write when the adapter has `startWorkflow`. */
+  /**
+   * Creates the workflow if missing, claims it and saves `steps` (written now, whatever the durability: a run's
+   * inputs), in one write when the adapter has `startWorkflow`.
+   */
   readonly startWorkflow: (
     workflow: NewWorkflow,
     claim: LeaseClaim,
+    steps?: readonly StepRecord[],
   ) => Effect.Effect<StartedWorkflow, CheckpointStoreError>;
+  /**
+   * Saves `steps` (written now, whatever the durability) and applies `update`, both under `fence`, in one write when
+   * the adapter has `finishWorkflow`: how a resumed run marks the workflow running together with its inputs.
+   */
+  readonly resumeWorkflow: (
+    id: string,
+    steps: readonly StepRecord[],
+    update: WorkflowUpdate,
+    fence: Fence | undefined,
+  ) => Effect.Effect<WorkflowRecord, CheckpointStoreError>;
   /**
    * Ends a run: the workflow's steps not written yet, the final update (fenced) and the release, in one write when
    * the adapter has `finishWorkflow`. Reports an earlier failed background write of the workflow instead.
@@ -276,10 +292,12 @@ export function makeCheckpointStore(
       policy,
       checkpointer,
       setup,
-      createWorkflow: (workflow) =>
+      createWorkflow: (workflow, fence) =>
         Effect.zipRight(
           open("createWorkflow", workflow?.id),
-          lift("createWorkflow", workflow?.id, () => checkpointer.createWorkflow(workflow)),
+          lift("createWorkflow", workflow?.id, () =>
+            fence === undefined ? checkpointer.createWorkflow(workflow) : checkpointer.createWorkflow(workflow, fence),
+          ),
         ),
       claimWorkflow: (id, claim) => onWorkflow("claimWorkflow", id, () => checkpointer.claimWorkflow(id, claim)),
       releaseWorkflow: (id, lease) => onWorkflow("releaseWorkflow", id, () => checkpointer.releaseWorkflow(id, lease)),
@@ -302,10 +320,23 @@ export function makeCheckpointStore(
         ),
       saveStep,
       saveStepNow,
-      startWorkflow: (workflow, claim) =>
+      startWorkflow: (workflow, claim, steps) =>
         Effect.zipRight(
           open("startWorkflow", workflow?.id),
-          lift("startWorkflow", workflow?.id, () => startWorkflow(checkpointer, workflow, claim)),
+          lift("startWorkflow", workflow?.id, () => startWorkflow(checkpointer, workflow, claim, steps)),
+        ),
+      resumeWorkflow: (id, steps, update, fence) =>
+        onWorkflow(
+          "updateWorkflow",
+          id,
+          () =>
+            finishWorkflow(checkpointer, {
+              workflowId: id,
+              steps: steps.length === 0 ? [] : [fence === undefined ? { steps } : { steps, fence }],
+              update,
+              ...(fence === undefined ? {} : { fence }),
+            }),
+          true,
         ),
       finishWorkflow: finish,
       updateWorkflow: (id, update, fence) =>

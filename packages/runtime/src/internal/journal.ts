@@ -75,7 +75,13 @@ export class Journal {
     );
   }
 
-  /** Creates or claims the workflow and writes the forked history and the input step. */
+  /**
+   * Creates or claims the workflow and writes the forked history and the input step. A root run's first steps are
+   * written with its claim (a new workflow: in the same write as its creation; a resumed one: with its `running`
+   * update), whatever the durability: a run's inputs are durable before its first node starts. A child run's are
+   * queued like its other steps (its parent re-supplies them after a crash), and its record is created under the
+   * root's fence, so a run that lost its root's lease creates nothing.
+   */
   begin(): Effect.Effect<void, RunError> {
     const store = this.#store;
     if (store === undefined) return Effect.void;
@@ -88,74 +94,71 @@ export class Journal {
       graphHash: graph.definitionHash,
       ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
     };
-    // A new root workflow is created and claimed in one write.
-    const createAndClaim = this.#workflow === undefined && !config.isChild && lease !== undefined;
-    const create: Effect.Effect<unknown, RunError> =
-      this.#workflow !== undefined || createAndClaim ? Effect.void : store.createWorkflow(newWorkflow);
+    const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
+    if (config.isChild) {
+      const f = lease?.fence;
+      this.#fence = f === undefined ? undefined : { epoch: f.epoch, workflowId: lease!.workflowId };
+      const create: Effect.Effect<unknown, RunError> =
+        this.#workflow !== undefined ? Effect.void : this.#guard(store.createWorkflow(newWorkflow, this.#fence));
+      return create.pipe(
+        Effect.zipRight(
+          Effect.suspend(() =>
+            Effect.forEach(first, (s) => this.#guard(store.saveStep(s, this.#fence)), { discard: true }),
+          ),
+        ),
+      );
+    }
+    if (lease === undefined) return Effect.void;
+    // A new root workflow is created and claimed in one write, its first steps with it.
+    const createAndClaim = this.#workflow === undefined;
     // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
     // A recovery resumes nothing the caller asked for: it carries out the stored request instead (never clears it).
-    const stored = lease?.recovering === true ? undefined : this.#workflow?.stopRequested;
-    if (lease !== undefined && !config.isChild) lease.seenStop = stored?.requestedAt.getTime();
-    const claim: Effect.Effect<void, RunError> =
-      config.isChild || lease === undefined
-        ? Effect.void
-        : lease
-            .claim(
-              store,
-              config.shared.lease,
-              (message) => this.#host.event("Warning", { message }),
-              createAndClaim
-                ? Effect.map(
-                    store.startWorkflow(newWorkflow, { owner: lease.owner, ttlMs: config.shared.lease.ttlMs }),
-                    (started) => started.lease,
-                  )
-                : undefined,
+    const stored = lease.recovering ? undefined : this.#workflow?.stopRequested;
+    lease.seenStop = stored?.requestedAt.getTime();
+    const claim = lease
+      .claim(
+        store,
+        config.shared.lease,
+        (message) => this.#host.event("Warning", { message }),
+        createAndClaim
+          ? Effect.map(
+              store.startWorkflow(newWorkflow, { owner: lease.owner, ttlMs: config.shared.lease.ttlMs }, first),
+              (started) => started.lease,
             )
-            .pipe(
-              // A stop asked for after restore read the workflow stops the run before any node. A workflow this
-              // run creates skips the read (a round trip per run): a request racing its creation is seen at the
-              // first stop poll.
-              Effect.zipRight(
-                this.#workflow === undefined
-                  ? Effect.void
-                  : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
-              ),
-            );
-    return create.pipe(
-      Effect.zipRight(claim),
+          : undefined,
+      )
+      .pipe(
+        // A stop asked for after restore read the workflow stops the run before any node. A workflow this
+        // run creates skips the read (a round trip per run): a request racing its creation is seen at the
+        // first stop poll.
+        Effect.zipRight(
+          createAndClaim ? Effect.void : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
+        ),
+      );
+    return claim.pipe(
       Effect.tap(() => {
-        const f = lease?.fence;
-        this.#fence = f === undefined || !config.isChild ? f : { epoch: f.epoch, workflowId: lease!.workflowId };
+        this.#fence = lease.fence;
       }),
-      // A workflow created just now is already "running" with no pause or error: skip a write.
+      // A workflow created just now is already "running" with no pause or error, and has its first steps: done.
       Effect.zipRight(
         Effect.suspend(
           (): Effect.Effect<unknown, RunError> =>
-            this.#workflow === undefined
+            createAndClaim
               ? Effect.void
               : this.#guard(
-                  store.updateWorkflow(
+                  store.resumeWorkflow(
                     id,
+                    first,
                     {
                       status: "running",
                       pause: null,
                       error: null,
                       ...(config.force ? { graphHash: graph.definitionHash } : {}),
-                      ...(stored === undefined || config.isChild ? {} : { stopRequested: null }),
+                      ...(stored === undefined ? {} : { stopRequested: null }),
                     },
                     this.#fence,
                   ),
                 ),
-        ),
-      ),
-      Effect.zipRight(
-        Effect.suspend(() =>
-          Effect.forEach(this.#forked, (s) => this.#guard(store.saveStep(s, this.#fence)), { discard: true }),
-        ),
-      ),
-      Effect.zipRight(
-        Effect.suspend(() =>
-          this.#inputStep === undefined ? Effect.void : this.#guard(store.saveStep(this.#inputStep, this.#fence)),
         ),
       ),
     );
@@ -252,11 +255,15 @@ export class Journal {
     const { config } = this.#host;
     const lease = config.lease;
     if (store === undefined || config.isChild || lease === undefined) return Effect.void;
+    // A caller that never claimed (it lost the race, or failed before claiming: another graph version, missing
+    // inputs) writes nothing at all: the workflow belongs to whoever holds it, or stays as it was.
+    const fence = this.#fence;
+    if (fence === undefined) return Effect.void;
     // A run that lost its lease writes nothing more: the new holder owns the workflow.
     if (lease.lost !== undefined) return Effect.ignore(lease.release);
     const id = config.workflowId;
     return this.#guard(store.flush(id)).pipe(
-      Effect.zipRight(this.#guard(store.updateWorkflow(id, { status: "failed" }, this.#fence))),
+      Effect.zipRight(this.#guard(store.updateWorkflow(id, { status: "failed" }, fence))),
       Effect.ignore,
       Effect.zipRight(Effect.ignore(lease.release)),
     );

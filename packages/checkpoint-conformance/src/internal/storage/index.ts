@@ -6,6 +6,7 @@
  */
 import type { DescribeCheckpointerOptions } from "../options.js";
 import { describeDeletion } from "./deletion.js";
+import { describeFencedCreate } from "./fencedCreate.js";
 import { describeFencing } from "./fencing.js";
 import { describeGrowth } from "./growth.js";
 import { type StorageContext, storageContext } from "./helpers.js";
@@ -34,6 +35,7 @@ export const STORAGE_AREAS = [
   "serialization",
   "leases",
   "fencing",
+  "fencedCreate",
   "runWrites",
   "renewal",
   "stops",
@@ -56,6 +58,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   serialization: describeSerialization,
   leases: describeLeases,
   fencing: describeFencing,
+  fencedCreate: describeFencedCreate,
   runWrites: describeRunWrites,
   renewal: describeRenewal,
   stops: describeStops,

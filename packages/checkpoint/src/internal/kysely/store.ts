@@ -114,26 +114,64 @@ export class KyselyStore {
     );
   }
 
-  createWorkflow(workflow: NewWorkflow): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
+  createWorkflow(
+    workflow: NewWorkflow,
+    fence?: Fence,
+  ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
     return this.#session.run("createWorkflow", workflowId, async () => {
       checkNewWorkflow(workflow, "createWorkflow");
+      validateFence(workflow.id, fence, "createWorkflow");
       await this.#pruneExpired();
-      const { row, created } = await this.#session.transact(() => createIn(this.#context, workflow));
+      const { row, created } = await this.#session.transact(() => createIn(this.#context, workflow, fence));
       return { workflow: this.#decode(row, "createWorkflow"), created };
     });
   }
 
   /** `createWorkflow` + `claimWorkflow` in one transaction (a new workflow is inserted with its lease). */
-  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim): Promise<StartedWorkflow> {
+  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow> {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
     return this.#session.run("startWorkflow", workflowId, async () => {
       checkNewWorkflow(workflow, "startWorkflow");
       validateClaimOptions(workflow.id, claim);
+      const group = this.#startSteps(workflow.id, steps);
       await this.#pruneExpired();
+      if (group !== undefined) {
+        // The steps ride in the start's transaction, fenced by the lease it takes: all or nothing.
+        const context = this.#context;
+        const { row, created, lease } = await this.#session.transact(function* () {
+          const started = yield* startIn(context, workflow, claim.owner, claim.ttlMs);
+          yield* saveGroup(context, { ...group, fence: { epoch: started.lease.epoch } }, "startWorkflow");
+          return started;
+        });
+        return { workflow: this.#decode(row, "startWorkflow"), created, lease };
+      }
       const { row, created, lease } = await this.#startOne(workflow, claim);
       return { workflow: this.#decode(row, "startWorkflow"), created, lease };
     });
+  }
+
+  /** The steps a start writes, validated and encoded before any transaction opens (undefined: none). */
+  #startSteps(id: string, steps: readonly StepRecord[] | undefined): EncodedGroup | undefined {
+    if (steps === undefined || steps.length === 0) return undefined;
+    if (!Array.isArray(steps)) {
+      throw new CheckpointError({
+        message: `startWorkflow('${id}'): steps must be an array of step records of this workflow.`,
+        workflowId: id,
+        operation: "startWorkflow",
+        path: "steps",
+      });
+    }
+    const group = this.#encode(steps, undefined, "startWorkflow");
+    if (steps[0]!.workflowId !== id) {
+      throw new CheckpointError({
+        message: `startWorkflow('${id}'): its steps must belong to the started workflow, got one of '${steps[0]!.workflowId}'.`,
+        workflowId: id,
+        operation: "startWorkflow",
+        path: "steps",
+      });
+    }
+    return group;
   }
 
   /**

@@ -7,7 +7,7 @@ import type { Fence, Lease, NewWorkflow, WorkflowStatus, WorkflowUpdate } from "
 import { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
 import { serializeStored } from "../../Serializer.js";
-import { leaseHeldError, unknownWorkflowError } from "../leases.js";
+import { leaseHeldError, staleFenceError, unknownWorkflowError } from "../leases.js";
 import type { BulkStatements, FinalUpdate } from "./bulkStatements.js";
 import type { AnyDb, TableLayout } from "./layout.js";
 import { checkFence, lockInOrder } from "./leases.js";
@@ -85,11 +85,34 @@ export function encodeUpdate(id: string, update: WorkflowUpdate, serializer: Ser
   return changes;
 }
 
-/** Inserts the workflow unless it exists; returns the stored row and whether it was created now. */
+/**
+ * Inserts the workflow unless it exists; returns the stored row and whether it was created now. With a fence the
+ * guard's row is locked and its epoch checked first, so a claim of the guard cannot slip in before the insert.
+ */
 export function* createIn(
   context: WorkflowContext,
   workflow: NewWorkflow,
+  fence?: Fence,
 ): Program<{ row: WorkflowRow; created: boolean }> {
+  if (fence !== undefined) {
+    const guardId = fence.workflowId ?? workflow.id;
+    const guard = firstRow<LeaseColumns>(yield context.statements.lockWorkflow(guardId));
+    if (guard === undefined) throw unknownWorkflowError(guardId, "createWorkflow");
+    if (Number(guard.lease_epoch) !== fence.epoch) {
+      throw staleFenceError(
+        guardId,
+        "createWorkflow",
+        fence.epoch,
+        {
+          epoch: Number(guard.lease_epoch),
+          ...(guard.lease_owner === null
+            ? {}
+            : { owner: guard.lease_owner, expiresAt: new Date(Number(guard.lease_expires_at ?? 0)) }),
+        },
+        workflow.id,
+      );
+    }
+  }
   const d = context.layout;
   const now = Date.now();
   const inserted = firstRow<WorkflowRow>(
