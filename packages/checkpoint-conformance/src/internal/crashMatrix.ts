@@ -21,7 +21,7 @@ import type { Checkpointer, Durability } from "@graph/checkpoint";
 import { Runner } from "@graph/runtime";
 import { describe, expect, it } from "vitest";
 import type { ComparableStep } from "./engineCommon.js";
-import { closeQuietly, comparable, count, plainValues, readLog, SLOW, untilLeaseFree } from "./engineCommon.js";
+import { closeQuietly, comparable, count, plainValues, readLog, untilLeaseFree } from "./engineCommon.js";
 import { ids } from "./fixtures.js";
 import { openStorage } from "./handles.js";
 import {
@@ -44,6 +44,8 @@ export const CRASH_MATRIX_ENV = "GRAPH_CRASH_MATRIX";
 const DEFAULT_SAMPLES = 3;
 const SEED = 0x22c0ffee;
 const MODES: readonly Durability[] = ["sync", "async", "exit"];
+/** Trials start together and queue for a child process slot: the timeout covers the wait too. */
+const TRIAL_TIMEOUT = 600_000;
 
 /** What the matrix needs from the engine suite around it. */
 export interface CrashMatrixContext {
@@ -227,7 +229,7 @@ export function describeCrashMatrix(
       for (const k of crashKillPoints(modeIndex)) {
         it.concurrent(
           `crash matrix (${durability}): SIGKILL after step ${k}/${MATRIX_SAVES}, resumed by id: no committed step re-runs, nothing lost or duplicated, clean-run values`,
-          { timeout: SLOW },
+          { timeout: TRIAL_TIMEOUT },
           () => trial(durability, k),
         );
       }

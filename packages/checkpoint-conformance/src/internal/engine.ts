@@ -59,6 +59,7 @@ import { borrowed, crashable, openStorage } from "./handles.js";
 import type { DescribeCheckpointerOptions } from "./options.js";
 import type { ChildMessage, ChildProcessOptions, RaceOutcome } from "./processes.js";
 import { adapterRef, limiter, spawnChild } from "./processes.js";
+import { describeZombieMatrix } from "./zombieMatrix.js";
 
 export type { ChildProcessOptions, EngineCheckpointerFactory } from "./processes.js";
 
@@ -338,6 +339,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     describeInProcessStop(options);
     describeConflictMatrix(options);
     if (child !== undefined) describeEngineLeases(options, child);
+    if (child !== undefined) describeZombieMatrix(options, child);
 
     if (child !== undefined) {
       const adapter = adapterRef(child);

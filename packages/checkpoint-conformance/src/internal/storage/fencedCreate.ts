@@ -104,11 +104,9 @@ export function describeFencedCreate({ run }: StorageContext): void {
         if (checkpointer.startWorkflow === undefined) return;
         const id = ids("start-steps")();
         const input = step(id, { superstep: 1, nodeName: INPUT_STEP, index: 1, values: { text: "hi" } });
-        const started = await checkpointer.startWorkflow(
-          { id, ...graph },
-          { owner: "a", ttlMs: 10_000 },
-          [{ ...input, kind: "input", turnStart: true }],
-        );
+        const started = await checkpointer.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [
+          { ...input, kind: "input", turnStart: true },
+        ]);
         expect(started.created).toBe(true);
         expect(started.lease).toMatchObject({ workflowId: id, owner: "a", epoch: 1 });
         const steps = await checkpointer.getSteps(id, { includeInputs: true });
@@ -141,7 +139,9 @@ export function describeFencedCreate({ run }: StorageContext): void {
         if (checkpointer.startWorkflow === undefined) return;
         const id = ids("start-bad")();
         const bad = step(id, { superstep: 1, nodeName: INPUT_STEP, index: 1, values: { f: () => 1 } });
-        const error = await rejection(checkpointer.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [bad]));
+        const error = await rejection(
+          checkpointer.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [bad]),
+        );
         assertCheckpointError(error);
         expect(await checkpointer.getWorkflow(id)).toBeUndefined();
       });
