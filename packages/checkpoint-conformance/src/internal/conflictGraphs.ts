@@ -22,8 +22,8 @@ export const CONFLICT_VALUES: Readonly<Record<string, unknown>> = { topic: "conf
 /**
  * The conflict workflow: `draft` → `approval` (interrupt) → `finalize`, whose function awaits `hold()` first (a
  * live holder waits there; a rejecting `hold` makes the run fail). `variant` builds the same workflow with another
- * `definitionHash`: `"other-version"` adds a node, `"needs-input"` adds a node reading an input nobody stored
- * (run it with `force: true` to get past the version check to the missing input).
+ * `definitionHash` (and a name of its own): `"other-version"` adds a node, `"needs-input"` adds a node reading an
+ * input nobody stored (run it with `force: true` to get past the version check to the missing input).
  */
 export function conflictGraph(
   hold: () => Promise<void> = async () => undefined,
@@ -57,7 +57,9 @@ export function conflictGraph(
             ),
           ]
         : [];
-  return new GraphClass([draft, approval, finalize, ...extra], { name: "conformance-conflict" });
+  // Another version is another graph of the queue's registry too (a worker knows graphs by name).
+  const name = variant === "base" ? "conformance-conflict" : `conformance-conflict-${variant}`;
+  return new GraphClass([draft, approval, finalize, ...extra], { name });
 }
 
 /** A workflow put into a {@link ConflictState}; `finish()` lets a live holder complete (no-op otherwise). */
