@@ -42,8 +42,18 @@ export function addressOf(
 export function guardPool(pool: Pool, owned: boolean): PostgresPool {
   const guarded = new WeakSet<PoolClient>();
   const ignore = (): void => undefined;
+  const guard = (client: PoolClient): void => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on("error", ignore);
+  };
   // An idle client that loses its connection is reported on the pool; without a listener that is a crash.
   if (owned || pool.listenerCount("error") === 0) pool.on("error", ignore);
+  // pg-pool removes its own (idle) listener from a client right before handing it over, and the hand-over resolves
+  // `connect()` a microtask later: a fatal message parsed in the same chunk as the connection's ReadyForQuery (a
+  // backend terminated as it started: failovers, restarts, pg_terminate_backend) would hit a client with no
+  // listener at all. "acquire" is emitted synchronously before that removal, so the client is never unguarded.
+  pool.on("acquire", guard);
   return {
     connect: async () => {
       for (let attempt = 0; ; attempt++) {
@@ -54,10 +64,7 @@ export function guardPool(pool: Pool, owned: boolean): PostgresPool {
           client.release(true);
           continue;
         }
-        if (!guarded.has(client)) {
-          guarded.add(client);
-          client.on("error", ignore);
-        }
+        guard(client); // a client acquired before this wrapper existed (an application's pool)
         return client;
       }
     },

@@ -102,19 +102,22 @@ export class Engine implements EngineHost, ChildRun {
         });
       }
       return journal.restore().pipe(
-        Effect.zipRight(
-          Effect.suspend(() => {
+        Effect.flatMap(() => {
+          // A completed workflow run again with no new values: its stored result, no claim, no write, no node.
+          if (journal.settled) return Effect.sync(() => this.#settled());
+          return Effect.suspend(() => {
             const problem = inputProblem(this, journal.workflow);
             return problem === undefined ? journal.begin() : Effect.fail(problem);
-          }),
-        ),
-        Effect.zipRight(
-          Effect.suspend(() => {
-            this.#markAllDirty();
-            return this.#loop();
-          }),
-        ),
-        Effect.zipRight(Effect.suspend(() => this.#finish())),
+          }).pipe(
+            Effect.zipRight(
+              Effect.suspend(() => {
+                this.#markAllDirty();
+                return this.#loop();
+              }),
+            ),
+            Effect.zipRight(Effect.suspend(() => this.#finish())),
+          );
+        }),
         Effect.onError(() => this.#abandon()),
       );
     });
@@ -272,6 +275,14 @@ export class Engine implements EngineHost, ChildRun {
       pause: status === "paused" ? state.pause : undefined,
       error: status === "failed" ? state.failure : undefined,
     });
+  }
+
+  /** The stored result of a completed workflow (see `Journal.settled`). */
+  #settled(): RunResult {
+    this.#releaseSignal();
+    const result = this.#result();
+    this.event("RunEnd", { status: result.status, durationMs: Date.now() - this.#startedAt });
+    return result;
   }
 
   #finish(): Effect.Effect<RunResult, RunError> {

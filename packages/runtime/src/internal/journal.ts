@@ -41,6 +41,22 @@ export class Journal {
     return this.#workflow;
   }
 
+  /**
+   * A run that would only repeat a finished workflow: a top-level run of a `completed` workflow that brings no new
+   * values (nothing differs from its stored state), no fork and no forced graph change. It returns the stored
+   * result and runs nothing: a status check or a retry has no side effects (new values start the next turn).
+   */
+  get settled(): boolean {
+    const { config } = this.#host;
+    return (
+      this.#workflow?.status === "completed" &&
+      this.#inputStep === undefined &&
+      !config.isChild &&
+      !config.force &&
+      config.checkpoint === undefined
+    );
+  }
+
   /** Without a store: the caller's values are the run's input step. */
   mergeInputs(): void {
     this.#inputStep = this.#mergeInputs();

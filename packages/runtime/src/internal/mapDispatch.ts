@@ -10,6 +10,7 @@ import { Effect } from "effect";
 import { type InvalidOptionError, NodeExecutionError } from "../errors.js";
 import type { MapDispatchRequest, MapItemRunOptions } from "../options.js";
 import { RunResult, type RunStatus } from "../RunResult.js";
+import { checkChildIdRoom } from "./childIds.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared } from "./context.js";
 import { Engine } from "./engine.js";
 import type { ChildValues } from "./executors/graph.js";
@@ -183,6 +184,7 @@ export function runMapItem(
       return Effect.fail(new GraphConfigError("runner.runMapItem() needs a runner with a checkpointer."));
     try {
       checkMapItemOptions(options);
+      checkChildIdRoom("runner.runMapItem()", options.workflowId, graph);
     } catch (error) {
       return Effect.fail(error as InvalidOptionError);
     }

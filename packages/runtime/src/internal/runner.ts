@@ -8,6 +8,7 @@ import { Cause, Effect, Exit, Option, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
 import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
+import { checkChildIdRoom } from "./childIds.js";
 import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { RootLease } from "./lease.js";
@@ -123,6 +124,9 @@ export class RunnerCore {
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
       try {
         checkRunOptions(options, "run");
+        // Child ids (`<id>/<node>`, `<id>/<node>/<i>`) are stored: a root id too long for them fails now, not half-way.
+        if (this.options.checkpointer !== undefined && options.workflowId !== undefined)
+          checkChildIdRoom("runner.run()", options.workflowId, graph as Graph);
       } catch (error) {
         return Effect.fail(error as InvalidOptionError);
       }
@@ -271,6 +275,15 @@ export class RunnerCore {
         );
         if (!Array.isArray(items)) return Effect.fail(new GraphConfigError(items.message));
         const base = options.workflowId ?? randomUUID();
+        if (this.options.checkpointer !== undefined && items.length > 0) {
+          const digits = String(items.length - 1).length;
+          const item = { bytes: 1 + digits, path: `/<item index, ${digits} digit${digits === 1 ? "" : "s"}>` };
+          try {
+            checkChildIdRoom("runner.map()", base, graph, item);
+          } catch (error) {
+            return Effect.fail(error as InvalidOptionError);
+          }
+        }
         const concurrency = options.maxConcurrency ?? this.options.maxConcurrency ?? 256;
         const results = new Array<RunResult>(items.length);
         const runItem = (item: Record<string, unknown>, i: number) =>
