@@ -8,7 +8,7 @@
  *   `freezeIn: "nested"` when `prep` of the nested graph runs (the test freezes it then), and at the end `done` with
  *   the run's status or the error's tag.
  */
-import type { Durability } from "@graph/checkpoint";
+import type { Checkpointer, Durability } from "@graph/checkpoint";
 import { resolvePolicy } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
 import { Runner } from "@graph/runtime";
@@ -37,9 +37,9 @@ const send = sendToParent;
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as LeaseChildSpec;
   const factory = await loadFactory(spec.adapter);
-  const checkpointer = await factory(spec.adapter.args, {
-    policy: resolvePolicy({ durability: spec.durability ?? "sync" }),
-  });
+  const { checkpointer, idle } = tracked(
+    await factory(spec.adapter.args, { policy: resolvePolicy({ durability: spec.durability ?? "sync" }) }),
+  );
   const warnings: string[] = [];
   const runner = new Runner({
     checkpointer,
@@ -76,15 +76,22 @@ async function main(): Promise<void> {
     // test freezes this process (items then wait long enough for the freeze to land first).
     let waiting = 0;
     const park = () => new Promise((resolve) => setTimeout(resolve, 500));
+    // Frozen between writes, never inside one (a frozen transaction would lock the rescuer out of SQLite): wait
+    // until the queued steps (durability async) were written and no call is in flight, then report.
+    const parked = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await idle();
+      await send({ type: "parked" });
+    };
     const graph = zombieGraph(
       async () => {
         if (spec.freezeIn === "nested") return;
-        if (++waiting === 3) await send({ type: "parked" });
+        if (++waiting === 3) await parked();
         await park();
       },
       async () => {
         if (spec.freezeIn !== "nested") return;
-        await send({ type: "parked" });
+        await parked();
         await park();
       },
     );
@@ -97,6 +104,36 @@ async function main(): Promise<void> {
     }
   }
   await runner.close();
+}
+
+/** The checkpointer with a count of its calls in flight; `idle()` resolves once none is. */
+function tracked(inner: Checkpointer): { readonly checkpointer: Checkpointer; idle(): Promise<void> } {
+  let inFlight = 0;
+  const checkpointer = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        inFlight++;
+        let result: unknown;
+        try {
+          result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        } catch (error) {
+          inFlight--;
+          throw error;
+        }
+        if (result instanceof Promise) return result.finally(() => inFlight--);
+        inFlight--;
+        return result;
+      };
+    },
+  });
+  return {
+    checkpointer,
+    idle: async () => {
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+  };
 }
 
 runChildMain(main);
