@@ -110,8 +110,8 @@ async function main(): Promise<void> {
 function tracked(inner: Checkpointer): { readonly checkpointer: Checkpointer; idle(): Promise<void> } {
   let inFlight = 0;
   const checkpointer = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         inFlight++;
