@@ -126,13 +126,6 @@ const ENTRIES: readonly Entry[] = [
   },
 ];
 
-/** The entries and ways of losing the matrix covers, e.g. for a report: `run × live holder × conflict`, … */
-export function conflictCases(): readonly string[] {
-  return ENTRIES.flatMap((entry) =>
-    CONFLICT_STATES.flatMap((state) => entry.kinds(state).map((kind) => `${entry.name} × ${state} × ${kind}`)),
-  );
-}
-
 /** Registers the conflict matrix: one test per entry and state (every way of losing inside it). */
 export function describeConflictMatrix(options: DescribeCheckpointerOptions): void {
   let source: Promise<Checkpoint> | undefined;

@@ -15,7 +15,7 @@ import type { Recorder } from "./engineGraph.js";
 import { ANSWER, trampoline } from "./engineGraph.js";
 
 /** Map items of the workflow (child workflows `<id>/sections/0…2`). */
-export const MATRIX_ITEMS = 3;
+const MATRIX_ITEMS = 3;
 
 /** The workflows of one run, as suffixes of the root id. */
 export const MATRIX_WORKFLOWS: readonly string[] = [
@@ -52,7 +52,7 @@ export function stepLabel(suffix: string, nodeName: string): string | undefined 
 }
 
 /** The values a run starts with (given once: resumes pass none, so the stored input step must be there). */
-export function matrixInputs(): Record<string, unknown> {
+function matrixInputs(): Record<string, unknown> {
   return { topic: "crash matrix", startedAt: new Date(Date.UTC(2025, 1, 3, 4, 5, 6, 7)) };
 }
 
