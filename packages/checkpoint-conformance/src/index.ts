@@ -124,6 +124,18 @@ export function describeStorageConformance(
     describeStorage(options, filter.only ?? options.only));
 }
 
+export {
+  CONFLICT_STATES,
+  CONFLICT_VALUES,
+  type ConflictState,
+  type ConflictWorkflow,
+  conflictGraph,
+  prepareConflictWorkflow,
+  type StoredWorkflow,
+  storedWorkflowTree,
+  workflowTreeChanges,
+} from "./conflicts.js";
+export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
 export { claimRounds, runTogether, startWorker, type Worker, waitUntil, workerStart } from "./workers.js";
 /**

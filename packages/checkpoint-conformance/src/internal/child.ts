@@ -1,8 +1,8 @@
 /**
  * The child process of the engine tests (started by `processes.ts` with `fork`). The spec is JSON in argv[2]:
  *
- * - `crash`: runs the engine graph's workflow (answering the interrupt) and SIGKILLs itself right after the
- *   `killAt`-th `CheckpointSaved` event — synchronously, inside the event processor, so nothing runs after that
+ * - `crash`: runs the engine graph's workflow (or, with `graph: "matrix"`, the crash matrix's), answering the
+ *   interrupt, and SIGKILLs itself right after the `killAt`-th `CheckpointSaved` event — synchronously, inside the event processor, so nothing runs after that
  *   step boundary. Reports `finished` if the run ends before that.
  * - `resume`: runs the workflow to its end and reports its final values (serialised with `defaultSerializer`).
  * - `race`: waits for `go`, then at `at + i * gapMs` resumes workflow i with the answer; reports each outcome
@@ -17,6 +17,7 @@ import type { GraphEvent } from "@graph/runtime";
 import { Runner, RunResult } from "@graph/runtime";
 import { runChildMain, sendToParent } from "./childMain.js";
 import { drive, engineGraph, RACE_VALUES, raceGraph } from "./engineGraph.js";
+import { matrixGraph, startMatrix } from "./matrixGraph.js";
 import type { ChildMessage, ChildSpec, GoMessage, RaceOutcome } from "./processes.js";
 import { loadFactory } from "./processes.js";
 
@@ -56,7 +57,11 @@ async function main(): Promise<void> {
     if (event.type === "CheckpointSaved" && ++saves === killAt) die();
   };
   const runner = new Runner({ checkpointer, leaseTtlMs: spec.leaseTtlMs, eventProcessors: [{ onEvent }] });
-  const result = await drive(runner, engineGraph(appender(spec.logFile)), spec.workflowId);
+  const record = appender(spec.logFile);
+  const result =
+    spec.graph === "matrix"
+      ? await startMatrix(runner, matrixGraph(record), spec.workflowId)
+      : await drive(runner, engineGraph(record), spec.workflowId);
   await runner.close();
   await send({
     type: "finished",

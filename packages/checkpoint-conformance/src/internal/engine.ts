@@ -22,11 +22,25 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Checkpointer, Durability, StepRecord, WorkflowStatus } from "@graph/checkpoint";
+import type { Checkpointer, Durability, WorkflowStatus } from "@graph/checkpoint";
 import { defaultSerializer, INPUT_STEP } from "@graph/checkpoint";
 import type { GraphEvent } from "@graph/runtime";
-import { Runner, RunResult } from "@graph/runtime";
+import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
+import { describeConflictMatrix } from "./conflictMatrix.js";
+import { describeCrashMatrix } from "./crashMatrix.js";
+import type { ComparableStep } from "./engineCommon.js";
+import {
+  closeQuietly,
+  comparable,
+  count,
+  leaseExpired,
+  plainValues,
+  readLog,
+  SLOW,
+  tagOf,
+  untilLeaseFree,
+} from "./engineCommon.js";
 import type { Recorder } from "./engineGraph.js";
 import {
   drive,
@@ -45,6 +59,7 @@ import { borrowed, crashable, openStorage } from "./handles.js";
 import type { DescribeCheckpointerOptions } from "./options.js";
 import type { ChildMessage, ChildProcessOptions, RaceOutcome } from "./processes.js";
 import { adapterRef, limiter, spawnChild } from "./processes.js";
+import { describeZombieMatrix } from "./zombieMatrix.js";
 
 export type { ChildProcessOptions, EngineCheckpointerFactory } from "./processes.js";
 
@@ -68,8 +83,6 @@ export interface EngineOptions {
   readonly processConcurrency?: number;
 }
 
-const SLOW = 120_000;
-
 /** Registers one kill point's test (they run concurrently, each on its own workflow id). */
 function killPoint(_k: number, name: string, body: () => Promise<void>): void {
   it.concurrent(name, { timeout: SLOW }, body);
@@ -78,15 +91,6 @@ function killPoint(_k: number, name: string, body: () => Promise<void>): void {
 const WORKFLOWS = ["", "/enrich"] as const;
 /** Races between child processes start this far apart. */
 const PROCESS_RACE_GAP_MS = 400;
-
-/** A step as the comparison sees it: what it is, not when or at which superstep/index it was written. */
-interface ComparableStep {
-  readonly nodeName: string;
-  readonly status: string;
-  readonly values: Readonly<Record<string, unknown>>;
-  readonly decision?: StepRecord["decision"];
-  readonly child?: string;
-}
 
 /** What a finished workflow looks like: final values, executions per node, stored steps and statuses. */
 interface Outcome {
@@ -100,38 +104,6 @@ interface Outcome {
 interface Reference extends Outcome {
   /** Labels of the `CheckpointSaved` events, in order. */
   readonly saves: readonly string[];
-}
-
-/** Plain values of a result (nested RunResults left out: they carry run ids). */
-function plainValues(result: RunResult): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(result.values)) if (!(v instanceof RunResult)) values[k] = v;
-  return values;
-}
-
-function count(log: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const name of [...log].sort()) counts[name] = (counts[name] ?? 0) + 1;
-  return counts;
-}
-
-function readLog(file: string): string[] {
-  return fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter((line) => line !== "")
-    : [];
-}
-
-function comparable(rootId: string, step: StepRecord): ComparableStep {
-  return {
-    nodeName: step.nodeName,
-    status: step.status,
-    values: step.values,
-    ...(step.decision === undefined ? {} : { decision: step.decision }),
-    ...(step.childWorkflowId === undefined ? {} : { child: step.childWorkflowId.slice(rootId.length) }),
-  };
 }
 
 async function outcome(
@@ -151,40 +123,6 @@ async function outcome(
     statuses[suffix] = (await handle.getWorkflow(id + suffix))?.status;
   }
   return { values, executions: count(log), steps, statuses };
-}
-
-function tagOf(error: unknown): string | undefined {
-  const tag = (error as { _tag?: unknown } | null)?._tag;
-  return typeof tag === "string" ? tag : undefined;
-}
-
-/** Closes a runner that may have lost its storage; never hangs the test. */
-async function closeQuietly(runner: Runner): Promise<void> {
-  await Promise.race([runner.close().catch(() => undefined), sleep(3000)]);
-}
-
-/** Runs `body` until it does not fail with `WorkflowConflictError` (a dead holder's lease has to expire first). */
-async function untilLeaseFree<A>(leaseTtlMs: number, body: () => Promise<A>): Promise<A> {
-  const deadline = Date.now() + 20 * leaseTtlMs + 15_000;
-  for (;;) {
-    try {
-      return await body();
-    } catch (error) {
-      if (tagOf(error) !== "WorkflowConflictError" || Date.now() > deadline) throw error;
-      await sleep(Math.max(20, Math.min(100, leaseTtlMs / 3)));
-    }
-  }
-}
-
-/** Waits until no live lease is held on the workflow. */
-async function leaseExpired(handle: Checkpointer, id: string, leaseTtlMs: number): Promise<void> {
-  const deadline = Date.now() + 20 * leaseTtlMs + 15_000;
-  for (;;) {
-    const lease = (await handle.getWorkflow(id))?.lease;
-    if (lease === undefined || lease.expiresAt.getTime() < Date.now() - 20) return;
-    if (Date.now() > deadline) throw new Error(`the lease on '${id}' never expired: ${JSON.stringify(lease)}`);
-    await sleep(25);
-  }
 }
 
 /**
@@ -399,7 +337,9 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     });
 
     describeInProcessStop(options);
+    describeConflictMatrix(options);
     if (child !== undefined) describeEngineLeases(options, child);
+    if (child !== undefined) describeZombieMatrix(options, child);
 
     if (child !== undefined) {
       const adapter = adapterRef(child);
@@ -452,6 +392,8 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
         });
       });
     }
+
+    if (child !== undefined) describeCrashMatrix(options, child, { leaseTtlMs, spawnLimit, tmp });
 
     describe("durability async", () => {
       // A crash may lose steps that were queued but not written; their nodes run again. Values must still match.

@@ -20,11 +20,11 @@ type Impl = (inputs: never, ctx: unknown) => unknown;
  * process (tsx) could not be resumed by the test process (vitest): VersionMismatchError. With it, the hash only
  * depends on each node's configuration (name, inputs, outputs, targets), which every process builds identically.
  */
-const trampoline = new Function(
+export const trampoline = new Function(
   "impl",
   "return function conformanceNode(inputs, ctx) { return impl(inputs, ctx); };",
 ) as (impl: Impl) => NodeFunction;
-const asyncTrampoline = new Function(
+export const asyncTrampoline = new Function(
   "impl",
   "return async function conformanceNode(inputs, ctx) { return impl(inputs, ctx); };",
 ) as (impl: Impl) => NodeFunction;
@@ -33,7 +33,7 @@ const asyncTrampoline = new Function(
 export type Recorder = (nodeName: string) => void;
 
 /** The answer the tests give the `approval` interrupt. */
-const ANSWER = "approved";
+export const ANSWER = "approved";
 
 /** The values every run of the engine graph starts with (a Date, to exercise the serializer on inputs too). */
 function engineInputs(): Record<string, unknown> {

@@ -29,7 +29,10 @@ function delegate(
   return {
     ...(hooks.policy === undefined ? {} : { policy: hooks.policy }),
     setup: () => call("setup", () => inner.setup()),
-    createWorkflow: (workflow) => call("createWorkflow", () => inner.createWorkflow(workflow)),
+    createWorkflow: (workflow, fence) =>
+      call("createWorkflow", () =>
+        fence === undefined ? inner.createWorkflow(workflow) : inner.createWorkflow(workflow, fence),
+      ),
     claimWorkflow: (id, options) => call("claimWorkflow", () => inner.claimWorkflow(id, options)),
     releaseWorkflow: (id, lease) => call("releaseWorkflow", () => inner.releaseWorkflow(id, lease)),
     renewWorkflow: (id, lease, options) => call("renewWorkflow", () => inner.renewWorkflow(id, lease, options)),

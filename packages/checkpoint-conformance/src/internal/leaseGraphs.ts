@@ -19,16 +19,23 @@ export function waitGraph(started: () => void, aborted: () => void): Graph {
   return new Graph([wait], { name: "wait" });
 }
 
-/** The zombie's workflow: `first` → nested `inner` (`prep` → `items` mapped over 3 items) → `last`. */
-export function zombieGraph(itemHook: (x: number) => Promise<void>): Graph {
+/**
+ * The zombie's workflow: `first` → nested `inner` (`prep` → `items` mapped over 3 items) → `last`. `prepHook` runs
+ * inside `prep` (a node of the nested graph), `itemHook` inside each map item.
+ */
+export function zombieGraph(
+  itemHook: (x: number) => Promise<void>,
+  prepHook: () => Promise<void> = async () => undefined,
+): Graph {
   const work = node({ name: "work", output: "y" }, async ({ x }: { x: number }) => {
     await itemHook(x);
     return x * 10;
   });
   const item = new Graph([work], { name: "item" });
-  const prep = node({ name: "prep", output: "x" }, ({ n }: { n: number }) =>
-    Array.from({ length: n }, (_, i) => i + 1),
-  );
+  const prep = node({ name: "prep", output: "x" }, async ({ n }: { n: number }) => {
+    await prepHook();
+    return Array.from({ length: n }, (_, i) => i + 1);
+  });
   const inner = new Graph([prep, item.asNode({ name: "items" }).mapOver("x")], { name: "inner" });
   const first = node({ name: "first", output: "n" }, ({ start }: { start: number }) => start + 2);
   const last = node({ name: "last", output: "total" }, ({ y }: { y: number[] }) => y.reduce((a, b) => a + b, 0));

@@ -42,6 +42,8 @@ export type ChildSpec =
       readonly logFile: string;
       /** `crash`: SIGKILL itself right after this many `CheckpointSaved` events. */
       readonly killAt?: number;
+      /** The workflow: the engine graph (default) or the crash matrix's (`matrixGraph.ts`). */
+      readonly graph?: "engine" | "matrix";
     }
   | {
       readonly role: "race";
