@@ -1,0 +1,19 @@
+// @graph/ai-sdk — @graph runs as AI SDK UI message streams, graphs as AI SDK tools.
+export { isUIChunk, type StreamTextLike, streamModel, type UIChunk, uiChunk } from "./modelStream.js";
+export type {
+  GraphDataParts,
+  GraphUIMessage,
+  GraphUIMessageChunk,
+  NodeEndData,
+  NodeStartData,
+  RunData,
+  StateData,
+  SuspenseData,
+} from "./parts.js";
+export {
+  type ResponseOptions,
+  type RunSource,
+  type StreamOptions,
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+} from "./toUIMessageStream.js";
