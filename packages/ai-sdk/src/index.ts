@@ -1,4 +1,7 @@
 // @graph/ai-sdk — @graph runs as AI SDK UI message streams, graphs as AI SDK tools.
+
+export { type ChatRequestCode, ChatRequestError, isChatRequestError } from "./errors.js";
+export { type ChatRequest, type ChatTurn, GraphChat, type GraphChatOptions } from "./GraphChat.js";
 export { isUIChunk, type StreamTextLike, streamModel, type UIChunk, uiChunk } from "./modelStream.js";
 export type {
   GraphDataParts,

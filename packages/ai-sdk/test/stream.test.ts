@@ -18,7 +18,7 @@ afterEach(async () => {
 /** The data parts of a message without their span ids (spans are numbered by the runtime). */
 function shape(parts: readonly { type: string }[]) {
   return parts.map((p) => {
-    const { id: _id, ...rest } = p as { id?: string };
+    const { id: _id, ...rest } = p as { id?: string; type: string; data?: unknown };
     if (rest.type === "data-node-end") {
       const data = (rest as { data: { durationMs: number } }).data;
       return { ...rest, data: { ...data, durationMs: typeof data.durationMs } };
