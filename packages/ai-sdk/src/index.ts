@@ -2,6 +2,7 @@
 
 export { type ChatRequestCode, ChatRequestError, isChatRequestError } from "./errors.js";
 export { type ChatRequest, type ChatTurn, GraphChat, type GraphChatOptions } from "./GraphChat.js";
+export { type GraphToolOptions, graphInputSchema, graphTool, type PausedToolResult } from "./graphTool.js";
 export { isUIChunk, type StreamTextLike, streamModel, type UIChunk, uiChunk } from "./modelStream.js";
 export type {
   GraphDataParts,
