@@ -212,6 +212,10 @@ switch (command) {
     install("demo");
     process.exit(runApp("apps/demo", rest));
     break;
+  case "chat":
+    install("all");
+    process.exit(runApp("apps/chat", rest));
+    break;
   case "bench":
     install("all");
     process.exit(runApp("tools/bench", rest, ["--expose-gc"]));
@@ -220,6 +224,6 @@ switch (command) {
     process.exit(await test(rest));
     break;
   default:
-    console.error(`Unknown command '${command}'. Use one of: demo, test, bench.`);
+    console.error(`Unknown command '${command}'. Use one of: demo, chat, test, bench.`);
     process.exit(2);
 }

@@ -18,8 +18,8 @@ export interface NodeStartData {
 }
 
 /**
- * `data-node-end`: a node finished (`completed`), was cut off by a stop (`stopped`) or failed for good (`failed`,
- * with `error`).
+ * `data-node-end`: a node finished (`completed`), waits for an answer (`paused`: an interrupt), was cut off by a stop
+ * (`stopped`) or failed for good (`failed`, with `error`).
  *
  * @example
  * ```ts
@@ -29,7 +29,7 @@ export interface NodeStartData {
 export interface NodeEndData {
   readonly name: string;
   readonly path: string;
-  readonly status: "completed" | "stopped" | "failed";
+  readonly status: "completed" | "paused" | "stopped" | "failed";
   readonly durationMs: number;
   /** Only for `failed`: the error's tag (or name) and message, as {@link StreamOptions.errorMessage} gives it. */
   readonly error?: string;

@@ -156,7 +156,11 @@ describe("toUIMessageStream", () => {
     const message = await messageOf(
       toUIMessageStream(newRunner().start(graph, { values: { question: "order 7" }, workflowId: "wf-pause" })),
     );
-    expect(shape(message.parts.slice(-2))).toEqual([
+    expect(shape(message.parts.slice(-3))).toEqual([
+      {
+        type: "data-node-end",
+        data: { name: "approval", path: "approval", status: "paused", durationMs: "number" },
+      },
       {
         type: "data-node-suspense",
         data: { name: "approval", responseKey: "decision", value: "Refund for order 7?", workflowId: "wf-pause" },

@@ -37,8 +37,11 @@ export interface UseGraphChatOptions<G extends Graph = Graph>
  * ```
  */
 export type GraphSuspense<G extends Graph = Graph> = SuspenseData<G> & {
-  /** Answers the pause: a user message showing the answer, and the workflow resumed with it on the server. */
-  resume(answer: unknown): Promise<void>;
+  /**
+   * Answers the pause: a user message showing the answer (`text`, default the answer itself, as JSON unless it is a
+   * string), and the workflow resumed with it on the server.
+   */
+  resume(answer: unknown, options?: { readonly text?: string }): Promise<void>;
 };
 
 /**
@@ -120,9 +123,9 @@ export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptio
     const data = pending as SuspenseData<G> & { responseKey: string };
     return {
       ...data,
-      resume: (answer: unknown) =>
+      resume: (answer: unknown, resumeOptions?: { readonly text?: string }) =>
         chatRef.current.sendMessage(
-          { text: answerText(answer) },
+          { text: resumeOptions?.text ?? answerText(answer) },
           { body: { resume: { responseKey: data.responseKey, value: answer } } },
         ),
     } as GraphSuspense<G>;

@@ -109,10 +109,27 @@ export class Translator {
         this.#spans.delete(event.spanId);
         return out;
       }
-      case "Paused":
+      case "Paused": {
         if (atRoot && event.reason === "human_input")
           this.#pause = { nodeName: event.nodeName, responseKey: event.responseKey, value: event.value };
-        return [];
+        // The interrupt (or the parked map) gets no NodeEnd: it ends here, waiting.
+        const span = this.#spans.get(event.spanId);
+        if (span === undefined) return [];
+        this.#spans.delete(event.spanId);
+        return [
+          ...this.#close(span),
+          {
+            type: "data-node-end",
+            id: event.spanId,
+            data: {
+              name: span.name,
+              path: span.path,
+              status: "paused",
+              durationMs: Math.max(0, event.timestamp - span.startedAt),
+            },
+          },
+        ];
+      }
       case "RunEnd":
         if (atRoot) {
           this.#status = event.status;
