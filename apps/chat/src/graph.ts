@@ -38,11 +38,11 @@ const orders: Record<string, { status: string; carrier: string; eta: string }> =
 const lookupOrderInput = z.object({ orderId: z.string().describe("The order id, like A-123") });
 
 /** What the human answers the approval with. */
-export const decisionSchema = z.object({
+const decisionSchema = z.object({
   approved: z.boolean(),
   note: z.string().max(200).optional(),
 });
-export type Decision = z.infer<typeof decisionSchema>;
+type Decision = z.infer<typeof decisionSchema>;
 
 export function supportGraph(model: LanguageModel) {
   const agent = node(

@@ -49,7 +49,7 @@ function script(prompt: Prompt): { toolCall: { orderId: string } } | { text: str
 }
 
 /** The offline test model; `delayMs` between tokens. */
-export function supportModel(delayMs: number, stats: ModelStats = { calls: [] }): LanguageModel {
+function supportModel(delayMs: number, stats: ModelStats = { calls: [] }): LanguageModel {
   let calls = 0;
   return new MockLanguageModelV3({
     provider: "graph-chat",

@@ -111,7 +111,7 @@ export function toUIMessageStream<G extends Graph = Graph>(
 }
 
 /** The same stream, but a reader cancelling it also calls `stop` (the SDK's stream ignores a cancel). */
-export function stopOnCancel<T>(stream: ReadableStream<T>, stop: () => void): ReadableStream<T> {
+function stopOnCancel<T>(stream: ReadableStream<T>, stop: () => void): ReadableStream<T> {
   const reader = stream.getReader();
   return new ReadableStream<T>({
     async pull(controller) {

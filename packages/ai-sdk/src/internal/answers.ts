@@ -13,7 +13,7 @@ export interface PendingPause {
 }
 
 /** The zod schemas the answer under `responseKey` must satisfy. */
-export function answerSchemas(
+function answerSchemas(
   graph: Graph,
   pause: PendingPause,
   explicit: Readonly<Record<string, ZodType>> | undefined,

@@ -29,7 +29,7 @@ interface Span {
 const DROPPED = new Set(["start", "finish", "start-step", "finish-step", "message-metadata", "abort", "error"]);
 
 /** The default error text: the tag (and node), never a cause's message, which may hold server details. */
-export function defaultErrorMessage(error: unknown): string {
+function defaultErrorMessage(error: unknown): string {
   const e = error as { _tag?: unknown; name?: unknown; nodeName?: unknown } | null | undefined;
   const tag = typeof e?._tag === "string" ? e._tag : typeof e?.name === "string" ? e.name : "Error";
   return typeof e?.nodeName === "string" ? `${tag} in node '${e.nodeName}'` : tag;
