@@ -182,6 +182,10 @@ switch (command) {
     install("demo");
     process.exit(runApp("apps/demo", rest));
     break;
+  case "chat":
+    install("all");
+    process.exit(runApp("apps/chat", rest));
+    break;
   case "bench":
     install("all");
     process.exit(runApp("tools/bench", rest, ["--expose-gc"]));
@@ -190,6 +194,6 @@ switch (command) {
     process.exit(await test());
     break;
   default:
-    console.error(`Unknown command '${command}'. Use one of: demo, test, bench.`);
+    console.error(`Unknown command '${command}'. Use one of: demo, chat, test, bench.`);
     process.exit(2);
 }

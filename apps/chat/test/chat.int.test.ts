@@ -1,0 +1,157 @@
+// The support chat in Debian's Chromium (playwright-core): a real page, a real server, a real SQLite file.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChatServer, startChatServer } from "../src/server.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const reports = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../reports");
+
+let server: ChatServer;
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install Debian's package: \`sudo apt-get install -y chromium\` (or set CHROMIUM_PATH).`,
+    );
+  dir = mkdtempSync(path.join(tmpdir(), "graph-chat-"));
+  server = await startChatServer({ db: path.join(dir, "chat.db"), tokenDelayMs: 90 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const latestAnswer = (page: Page) =>
+  page.evaluate(() => {
+    const items = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+    return items[items.length - 1]?.querySelector(".text")?.textContent ?? "";
+  });
+
+/**
+ * Records every text the latest answer shows (a MutationObserver in the page, so no render is missed between two
+ * samples), and every node status, until `done` holds.
+ */
+async function watch(page: Page, done: () => Promise<boolean>, timeoutMs = 60_000) {
+  await page.evaluate(() => {
+    const w = window as unknown as { __texts: string[]; __observer?: MutationObserver };
+    w.__observer?.disconnect();
+    w.__texts = [];
+    const record = () => {
+      const items = document.querySelectorAll('[data-testid="message"][data-role="assistant"]');
+      const text = items[items.length - 1]?.querySelector(".text")?.textContent ?? "";
+      if (text !== "" && text !== w.__texts.at(-1)) w.__texts.push(text);
+    };
+    w.__observer = new MutationObserver(record);
+    w.__observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  const statuses = new Set<string>();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const s of await page.$$eval("[data-node]", (els) =>
+      els.map((e) => `${e.getAttribute("data-node")}=${e.getAttribute("data-status")}`),
+    ))
+      statuses.add(s);
+    if (await done()) break;
+    if (Date.now() > deadline) throw new Error(`timed out; statuses: ${[...statuses]}`);
+    await page.waitForTimeout(25);
+  }
+  const texts = await page.evaluate(() => (window as unknown as { __texts: string[] }).__texts);
+  return { texts, statuses };
+}
+
+describe("apps/chat in Chromium", () => {
+  it("streams the answer, lights up nodes, takes a typed approval, survives a reload mid-stream, and stops", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="input"]');
+    const chatId = new URL(page.url()).searchParams.get("chat");
+    expect(chatId).toMatch(/^chat-/);
+
+    // 1. A question: the agent looks the order up (tool loop), then streams its answer token by token.
+    await page.fill('[data-testid="input"]', "Where is my order A-123?");
+    await page.click('[data-testid="send"]');
+    const first = await watch(page, async () => (await page.$('[data-testid="suspense"]')) !== null);
+    const answer = await latestAnswer(page);
+    expect(answer).toBe(
+      "Order A-123 is shipped with DHL and should arrive on Friday. As an apology for the wait I can refund the shipping fee of 4.90 EUR. Shall I send that?",
+    );
+    const partials = first.texts.filter((t) => t !== answer && answer.startsWith(t));
+    expect(partials.length).toBeGreaterThanOrEqual(3);
+    expect(first.statuses).toContain("agent=running");
+    expect(first.statuses).toContain("tools=completed");
+    expect(await page.getAttribute('[data-tool="lookupOrder"]', "data-state")).toBe("output-available");
+    expect(await page.getAttribute('[data-node="approval"]', "data-status")).toBe("paused");
+    expect(await page.getAttribute('[data-testid="suspense"]', "data-response-key")).toBe("decision");
+    expect(await page.textContent('[data-testid="suspense"] blockquote')).toBe(answer);
+    expect(await page.textContent('[data-testid="run-status"]')).toBe("paused");
+
+    // A wrong answer never reaches the workflow: 400 with the schema's reason.
+    const refused = await page.evaluate(async (id) => {
+      const r = await fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id, resume: { responseKey: "decision", value: { approved: "sure" } } }),
+      });
+      return { status: r.status, body: await r.json() };
+    }, chatId);
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { code: "invalid_answer", issues: ["approved: Invalid input: expected boolean, received string"] },
+    });
+
+    // 2. The human approves with a note: a typed answer { approved: true, note }.
+    await page.fill('[data-testid="note"]', "Refund approved");
+    await page.click('[data-testid="approve"]');
+    await page.waitForSelector('[data-node="send"][data-status="completed"]');
+    expect(await page.textContent('[data-testid="answer"]')).toBe(
+      `Sent to the customer with the note "Refund approved": ${answer}`,
+    );
+    expect(await page.textContent('[data-testid="run-status"]')).toBe("completed");
+
+    // 3. A long answer; the page reloads in the middle of it and the same run goes on streaming.
+    await page.fill('[data-testid="input"]', "Please give me a long explanation");
+    await page.click('[data-testid="send"]');
+    await watch(page, async () => (await latestAnswer(page)).length > 150);
+    const callsBefore = server.stats.calls.length;
+    const beforeReload = await latestAnswer(page);
+    await page.reload();
+    await page.waitForSelector('[data-testid="input"]');
+    // Renders after the reload: the whole answer so far (replayed), then new tokens as they are generated.
+    const rendered = () => page.evaluate(() => (window as unknown as { __texts?: string[] }).__texts?.length ?? 0);
+    const after = await watch(page, async () => (await rendered()) >= 4);
+    expect(after.texts.length).toBeGreaterThanOrEqual(4);
+    for (let i = 1; i < after.texts.length; i++) expect(after.texts[i]!.startsWith(after.texts[i - 1]!)).toBe(true);
+    const continued = after.texts.at(-1)!;
+    expect(continued.startsWith(beforeReload)).toBe(true);
+    expect(continued.length).toBeGreaterThan(beforeReload.length);
+    expect(server.stats.calls.length).toBe(callsBefore); // no second run, no second model call
+    expect(
+      await page.$$eval('[data-testid="message"][data-role="user"]', (els) => els.map((e) => e.textContent)),
+    ).toEqual(["Where is my order A-123?", "Approved: Refund approved", "Please give me a long explanation"]);
+    expect(await page.getAttribute('[data-node="agent"]', "data-status")).toBe("running");
+
+    // 4. Stop from the page: the run ends "stopped" and the model call is aborted.
+    mkdirSync(reports, { recursive: true });
+    await page.screenshot({ path: path.join(reports, "chat.png") });
+    await page.click('[data-testid="stop"]');
+    await page.waitForSelector('[data-testid="panel"][data-run-status="stopped"]');
+    expect(server.stats.calls.at(-1)?.aborted).toBe(true);
+    expect(await page.getAttribute('[data-node="agent"]', "data-status")).toBe("stopped");
+    const stoppedText = await latestAnswer(page);
+    await page.waitForTimeout(500);
+    expect(await latestAnswer(page)).toBe(stoppedText);
+    expect(stoppedText.length).toBeLessThan(
+      Array.from({ length: 60 }, (_, i) => `Step ${i + 1}: here is more detail about your request.`).join(" ").length,
+    );
+    await page.close();
+  });
+});

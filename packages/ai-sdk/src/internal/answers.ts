@@ -1,0 +1,69 @@
+/**
+ * Checks an answer to a pause before it is stored: the key must be the pending pause's, and the value must match
+ * the schema the graph declares for it (an explicit one, else the zod input schema of every node that reads it).
+ */
+import type { Graph } from "@graph/core";
+import type { ZodType } from "zod";
+import { ChatRequestError } from "../errors.js";
+
+export interface PendingPause {
+  readonly nodeName: string;
+  readonly responseKey: string;
+  readonly value: unknown;
+}
+
+/** The zod schemas the answer under `responseKey` must satisfy. */
+function answerSchemas(
+  graph: Graph,
+  pause: PendingPause,
+  explicit: Readonly<Record<string, ZodType>> | undefined,
+): ZodType[] {
+  const own = explicit?.[pause.responseKey] ?? explicit?.[pause.nodeName];
+  if (own !== undefined) return [own];
+  const schemas: ZodType[] = [];
+  for (const node of graph.nodes.values()) {
+    const schemaOf = (node as { inputSchema?: (name: string) => ZodType | undefined }).inputSchema;
+    if (typeof schemaOf !== "function" || !node.inputs.includes(pause.responseKey)) continue;
+    const schema = schemaOf.call(node, pause.responseKey);
+    if (schema !== undefined) schemas.push(schema);
+  }
+  return schemas;
+}
+
+/** The answer as the schemas parse it (zod may transform it), or a `ChatRequestError` saying what is wrong. */
+export function checkAnswer(
+  graph: Graph,
+  workflowId: string,
+  pause: PendingPause | undefined,
+  answer: { readonly responseKey: string; readonly value: unknown },
+  explicit: Readonly<Record<string, ZodType>> | undefined,
+): unknown {
+  if (pause === undefined)
+    throw new ChatRequestError(
+      "no_pending_pause",
+      `Workflow '${workflowId}' is not waiting for an answer, so '${answer.responseKey}' was not stored.\n  How to fix: send a message to start a turn, or answer only while a data-node-suspense part is pending.`,
+      { workflowId },
+    );
+  if (answer.responseKey !== pause.responseKey)
+    throw new ChatRequestError(
+      "wrong_response_key",
+      `Workflow '${workflowId}' waits for '${pause.responseKey}' (interrupt '${pause.nodeName}'), not '${answer.responseKey}'; nothing was stored.\n  How to fix: answer with responseKey '${pause.responseKey}'.`,
+      { workflowId },
+    );
+  let value = answer.value;
+  for (const schema of answerSchemas(graph, pause, explicit)) {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) =>
+        i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message,
+      );
+      throw new ChatRequestError(
+        "invalid_answer",
+        `The answer to '${pause.nodeName}' (${pause.responseKey}) does not match its schema: ${issues.join("; ")}. Nothing was stored; the workflow still waits.`,
+        { workflowId, issues },
+      );
+    }
+    value = parsed.data;
+  }
+  return value;
+}
