@@ -10,7 +10,7 @@ describe("graphView", () => {
     expect(view.nodes).toEqual([
       { path: "prepare", id: "n0", type: "graph", mapped: false },
       { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false },
-      { path: "approval", id: "n1", type: "interrupt", mapped: false },
+      { path: "approval", id: "n1", type: "interrupt", mapped: false, answer: { kind: "json" } },
       { path: "publish", id: "n2", type: "function", mapped: false },
     ]);
     expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
