@@ -20,6 +20,8 @@ export interface ViewNode {
   readonly type: string;
   /** True for a GraphNode with `mapOver` (the page shows `done/total`). */
   readonly mapped: boolean;
+  /** The label drawn for it (the name; a mapped GraphNode adds what it maps over). The page sets it as text. */
+  readonly label: string;
   /** Interrupts only: how the page asks for the answer. */
   readonly answer?: AnswerForm;
 }
@@ -39,7 +41,10 @@ export interface ViewInput {
 export interface GraphView {
   readonly name: string;
   readonly definitionHash: string;
-  /** `toMermaid()` with every label's `<`, `>`, `&` and line breaks turned into Mermaid entity codes. */
+  /**
+   * `toMermaid()` for the layout only: in labels `<` and `>` become `‹` and `›`, `&` an entity code, line breaks
+   * spaces. The page writes each node's true label (`ViewNode.label`) as text into the drawing.
+   */
   readonly mermaid: string;
   readonly nodes: readonly ViewNode[];
   readonly inputs: readonly ViewInput[];
@@ -82,6 +87,7 @@ export function graphView(graph: Graph, options: GraphViewOptions = {}): GraphVi
         id: declared.has(id) ? id : undefined,
         type: n.nodeType,
         mapped: isGraph && n.mapOverConfig !== undefined,
+        label: isGraph && n.mapOverConfig ? `${n.name} (map over ${n.mapOverConfig.params.join(", ")})` : n.name,
         ...(n instanceof InterruptNode ? { answer: answerForm(path, options) } : {}),
       });
       if (isGraph) walk(n.graph, `${path}/`, `${id}_`);
@@ -98,16 +104,17 @@ function answerForm(path: string, options: GraphViewOptions): AnswerForm {
 }
 
 /**
- * Node names may hold `<`, `>`, `&`, quotes and line breaks; Mermaid would read `<img …>` in a label as markup and a
- * line break as the end of the statement. Labels are the only quoted text `toMermaid()` writes (a quote inside one
- * is already `#quot;`), so every quoted run is rewritten with Mermaid's entity codes.
+ * Node names may hold `<`, `>`, `&`, quotes and line breaks. Mermaid reads `<img …>` in a label as markup (its strict
+ * mode then deletes it: an empty box), and a line break ends the statement. Labels are the only quoted text
+ * `toMermaid()` writes (a quote inside one is already `#quot;`): each is rewritten with look-alikes of the same
+ * width, so the layout fits the true label the page puts in as text.
  */
 function escapeLabels(text: string): string {
   return text.replace(/"[^"]*"/g, (label) =>
     label
       .replace(/&/g, "#amp;")
-      .replace(/</g, "#lt;")
-      .replace(/>/g, "#gt;")
+      .replace(/</g, "\u2039")
+      .replace(/>/g, "\u203a")
       .replace(/\r\n|\r|\n/g, " "),
   );
 }

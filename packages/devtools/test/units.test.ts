@@ -8,10 +8,10 @@ describe("graphView", () => {
     const view = graphView(reviewGraph());
     expect(view.name).toBe("review");
     expect(view.nodes).toEqual([
-      { path: "prepare", id: "n0", type: "graph", mapped: false },
-      { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false },
-      { path: "approval", id: "n1", type: "interrupt", mapped: false, answer: { kind: "json" } },
-      { path: "publish", id: "n2", type: "function", mapped: false },
+      { path: "prepare", id: "n0", type: "graph", mapped: false, label: "prepare" },
+      { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false, label: "shout" },
+      { path: "approval", id: "n1", type: "interrupt", mapped: false, label: "approval", answer: { kind: "json" } },
+      { path: "publish", id: "n2", type: "function", mapped: false, label: "publish" },
     ]);
     expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
     expect(view.mermaid).toContain('n0_n0["shout"]');

@@ -17,7 +17,7 @@ type SchemaResult =
   | {
       readonly issues: ReadonlyArray<{
         readonly message: string;
-        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
       }>;
     };
 
