@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Graph, node } from "@graph/core";
 import { EventLog, graphView } from "../src/index.js";
 import { preview } from "../src/preview.js";
 import { reviewGraph } from "./helpers.js";
@@ -15,6 +16,20 @@ describe("graphView", () => {
     ]);
     expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
     expect(view.mermaid).toContain('n0_n0["shout"]');
+  });
+});
+
+describe("graphView: names that are markup", () => {
+  it("keeps <, >, & and line breaks out of the Mermaid text; the true name is the node's label", () => {
+    const name = '<img src=x onerror=alert(1)>\n& "q"';
+    const evil = node({ name, output: "out" }, function f({ x }: { x: number }) {
+      return x;
+    });
+    const view = graphView(new Graph([evil], { name: "g" }));
+    expect(view.mermaid.split("\n")[1]).toBe('  n0["\u2039img src=x onerror=alert(1)\u203a #amp; #quot;q#quot;"]');
+    expect(view.mermaid).not.toContain("<");
+    expect(view.mermaid.split("\n")).toHaveLength(4); // flowchart, the node, the input x and its edge
+    expect(view.nodes).toEqual([{ path: name, id: "n0", type: "function", mapped: false, label: name }]);
   });
 });
 
