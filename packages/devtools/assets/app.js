@@ -2,18 +2,11 @@
 // bounded log on connect); the DOM is re-rendered at most every RENDER_INTERVAL_MS however fast events arrive.
 // Every piece of run data is inserted as text, never as HTML (see dom.js and graph.js).
 /* global mermaid */
-import { $, api, eventsUrl, h, workflowPath } from "./dom.js";
+import { $, api, eventsUrl, h, put, workflowPath } from "./dom.js";
 import { renderGraph } from "./graph.js";
+import { renderHistory } from "./history.js";
 import { apply, state } from "./model.js";
-import {
-  renderActions,
-  renderDetails,
-  renderHistory,
-  renderPause,
-  renderStart,
-  renderStepDetails,
-  setRerender,
-} from "./panels.js";
+import { renderActions, renderDetails, renderPause, renderStart, renderStepDetails, setRerender } from "./panels.js";
 import { liveTimeline } from "./timeline.js";
 
 const RENDER_INTERVAL_MS = 200; // ≤ 5 renders per second
@@ -86,7 +79,8 @@ function render() {
   renderActions(currentTarget());
   renderStart();
   const live = state.selected?.kind === "live" ? state.runs.get(state.selected.id) : undefined;
-  $("timeline").replaceChildren(
+  put(
+    $("timeline"),
     ...(live === undefined ? [] : [h("h2", {}, "Timeline"), ...liveTimeline(live, selectNode, scheduleRender)]),
   );
   if (live !== undefined) renderPause(live.status === "paused" ? live.pause : undefined, live.root, live.graph);
@@ -105,7 +99,8 @@ function render() {
 
 function renderLists() {
   const live = [...state.runs.values()].sort((a, b) => b.startedAt - a.startedAt);
-  $("live").replaceChildren(
+  put(
+    $("live"),
     ...live.map((r) =>
       h(
         "li",
@@ -120,7 +115,8 @@ function renderLists() {
       ),
     ),
   );
-  $("stored").replaceChildren(
+  put(
+    $("stored"),
     ...state.stored.map((w) =>
       h(
         "li",

@@ -64,3 +64,9 @@ export function errorBox(field, error) {
     error.issues?.length ? h("ul", {}, ...error.issues.map((i) => h("li", { "data-issue": "" }, i))) : undefined,
   );
 }
+
+/** Replaces an element's children; `undefined`, `null` and `false` entries are skipped (never the text "undefined"). */
+export function put(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+  return el;
+}

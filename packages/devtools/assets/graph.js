@@ -3,7 +3,7 @@
 // (no scripts, no foreign content, no event handlers, no outside links) before it enters the page. It is never
 // assigned with innerHTML.
 /* global mermaid */
-import { $, h } from "./dom.js";
+import { $, h, put } from "./dom.js";
 import { progressOf, state } from "./model.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -89,7 +89,7 @@ export function renderGraph(view, nodes, onSelect, rerender) {
   const key = view === undefined ? "" : `${view.name}|${[...state.collapsed].sort().join(",")}`;
   if (key !== drawn.key) {
     drawn = { key, elements: new Map() };
-    if (view === undefined) $("graph").replaceChildren();
+    if (view === undefined) put($("graph"));
     else void draw(view, key, onSelect, rerender);
   }
   const placed = new Set();
@@ -108,7 +108,8 @@ export function renderGraph(view, nodes, onSelect, rerender) {
   }
   // Nodes the drawing does not show (unregistered graph, collapsed subgraph): badges under the graph.
   const rest = [...nodes].filter(([path]) => !placed.has(path));
-  $("unplaced").replaceChildren(
+  put(
+    $("unplaced"),
     ...rest.map(([path, n]) =>
       h("span", { "data-row": path, class: "badge", "data-state": n.state, onclick: () => onSelect(path) }, path),
     ),
@@ -129,10 +130,10 @@ async function draw(view, key, onSelect, rerender) {
   const el = safeSvg(svg);
   if (el === undefined) {
     state.notice = `Could not draw graph '${view.name}': Mermaid's output is not well-formed SVG.`;
-    host.replaceChildren();
+    put(host);
     return;
   }
-  host.replaceChildren(el);
+  put(host, el);
   const byId = new Map(view.nodes.filter((n) => n.id !== undefined).map((n) => [n.id, n]));
   const elements = new Map();
   const idOf = (g) => {

@@ -1,24 +1,26 @@
 // The side panels: the selected workflow's actions, the interrupt's answer form, the start form, the selected
 // node's or step's details (with what it changed), and a stored workflow's history with fork / edit-and-fork.
-import { $, api, errorBox, h, pretty, workflowPath } from "./dom.js";
+import { $, api, errorBox, h, pretty, put, workflowPath } from "./dom.js";
 import { fieldFor, jsonField } from "./forms.js";
 import { state } from "./model.js";
-import { bar, ms, storedScale, toggle } from "./timeline.js";
+import { ms } from "./timeline.js";
 
 let rerender = () => {};
 /** The app's render function (panels re-render after their own actions). */
 export function setRerender(fn) {
   rerender = fn;
 }
+/** Schedules a render of the page. */
+export const rerenderPage = () => rerender();
 
-function follow(workflowId) {
+export function follow(workflowId) {
   state.follow = true;
   state.selected = { kind: "live", id: workflowId };
   state.selectedNode = undefined;
 }
 
 /** Runs an API call for a form; a refusal is kept under `state.errors[form]` and shown next to it. */
-async function attempt(form, call) {
+export async function attempt(form, call) {
   state.errors[form] = undefined;
   try {
     return await call();
@@ -44,7 +46,7 @@ const LABELS = { stop: "Stop", cancel: "Cancel", resume: "Resume", rerun: "Rerun
 
 export function renderActions(target) {
   const box = $("actions");
-  if (target === undefined) return box.replaceChildren();
+  if (target === undefined) return put(box);
   const act = (action) => () =>
     attempt("action", async () => {
       const { workflowId } = await api(workflowPath(target.id, action), {});
@@ -52,7 +54,8 @@ export function renderActions(target) {
       else if (action === "resume") follow(target.id);
       setTimeout(() => window.dispatchEvent(new Event("devtools:reload")), 300);
     });
-  box.replaceChildren(
+  put(
+    box,
     h("span", { class: "badge", "data-state": target.status, "data-workflow-status": target.status }, target.status),
     ...(ACTIONS[target.status] ?? []).map((a) =>
       h("button", { type: "button", "data-action": a, onclick: act(a) }, LABELS[a]),
@@ -73,7 +76,7 @@ export function renderPause(pause, id, graphName) {
   const box = $("pause");
   box.hidden = pause === undefined;
   if (pause === undefined) {
-    box.replaceChildren();
+    put(box);
     box.dataset.for = "";
     return;
   }
@@ -100,7 +103,8 @@ export function renderPause(pause, id, graphName) {
   if (form.kind === "buttons") {
     const text = h("textarea", { "data-field": "answer", placeholder: "Or type an answer…" });
     const click = (action) => () => send({ action, ...(text.value ? { text: text.value } : {}) });
-    box.replaceChildren(
+    put(
+      box,
       ...head,
       h("button", { type: "button", "data-action": "approve", onclick: click("approve") }, "Approve"),
       " ",
@@ -130,11 +134,12 @@ export function renderPause(pause, id, graphName) {
         preview.setAttribute("data-invalid", "true");
       }
     });
-    body.replaceChildren(field.el, h("div", { class: "muted" }, "Preview"), preview);
+    put(body, field.el, h("div", { class: "muted" }, "Preview"), preview);
   };
   const schema = form.kind === "schema" ? form.schema : undefined;
   if (schema !== undefined && schema.type === "boolean") {
-    box.replaceChildren(
+    put(
+      box,
       ...head,
       h("button", { type: "button", "data-action": "approve", onclick: () => send({ value: true }) }, "Approve"),
       " ",
@@ -145,7 +150,7 @@ export function renderPause(pause, id, graphName) {
   }
   if (schema !== undefined) {
     field = fieldFor(schema, { "data-field": "answer-form" });
-    body.replaceChildren(field.el);
+    put(body, field.el);
   } else useJson();
   const sendValue = () => {
     let value;
@@ -157,7 +162,8 @@ export function renderPause(pause, id, graphName) {
     }
     void send({ value: value ?? null });
   };
-  box.replaceChildren(
+  put(
+    box,
     ...head,
     body,
     schema === undefined
@@ -173,7 +179,7 @@ export function renderPause(pause, id, graphName) {
 export function renderStart() {
   const box = $("start");
   const names = [...state.views.keys()];
-  if (names.length === 0) return box.replaceChildren(h("p", { class: "muted" }, "No graphs registered."));
+  if (names.length === 0) return put(box, h("p", { class: "muted" }, "No graphs registered."));
   const chosen = box.dataset.graph && state.views.has(box.dataset.graph) ? box.dataset.graph : names[0];
   const errorEl = box.querySelector('[data-field="start-error"]');
   if (box.dataset.built === chosen) {
@@ -215,7 +221,8 @@ export function renderStart() {
       follow(workflowId);
     });
   };
-  box.replaceChildren(
+  put(
+    box,
     select,
     ...fields.map((x) => x.el),
     id,
@@ -279,7 +286,8 @@ export function renderDetails(path, n, info) {
           state.collapsed.has(info.id) ? "Expand subgraph" : "Collapse subgraph",
         )
       : undefined;
-  $("details").replaceChildren(
+  put(
+    $("details"),
     h("h2", {}, path),
     h("table", { "data-details": path }, ...rows.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, v)))),
     ...(n?.error === undefined ? [] : [h("h2", {}, "error"), h("pre", { class: "notice" }, n.error)]),
@@ -291,7 +299,8 @@ export function renderDetails(path, n, info) {
 }
 
 export function renderStepDetails(step) {
-  $("details").replaceChildren(
+  put(
+    $("details"),
     h("h2", {}, `${step.kind === "input" ? "values given" : step.nodeName} · superstep ${step.superstep}`),
     h(
       "table",
@@ -304,205 +313,5 @@ export function renderStepDetails(step) {
     ),
     ...(step.error === undefined ? [] : [h("h2", {}, "error"), h("pre", { class: "notice" }, step.error)]),
     ...diffRows(step.changes),
-  );
-}
-
-// ───────────────────────────── a stored workflow's history ─────────────────────────────
-
-async function openChild(child) {
-  if (!state.children.has(child.id)) {
-    const path = child.kind === "map" ? workflowPath(child.id, "items") : workflowPath(child.id);
-    state.children.set(child.id, await api(path).catch((e) => ({ error: e.message })));
-  }
-  toggle(`child:${child.id}`, rerender);
-}
-
-function stepRows(d, steps, depth, scale, forkable) {
-  const out = [];
-  for (const s of steps) {
-    const child = s.child;
-    const key = child === undefined ? undefined : `child:${child.id}`;
-    const open = key !== undefined && state.toggled.has(key) && state.children.has(child.id);
-    const loaded = child === undefined ? undefined : state.children.get(child.id);
-    const progress = loaded?.counts === undefined ? undefined : countsText(loaded.counts);
-    out.push(
-      h(
-        "tr",
-        {
-          "data-step": s.index,
-          "data-step-kind": s.kind,
-          "data-depth": depth,
-          "data-status": s.status,
-          ...(progress ? { "data-progress": progress } : {}),
-          "aria-selected": depth === 0 && state.selectedStep === s.index,
-          onclick: depth === 0 ? () => ((state.selectedStep = s.index), rerender()) : undefined,
-        },
-        h("td", {}, s.superstep),
-        h(
-          "td",
-          { style: `padding-left:${depth}rem` },
-          child === undefined
-            ? undefined
-            : h(
-                "button",
-                {
-                  type: "button",
-                  class: "twisty",
-                  "data-toggle": key,
-                  "aria-expanded": String(open),
-                  onclick: (e) => (e.stopPropagation(), void openChild(child)),
-                },
-                open ? "▾" : "▸",
-              ),
-          s.kind === "input" ? "(values given)" : s.nodeName,
-          progress ? ` (${progress})` : "",
-        ),
-        h("td", {}, h("span", { class: "badge", "data-state": s.status }, s.status)),
-        h(
-          "td",
-          { class: "wf" },
-          bar(Date.parse(s.startedAt), s.durationMs, scale),
-          h("span", { class: "dur" }, ms(s.durationMs)),
-        ),
-        h(
-          "td",
-          {},
-          forkable
-            ? [
-                h("button", { type: "button", "data-fork": s.superstep, onclick: fork(d, s.superstep) }, "Fork"),
-                h(
-                  "button",
-                  { type: "button", "data-edit-fork": s.superstep, onclick: editFork(d, s.superstep) },
-                  "Edit & fork",
-                ),
-              ]
-            : undefined,
-        ),
-      ),
-    );
-    if (open) out.push(...childRows(d, loaded, depth + 1, scale));
-  }
-  return out;
-}
-
-const countsText = (counts) => {
-  const parts = [];
-  if (counts.stopped) parts.push(`${counts.stopped} stopped`);
-  parts.push(`${counts.completed ?? 0} done`);
-  if (counts.failed) parts.push(`${counts.failed} failed`);
-  return parts.join(" / ");
-};
-
-function childRows(d, loaded, depth, scale) {
-  if (loaded.error !== undefined) return [h("tr", {}, h("td", {}), h("td", { class: "notice" }, loaded.error))];
-  if (loaded.steps !== undefined) return stepRows(d, loaded.steps, depth, scale, false);
-  const rows = loaded.items
-    .slice(0, 100)
-    .map((item) =>
-      h(
-        "tr",
-        { "data-item": item.id, "data-depth": depth, "data-status": item.status },
-        h("td", {}),
-        h("td", { style: `padding-left:${depth}rem` }, `item ${item.index}`),
-        h("td", {}, h("span", { class: "badge", "data-state": item.status }, item.status)),
-        h("td", { class: "wf" }, h("span", { class: "dur" }, ms(item.durationMs))),
-        h("td", {}),
-      ),
-    );
-  if (loaded.items.length > 100)
-    rows.push(h("tr", {}, h("td", {}), h("td", { class: "muted" }, `… ${loaded.items.length - 100} more items`)));
-  return rows;
-}
-
-const fork = (d, superstep) => (e) => {
-  e.stopPropagation();
-  void attempt("fork", async () => {
-    const { workflowId } = await api(workflowPath(d.id, "fork"), { superstep });
-    follow(workflowId);
-  });
-};
-
-const editFork = (d, superstep) => (e) => {
-  e.stopPropagation();
-  void attempt("fork", async () => {
-    const s = await api(`${workflowPath(d.id, "state")}?superstep=${superstep}`);
-    state.forkEditor = { workflowId: d.id, superstep, values: s.values };
-  });
-};
-
-/** The editor's elements, kept across renders so what the person types survives the next event. */
-let editor = { key: "", els: [] };
-
-function renderForkEditor() {
-  const ed = state.forkEditor;
-  if (ed === undefined || ed.workflowId !== state.detail?.id) return [];
-  const key = `${ed.workflowId}|${ed.superstep}`;
-  if (editor.key !== key) editor = { key, els: buildForkEditor(ed) };
-  return editor.els;
-}
-
-function buildForkEditor(ed) {
-  const fields = ed.values.map((v) => {
-    if (!v.editable) return { v, el: h("label", {}, h("span", {}, `${v.name} (not editable)`), h("pre", {}, v.json)) };
-    const f = jsonField({ "data-edit": v.name }, v.json);
-    return { v, f, el: h("label", {}, h("span", {}, v.name), f.el) };
-  });
-  const send = () => {
-    const values = {};
-    try {
-      for (const { v, f } of fields) if (f !== undefined && f.el.value !== v.json) values[v.name] = f.read();
-    } catch (e) {
-      state.errors.fork = e;
-      return rerender();
-    }
-    void attempt("fork", async () => {
-      const { workflowId } = await api(workflowPath(ed.workflowId, "fork"), { superstep: ed.superstep, values });
-      state.forkEditor = undefined;
-      editor = { key: "", els: [] };
-      follow(workflowId);
-    });
-  };
-  return [
-    h("h2", {}, `Edit values and fork from superstep ${ed.superstep}`),
-    h("div", { id: "fork-editor", "data-superstep": ed.superstep }, ...fields.map((x) => x.el)),
-    h("button", { type: "button", "data-action": "fork-edited", onclick: send }, "Fork with these values"),
-    h(
-      "button",
-      {
-        type: "button",
-        "data-action": "fork-cancel",
-        onclick: () => ((state.forkEditor = undefined), (editor = { key: "", els: [] }), rerender()),
-      },
-      "Cancel",
-    ),
-  ];
-}
-
-export function renderHistory(d) {
-  const box = $("history");
-  box.hidden = d === undefined;
-  if (d === undefined) return;
-  const scale = storedScale(d.steps);
-  box.replaceChildren(
-    h("h2", {}, `History of ${d.id} (${d.status})`),
-    d.error === undefined ? undefined : h("pre", { class: "notice", "data-field": "workflow-error" }, d.error),
-    h(
-      "table",
-      { class: "waterfall" },
-      h(
-        "tr",
-        {},
-        h("th", {}, "step"),
-        h("th", {}, "node"),
-        h("th", {}, "status"),
-        h("th", {}, "time"),
-        h("th", {}, ""),
-      ),
-      ...stepRows(d, d.steps, 0, scale, true),
-    ),
-    errorBox("fork-error", state.errors.fork),
-    ...renderForkEditor(),
-    h("h2", {}, "Final values"),
-    ...Object.entries(d.values).flatMap(([k, v]) => [h("div", {}, k), h("pre", {}, v)]),
   );
 }

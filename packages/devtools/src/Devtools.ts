@@ -6,7 +6,7 @@ import { DevtoolsError } from "./DevtoolsError.js";
 import { EventLog } from "./EventLog.js";
 import { type GraphView, graphView } from "./graphView.js";
 import { PageEvents } from "./internal/pageEvents.js";
-import type { AnswerSchema } from "./internal/schema.js";
+import { type AnswerSchema, isAnswerSchema } from "./internal/schema.js";
 import { editableState, firstInputs, mapItems, shownStatus, summary, workflowDetail } from "./internal/stored.js";
 import { checkAnswer, checkForkValues, checkRunValues } from "./internal/validation.js";
 import { errorMessage } from "./preview.js";
@@ -90,6 +90,11 @@ export class Devtools {
     this.options = options;
     this.log = new EventLog(options.bufferSize ?? 5000);
     this.#events = new PageEvents(options.previewLength ?? 2000);
+    for (const [path, schema] of Object.entries(options.answerSchemas ?? {}))
+      if (!isAnswerSchema(schema))
+        throw new DevtoolsError(
+          `answerSchemas['${path}'] is not a schema.\n  How to fix: give a zod schema (or any Standard Schema: an object with '~standard.validate').`,
+        );
     const viewOptions = { ...(options.answerSchemas ? { answerSchemas: options.answerSchemas } : {}) };
     for (const g of options.graphs) {
       const view = graphView(g, { ...viewOptions, buttons: options.toAnswer !== undefined });

@@ -19,6 +19,7 @@ const FILES: Record<string, () => string> = {
   "/dom.js": () => path.join(ASSET_DIR, "dom.js"),
   "/forms.js": () => path.join(ASSET_DIR, "forms.js"),
   "/graph.js": () => path.join(ASSET_DIR, "graph.js"),
+  "/history.js": () => path.join(ASSET_DIR, "history.js"),
   "/panels.js": () => path.join(ASSET_DIR, "panels.js"),
   "/timeline.js": () => path.join(ASSET_DIR, "timeline.js"),
   "/app.css": () => path.join(ASSET_DIR, "app.css"),

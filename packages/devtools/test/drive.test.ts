@@ -34,6 +34,12 @@ const until = async (check: () => Promise<boolean>, what = "condition") => {
 };
 
 describe("devtools API: driving runs", () => {
+  it("refuses an answer schema that is not a schema", () => {
+    expect(() => new Devtools({ graphs: [], answerSchemas: { approval: { type: "boolean" } as never } })).toThrow(
+      "answerSchemas['approval'] is not a schema.",
+    );
+  });
+
   it("answers 400 (not 500) to malformed percent-encoding in a URL", async () => {
     const { get, post } = await setup();
     for (const bad of ["/api/workflows/%E0%A4%A", "/api/workflows/%E0%A4%A/items", "/api/workflows/%ZZ"]) {

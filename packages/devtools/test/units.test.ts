@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { Graph, node } from "@graph/core";
+import { describe, expect, it } from "vitest";
 import { EventLog, graphView } from "../src/index.js";
 import { preview } from "../src/preview.js";
 import { reviewGraph } from "./helpers.js";
