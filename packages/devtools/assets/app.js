@@ -46,17 +46,24 @@ function currentGraphName() {
   return state.detail?.graphName;
 }
 
-/** The selected workflow with its status as the page should act on it (a stored record is fresher when it ended). */
+/**
+ * A live run's status as the page shows it. Events tell what this process ran; the store tells what happened
+ * since without events: a paused workflow cancelled (no run, so no RunEnd), a running one whose process died.
+ */
+function liveStatus(run) {
+  const stored = state.stored.find((w) => w.id === run.root);
+  if (stored === undefined) return run.status;
+  if (run.status === "running") return stored.status === "dead" ? "dead" : "running";
+  return stored.status === "running" ? run.status : stored.status;
+}
+
+/** The selected workflow with the status the page acts on. */
 function currentTarget() {
   const sel = state.selected;
   if (sel === undefined) return undefined;
   if (sel.kind === "live") {
     const run = state.runs.get(sel.id);
-    if (run === undefined) return undefined;
-    const stored = state.stored.find((w) => w.id === sel.id);
-    // The page only knows a live run ended when its RunEnd arrives; a dead one is known from the store.
-    const status = run.status === "running" && stored?.status === "dead" ? "dead" : run.status;
-    return { id: sel.id, status };
+    return run === undefined ? undefined : { id: sel.id, status: liveStatus(run) };
   }
   return state.detail === undefined ? undefined : { id: state.detail.id, status: state.detail.status };
 }
@@ -93,7 +100,11 @@ function render() {
   else if (state.selectedNode !== undefined) {
     const info = view?.nodes.find((v) => v.path === state.selectedNode);
     renderDetails(state.selectedNode, nodes.get(state.selectedNode), info);
-  }
+  } else
+    put(
+      $("details"),
+      h("p", { class: "muted" }, "Click a node or a step to see its inputs, outputs, timings and what it changed."),
+    );
   renderHistory(state.selected?.kind === "stored" ? state.detail : undefined);
 }
 
@@ -106,12 +117,12 @@ function renderLists() {
         "li",
         {
           "data-run": r.root,
-          "data-status": r.status,
+          "data-status": liveStatus(r),
           "aria-selected": state.selected?.kind === "live" && state.selected.id === r.root,
           onclick: () => select({ kind: "live", id: r.root }),
         },
         `${r.root} `,
-        h("span", { class: "badge", "data-state": r.status }, r.status),
+        h("span", { class: "badge", "data-state": liveStatus(r) }, liveStatus(r)),
       ),
     ),
   );

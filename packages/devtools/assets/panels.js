@@ -17,6 +17,7 @@ export function follow(workflowId) {
   state.follow = true;
   state.selected = { kind: "live", id: workflowId };
   state.selectedNode = undefined;
+  state.selectedStep = undefined;
 }
 
 /** Runs an API call for a form; a refusal is kept under `state.errors[form]` and shown next to it. */

@@ -122,6 +122,9 @@ describe("driving runs from the page (Chromium)", () => {
     // A paused workflow can be cancelled: it ends stopped without running anything.
     await page.click('#actions [data-action="cancel"]');
     await expect.poll(async () => (await checkpointer.getWorkflow(rerunId))?.status).toBe("stopped");
+    // No run ended (nothing ran), so no event says so: the page takes the status from the store.
+    await page.waitForSelector(`[data-run="${rerunId}"][data-status="stopped"]`);
+    await page.waitForSelector('#actions [data-workflow-status="stopped"]');
   }, 90_000);
 
   it("stops a running workflow from the page", async () => {
