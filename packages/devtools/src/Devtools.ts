@@ -1,25 +1,39 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Checkpointer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { GraphEvent, PauseInfo, Runner } from "@graph/runtime";
 import { DevtoolsError } from "./DevtoolsError.js";
-import { EventLog, type PageEvent } from "./EventLog.js";
+import { EventLog } from "./EventLog.js";
 import { type GraphView, graphView } from "./graphView.js";
-import { errorMessage, preview, previewRecord } from "./preview.js";
+import { PageEvents } from "./internal/pageEvents.js";
+import { type AnswerSchema, isAnswerSchema } from "./internal/schema.js";
+import { editableState, firstInputs, mapItems, shownStatus, summary, workflowDetail } from "./internal/stored.js";
+import { checkAnswer, checkForkValues, checkRunValues } from "./internal/validation.js";
+import { errorMessage } from "./preview.js";
 import { type DevtoolsServer, startServer } from "./server.js";
 
-/** What the person clicked or typed to answer an interrupt. */
-export interface Answer {
-  readonly action: "approve" | "reject" | "text";
-  /** The free-text answer (for "text"), or an optional comment with approve/reject. */
-  readonly text?: string;
-}
+export type { AnswerSchema } from "./internal/schema.js";
+
+/**
+ * An answer from the page: a typed value (`{ value }`, from the form built from the interrupt's schema or the
+ * free-JSON editor), or a click on the Approve / Reject / text buttons that `toAnswer` turns into a value.
+ */
+export type Answer =
+  | { readonly value: unknown }
+  | {
+      readonly action: "approve" | "reject" | "text";
+      /** The free-text answer (for "text"), or an optional comment with approve/reject. */
+      readonly text?: string;
+    };
+
+/** The action button answers (what {@link DevtoolsOptions.toAnswer} receives). */
+export type ButtonAnswer = Extract<Answer, { action: string }>;
 
 /** Options of {@link Devtools}. */
 export interface DevtoolsOptions {
   /** The graphs runs may use, matched by name (nested graphs come along). */
   readonly graphs: readonly Graph[];
-  /** Where past workflows are read from (list, history, fork). Usually the runner's checkpointer. */
+  /** Where past workflows are read from (list, history, fork, rerun, resume). Usually the runner's checkpointer. */
   readonly checkpointer?: Checkpointer;
   /** Port on 127.0.0.1. Default 0: a free port chosen by the system. */
   readonly port?: number;
@@ -28,24 +42,28 @@ export interface DevtoolsOptions {
   /** Characters of each input/output value shown in the page. Default 2,000. */
   readonly previewLength?: number;
   /**
-   * Turns a click into the interrupt's answer. Default: approve → `true`, reject → `false`, text → the string.
+   * The schema of each interrupt's answer, by interrupt path (`"approval"`, `"review/approval"` in a nested
+   * graph): any Standard Schema (a zod schema). The page builds the answer form from it (zod gives its JSON
+   * Schema) and the server validates every answer with it before resuming: a refused answer is a 400 with the
+   * reason, and nothing is stored. Interrupts without one get a free-JSON answer (or `toAnswer`'s buttons).
    */
-  readonly toAnswer?: (answer: Answer, pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey">) => unknown;
+  readonly answerSchemas?: Readonly<Record<string, AnswerSchema>>;
+  /**
+   * Gives interrupts without a schema Approve / Reject / text buttons and turns a click into the answer. Without
+   * it those interrupts take free JSON.
+   */
+  readonly toAnswer?: (answer: ButtonAnswer, pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey">) => unknown;
 }
 
-interface RunInfo {
-  readonly root: string;
-  /** Node path prefix of this run: "" for the root, "research/" for a nested run. */
-  readonly prefix: string;
-  readonly nodeSpans: Set<string>;
-}
-
-const defaultAnswer = (answer: Answer): unknown =>
+const defaultButtonAnswer = (answer: ButtonAnswer): unknown =>
   answer.action === "approve" ? true : answer.action === "reject" ? false : (answer.text ?? "");
 
+const shortId = () => randomBytes(3).toString("hex");
+
 /**
- * A live view of a runner's runs in the browser. Pass it to the runner as an event processor, connect the runner
- * (so the page can answer interrupts and fork), and open `url`:
+ * A live view of a runner's runs in the browser, and a remote control for them: start, stop, cancel, rerun,
+ * resume and fork workflows, answer interrupts with typed values. Pass it to the runner as an event processor,
+ * connect the runner (the page's actions run on it), and open `url`:
  *
  * @example
  * ```ts
@@ -57,29 +75,35 @@ const defaultAnswer = (answer: Answer): unknown =>
  */
 export class Devtools {
   readonly options: DevtoolsOptions;
-  /** Per-launch secret: the page's writes (answers, forks) must carry it. */
+  /** Per-launch secret: every API call of the page carries it. */
   readonly token = randomBytes(24).toString("base64url");
   readonly log: EventLog;
   readonly #views = new Map<string, GraphView>();
   readonly #graphs = new Map<string, Graph>();
-  readonly #runs = new Map<string, RunInfo>();
-  readonly #nodePaths = new Map<string, { path: string; root: string }>();
-  /** Root workflow → its graph's name and last pause (for answering from the page). */
-  readonly #roots = new Map<string, { graph: string; pause: PageEvent | undefined }>();
+  readonly #events: PageEvents;
+  /** Values of runs started from the page, for a rerun without a checkpointer. */
+  readonly #given = new Map<string, { graph: string; values: Readonly<Record<string, unknown>> }>();
   #runner: Runner | undefined;
   #server: DevtoolsServer | undefined;
 
   constructor(options: DevtoolsOptions) {
     this.options = options;
     this.log = new EventLog(options.bufferSize ?? 5000);
+    this.#events = new PageEvents(options.previewLength ?? 2000);
+    for (const [path, schema] of Object.entries(options.answerSchemas ?? {}))
+      if (!isAnswerSchema(schema))
+        throw new DevtoolsError(
+          `answerSchemas['${path}'] is not a schema.\n  How to fix: give a zod schema (or any Standard Schema: an object with '~standard.validate').`,
+        );
+    const viewOptions = { ...(options.answerSchemas ? { answerSchemas: options.answerSchemas } : {}) };
     for (const g of options.graphs) {
-      const view = graphView(g);
+      const view = graphView(g, { ...viewOptions, buttons: options.toAnswer !== undefined });
       this.#views.set(view.name, view);
       this.#graphs.set(view.name, g);
     }
   }
 
-  /** The runner that answers and forks run on (use the one this devtools is a processor of). */
+  /** The runner the page's actions run on (use the one this devtools is a processor of). */
   connect(runner: Runner): this {
     this.#runner = runner;
     return this;
@@ -111,21 +135,22 @@ export class Devtools {
   }
 
   onEvent(event: GraphEvent): void {
-    const page = this.#toPage(event);
+    const page = this.#events.translate(event);
     if (page !== undefined) this.log.append(page);
   }
 
   // ─────────────────────────── actions from the page ───────────────────────────
 
-  /** Answers the pending interrupt of a workflow and resumes it (in the background). */
+  /**
+   * Answers the pending interrupt of a workflow and resumes it (in the background). The answer is validated with
+   * the interrupt's schema first: a refused one throws a {@link DevtoolsError} with the issues and stores nothing.
+   */
   async answer(workflowId: string, answer: Answer): Promise<void> {
     const runner = this.#requireRunner("answer an interrupt");
-    let pause: Pick<PauseInfo, "nodeName" | "value" | "responseKey"> | undefined;
-    let graphName = this.#roots.get(workflowId)?.graph;
-    const live = this.#roots.get(workflowId)?.pause;
-    if (live !== undefined) {
-      pause = { nodeName: String(live.nodeName), value: live.rawValue, responseKey: String(live.responseKey) };
-    } else if (this.options.checkpointer !== undefined) {
+    const root = this.#events.roots.get(workflowId);
+    let pause = root?.pause;
+    let graphName = root?.graph;
+    if (pause === undefined && this.options.checkpointer !== undefined) {
       const record = await this.options.checkpointer.getWorkflow(workflowId);
       if (record?.status === "paused" && record.pause !== undefined) pause = record.pause;
       graphName ??= record?.graphName;
@@ -133,204 +158,157 @@ export class Devtools {
     if (pause === undefined)
       throw new DevtoolsError(`Workflow '${workflowId}' is not paused at an interrupt: there is nothing to answer.`);
     const graph = this.#graph(graphName, workflowId);
-    const value = (this.options.toAnswer ?? defaultAnswer)(answer, pause);
-    const root = this.#roots.get(workflowId);
+    const given = "value" in answer ? answer.value : (this.options.toAnswer ?? defaultButtonAnswer)(answer, pause);
+    const value = await checkAnswer(this.options.answerSchemas?.[pause.nodeName], given, pause.nodeName);
     if (root !== undefined) root.pause = undefined;
     this.#background(runner.run(graph, { workflowId, values: { [pause.responseKey]: value } }), workflowId);
   }
 
-  /** Starts a new workflow from a stored one's checkpoint at `superstep`; resolves with the new workflow's id. */
-  async fork(workflowId: string, superstep: number): Promise<string> {
-    const runner = this.#requireRunner("fork a workflow");
-    const checkpointer = this.#requireCheckpointer("fork a workflow");
-    const record = await checkpointer.getWorkflow(workflowId);
-    if (record === undefined) throw new DevtoolsError(`No stored workflow '${workflowId}'.`);
-    const checkpoint = await checkpointer.getCheckpoint(workflowId, { superstep });
-    if (checkpoint === undefined)
-      throw new DevtoolsError(`Workflow '${workflowId}' has no checkpoint at superstep ${superstep}.`);
-    const graph = this.#graph(record.graphName, workflowId);
-    const id = `${workflowId}-fork-${randomUUID().slice(0, 6)}`;
-    this.#background(runner.run(graph, { workflowId: id, checkpoint }), id);
+  /**
+   * Starts a new workflow of a registered graph with `values` (checked against the graph's inputs and their zod
+   * schemas first); resolves with its id (`<graph>-<random>` unless given).
+   */
+  async start(graphName: string, values: Readonly<Record<string, unknown>>, workflowId?: string): Promise<string> {
+    const runner = this.#requireRunner("start a run");
+    const graph = this.#graph(graphName, workflowId ?? "(new)");
+    await checkRunValues(graph, values);
+    const id = workflowId ?? `${graphName}-${shortId()}`;
+    const existing = await this.options.checkpointer?.getWorkflow(id);
+    if (existing !== undefined || this.#events.roots.has(id))
+      throw new DevtoolsError(
+        `Workflow '${id}' already exists.\n  How to fix: choose another id, or resume / rerun that workflow.`,
+        { kind: "conflict" },
+      );
+    this.#given.set(id, { graph: graphName, values });
+    this.#background(runner.run(graph, { workflowId: id, values, errorHandling: "continue" }), id);
     return id;
   }
 
-  /** Stored top-level workflows, newest first. */
+  /**
+   * Stops a workflow (`runner.stop`): a running one stops at once (or at its next stop poll in another process);
+   * a paused or dead one ends `stopped` without running anything (cancel). Resolves with its status now.
+   */
+  async stop(workflowId: string): Promise<void> {
+    const runner = this.#requireRunner("stop a workflow");
+    const stopped = await runner.stop(workflowId, { by: "devtools" });
+    if (!stopped) {
+      const record = await this.options.checkpointer?.getWorkflow(workflowId);
+      throw new DevtoolsError(
+        record === undefined && !this.#events.roots.has(workflowId)
+          ? `No workflow '${workflowId}' to stop.`
+          : `Workflow '${workflowId}' has nothing to stop: it already ended${record ? ` (${record.status})` : ""}.`,
+        { kind: record === undefined && !this.#events.roots.has(workflowId) ? "not-found" : "conflict" },
+      );
+    }
+  }
+
+  /** Runs a workflow again from the start, as a new workflow with the values its first run was given. */
+  async rerun(workflowId: string): Promise<string> {
+    let given = this.#given.get(workflowId);
+    if (given === undefined) {
+      const checkpointer = this.#requireCheckpointer("rerun a workflow it did not start");
+      const record = await checkpointer.getWorkflow(workflowId);
+      if (record === undefined) throw new DevtoolsError(`No stored workflow '${workflowId}'.`, { kind: "not-found" });
+      given = { graph: record.graphName, values: (await firstInputs(checkpointer, workflowId)) ?? {} };
+    }
+    return this.start(given.graph, given.values, `${workflowId}-rerun-${shortId()}`);
+  }
+
+  /**
+   * Continues a failed, stopped or dead workflow where it ended (finished steps are replayed, not run again).
+   * A workflow paused at an interrupt is resumed by answering it instead.
+   */
+  async resume(workflowId: string): Promise<void> {
+    const runner = this.#requireRunner("resume a workflow");
+    const checkpointer = this.#requireCheckpointer("resume a workflow");
+    const record = await checkpointer.getWorkflow(workflowId);
+    if (record === undefined) throw new DevtoolsError(`No stored workflow '${workflowId}'.`, { kind: "not-found" });
+    const status = shownStatus(record, this.#events.roots.get(workflowId)?.running === true);
+    if (status === "running" || status === "completed" || (status === "paused" && record.pause !== undefined))
+      throw new DevtoolsError(
+        `Workflow '${workflowId}' is ${status}: ${
+          status === "paused"
+            ? "answer its interrupt to resume it"
+            : status === "completed"
+              ? "rerun it instead"
+              : "stop it first"
+        }.`,
+        { kind: "conflict" },
+      );
+    const graph = this.#graph(record.graphName, workflowId);
+    this.#background(runner.run(graph, { workflowId, errorHandling: "continue" }), workflowId);
+  }
+
+  /**
+   * Starts a new workflow from a stored one's checkpoint at `superstep`, with `values` replacing values of that
+   * state (edit and fork: the nodes that read them run again); resolves with the new workflow's id.
+   */
+  async fork(workflowId: string, superstep: number, values: Readonly<Record<string, unknown>> = {}): Promise<string> {
+    const runner = this.#requireRunner("fork a workflow");
+    const checkpointer = this.#requireCheckpointer("fork a workflow");
+    const record = await checkpointer.getWorkflow(workflowId);
+    if (record === undefined) throw new DevtoolsError(`No stored workflow '${workflowId}'.`, { kind: "not-found" });
+    const checkpoint = await checkpointer.getCheckpoint(workflowId, { superstep });
+    if (checkpoint === undefined)
+      throw new DevtoolsError(`Workflow '${workflowId}' has no checkpoint at superstep ${superstep}.`, {
+        kind: "not-found",
+      });
+    const graph = this.#graph(record.graphName, workflowId);
+    checkForkValues(graph, checkpoint.values, values, `'${workflowId}' at superstep ${superstep}`);
+    const id = `${workflowId}-fork-${shortId()}`;
+    this.#background(runner.run(graph, { workflowId: id, checkpoint, values, errorHandling: "continue" }), id);
+    return id;
+  }
+
+  /** Stored top-level workflows, newest first; a `running` one nobody holds any more is shown `dead`. */
   async workflows(): Promise<unknown[]> {
     const checkpointer = this.options.checkpointer;
     if (checkpointer === undefined) return [];
     await checkpointer.setup();
     const page = await checkpointer.listWorkflows({ rootsOnly: true, limit: 100 });
+    const now = Date.now();
     return [...page.workflows]
       .sort((a, b) => new Date(b.updatedAt).getTime() - new Date(a.updatedAt).getTime())
-      .map((w) => ({
-        id: w.id,
-        status: w.status,
-        graphName: w.graphName,
-        stepCount: w.stepCount,
-        updatedAt: new Date(w.updatedAt).toISOString(),
-        pause: w.pause === undefined ? undefined : { nodeName: w.pause.nodeName, responseKey: w.pause.responseKey },
-      }));
+      .map((w) => summary(w, shownStatus(w, this.#events.roots.get(w.id)?.running === true, now)));
   }
 
-  /** One stored workflow: its record, step history and final values (previewed). */
+  /** One stored workflow (a nested one too): its record, step history with value diffs, and final values. */
   async workflow(id: string): Promise<unknown> {
     const checkpointer = this.#requireCheckpointer("show stored workflows");
-    const max = this.options.previewLength ?? 2000;
     const record = await checkpointer.getWorkflow(id);
     if (record === undefined) return undefined;
-    const [steps, state] = await Promise.all([checkpointer.getSteps(id), checkpointer.getState(id)]);
+    const status = shownStatus(record, this.#events.roots.get(id)?.running === true);
+    return workflowDetail(checkpointer, record, status, this.options.previewLength ?? 2000);
+  }
+
+  /** The items of a stored mapped GraphNode (`<workflow>/<node>`), with counts by status. */
+  async mapItems(mapId: string): Promise<unknown> {
+    return mapItems(this.#requireCheckpointer("show map items"), mapId);
+  }
+
+  /** The state of a stored workflow after `superstep`, each value as editable JSON where possible. */
+  async state(workflowId: string, superstep: number): Promise<unknown> {
+    const checkpointer = this.#requireCheckpointer("show a workflow's state");
+    const checkpoint = await checkpointer.getCheckpoint(workflowId, { superstep });
+    if (checkpoint === undefined)
+      throw new DevtoolsError(`Workflow '${workflowId}' has no checkpoint at superstep ${superstep}.`, {
+        kind: "not-found",
+      });
     return {
-      id: record.id,
-      status: record.status,
-      graphName: record.graphName,
-      pause:
-        record.pause === undefined
-          ? undefined
-          : {
-              nodeName: record.pause.nodeName,
-              responseKey: record.pause.responseKey,
-              value: preview(record.pause.value, max),
-            },
-      error: record.error === undefined ? undefined : `${record.error.name}: ${record.error.message}`,
-      values: previewRecord(state, max),
-      steps: steps.map((s) => ({
-        superstep: s.superstep,
-        index: s.index,
-        nodeName: s.nodeName,
-        status: s.status,
-        values: previewRecord(s.values, max),
-        decision: s.decision,
-        error: s.error === undefined ? undefined : `${s.error.name}: ${s.error.message}`,
-        durationMs: new Date(s.completedAt).getTime() - new Date(s.startedAt).getTime(),
-        startedAt: new Date(s.startedAt).toISOString(),
-      })),
+      workflowId,
+      superstep: checkpoint.superstep,
+      values: editableState(checkpoint.values, this.options.previewLength ?? 2000),
     };
   }
 
-  // ─────────────────────────── events → page events ───────────────────────────
-
-  #toPage(event: GraphEvent): Omit<PageEvent, "id"> | undefined {
-    const max = this.options.previewLength ?? 2000;
-    const base = { type: event.type, workflowId: event.workflowId, timestamp: event.timestamp };
-    switch (event.type) {
-      case "RunStart": {
-        let info: RunInfo;
-        if (event.parentSpanId === undefined) {
-          info = { root: event.workflowId, prefix: "", nodeSpans: new Set() };
-          this.#roots.set(event.workflowId, { graph: event.graphName ?? "graph", pause: undefined });
-        } else {
-          const parent = this.#nodePaths.get(event.parentSpanId);
-          if (parent === undefined) return undefined;
-          info = { root: parent.root, prefix: `${parent.path}/`, nodeSpans: new Set() };
-        }
-        this.#runs.set(event.spanId, info);
-        const graph = event.graphName ?? "graph";
-        return { ...base, root: info.root, depth: event.depth, graph, path: info.prefix.slice(0, -1) };
-      }
-      case "RunEnd": {
-        const run = this.#runs.get(event.spanId);
-        if (run === undefined) return undefined;
-        this.#runs.delete(event.spanId);
-        for (const s of run.nodeSpans) this.#nodePaths.delete(s);
-        const error = event.error === undefined ? undefined : errorMessage(event.error);
-        return {
-          ...base,
-          root: run.root,
-          path: run.prefix.slice(0, -1),
-          status: event.status,
-          durationMs: event.durationMs,
-          error,
-        };
-      }
-      case "NodeStart": {
-        const run = event.parentSpanId === undefined ? undefined : this.#runs.get(event.parentSpanId);
-        if (run === undefined) return undefined;
-        const path = `${run.prefix}${event.nodeName}`;
-        this.#nodePaths.set(event.spanId, { path, root: run.root });
-        run.nodeSpans.add(event.spanId);
-        return { ...base, root: run.root, path, nodeType: event.nodeType, inputs: previewRecord(event.inputs, max) };
-      }
-      case "NodeEnd": {
-        // Replayed steps are reported on the run's span, with no NodeStart.
-        const at = event.replayed ? this.#runPath(event.spanId, event.nodeName) : this.#nodePaths.get(event.spanId);
-        if (at === undefined) return undefined;
-        return {
-          ...base,
-          root: at.root,
-          path: at.path,
-          status: event.status,
-          replayed: event.replayed,
-          cached: event.cached,
-          truncated: event.truncated,
-          durationMs: event.durationMs,
-          outputs: previewRecord(event.outputs, max),
-        };
-      }
-      case "NodeError": {
-        const at = this.#nodePaths.get(event.spanId);
-        if (at === undefined) return undefined;
-        return {
-          ...base,
-          root: at.root,
-          path: at.path,
-          error: errorMessage(event.error),
-          attempt: event.attempt,
-          willRetry: event.willRetry,
-        };
-      }
-      case "Paused": {
-        const at = this.#nodePaths.get(event.spanId);
-        if (at === undefined) return undefined;
-        const page = {
-          ...base,
-          root: at.root,
-          path: at.path,
-          nodeName: event.nodeName,
-          responseKey: event.responseKey,
-          value: preview(event.value, max),
-        };
-        const root = this.#roots.get(at.root);
-        // Only the top-level run's pause is answerable: its responseKey is the outer name.
-        if (root !== undefined && at.root === event.workflowId) root.pause = { ...page, id: 0, rawValue: event.value };
-        return page;
-      }
-      case "MapProgress":
-      case "CacheHit": {
-        const at = this.#nodePaths.get(event.spanId);
-        if (at === undefined) return undefined;
-        const extra = event.type === "MapProgress" ? { completed: event.completed, total: event.total } : {};
-        return { ...base, root: at.root, path: at.path, ...extra };
-      }
-      case "RouteDecision": {
-        const at = this.#runPath(event.spanId, event.gate);
-        if (at === undefined) return undefined;
-        const d = event.decision;
-        const one = (t: unknown) => (typeof t === "symbol" ? "END" : String(t));
-        const decision = d === null ? null : Array.isArray(d) ? d.map(one) : [one(d)];
-        return { ...base, root: at.root, path: at.path, decision, replayed: event.replayed };
-      }
-      case "StopRequested":
-        return { ...base, root: event.workflowId, info: preview(event.info, 200) };
-      case "Warning": {
-        const run = this.#runs.get(event.spanId);
-        return { ...base, root: run?.root ?? event.workflowId, message: event.message };
-      }
-      default:
-        // StreamingChunk (one per token: too many for the page), SuperstepStart, CheckpointSaved.
-        return undefined;
-    }
-  }
-
-  #runPath(runSpan: string, nodeName: string): { path: string; root: string } | undefined {
-    const run = this.#runs.get(runSpan);
-    return run === undefined ? undefined : { path: `${run.prefix}${nodeName}`, root: run.root };
-  }
+  // ─────────────────────────── helpers ───────────────────────────
 
   #graph(name: string | undefined, workflowId: string): Graph {
     const graph = name === undefined ? undefined : this.#graphs.get(name);
     if (graph === undefined)
       throw new DevtoolsError(
         `Workflow '${workflowId}' runs graph '${name ?? "?"}', which this devtools does not know.\n  How to fix: pass it in new Devtools({ graphs: [...] }).`,
+        { kind: "not-found" },
       );
     return graph;
   }

@@ -17,6 +17,12 @@ const FILES: Record<string, () => string> = {
   "/": () => path.join(ASSET_DIR, "index.html"),
   "/app.js": () => path.join(ASSET_DIR, "app.js"),
   "/model.js": () => path.join(ASSET_DIR, "model.js"),
+  "/dom.js": () => path.join(ASSET_DIR, "dom.js"),
+  "/forms.js": () => path.join(ASSET_DIR, "forms.js"),
+  "/graph.js": () => path.join(ASSET_DIR, "graph.js"),
+  "/history.js": () => path.join(ASSET_DIR, "history.js"),
+  "/panels.js": () => path.join(ASSET_DIR, "panels.js"),
+  "/timeline.js": () => path.join(ASSET_DIR, "timeline.js"),
   "/app.css": () => path.join(ASSET_DIR, "app.css"),
   // The self-contained browser build of Mermaid: the copy the build puts in assets/vendor (what the package ships),
   // else, when running from source before a build, the one in the `mermaid` devDependency.

@@ -1,10 +1,18 @@
-import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { asset } from "./assets.js";
 import type { Answer, Devtools } from "./Devtools.js";
 import { isDevtoolsError } from "./DevtoolsError.js";
-import type { PageEvent } from "./EventLog.js";
+import {
+  checkOrigin,
+  checkToken,
+  decodePart,
+  HttpError,
+  readJson,
+  recordField,
+  sendJson,
+  streamEvents,
+} from "./internal/http.js";
 import { errorMessage } from "./preview.js";
 
 /**
@@ -21,15 +29,12 @@ export interface DevtoolsServer {
   close(): Promise<void>;
 }
 
-const KEEPALIVE_MS = 15_000;
-const MAX_BODY = 64 * 1024;
+const STATUS_OF_KIND = { invalid: 400, "not-found": 404, conflict: 409 } as const;
 
-class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
+function statusOf(error: unknown): number {
+  if (error instanceof HttpError) return error.status;
+  if (isDevtoolsError(error)) return STATUS_OF_KIND[error.kind];
+  return 500;
 }
 
 /**
@@ -42,8 +47,8 @@ export async function startServer(devtools: Devtools, port: number): Promise<Dev
   let actualPort = 0;
   const server = createServer((req, res) => {
     handle(devtools, req, res, actualPort, streams).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : isDevtoolsError(error) ? 400 : 500;
-      if (!res.headersSent) sendJson(res, status, { error: errorMessage(error) });
+      const issues = isDevtoolsError(error) && error.issues.length > 0 ? { issues: error.issues } : {};
+      if (!res.headersSent) sendJson(res, statusOf(error), { error: errorMessage(error), ...issues });
       else res.end();
     });
   });
@@ -63,6 +68,8 @@ export async function startServer(devtools: Devtools, port: number): Promise<Dev
   };
 }
 
+const WORKFLOW_ROUTE = /^\/api\/workflows\/([^/]+)(?:\/(answer|fork|stop|cancel|rerun|resume|items|state))?$/;
+
 async function handle(
   devtools: Devtools,
   req: IncomingMessage,
@@ -73,7 +80,12 @@ async function handle(
   const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   if (!allowedHosts.includes(req.headers.host ?? ""))
     throw new HttpError(403, `Host '${req.headers.host ?? ""}' is not this devtools server.`);
-  const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+  } catch {
+    throw new HttpError(400, "Malformed URL.");
+  }
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Referrer-Policy", "no-referrer");
 
@@ -97,103 +109,63 @@ async function handle(
   if (route === "GET /api/graphs") return sendJson(res, 200, devtools.views);
   if (route === "GET /api/events") return streamEvents(devtools, req, res, url, streams);
   if (route === "GET /api/workflows") return sendJson(res, 200, await devtools.workflows());
-  const m = /^\/api\/workflows\/([^/]+)(?:\/(answer|fork))?$/.exec(url.pathname);
-  if (m === null) throw new HttpError(404, `No API at ${url.pathname}.`);
-  const id = decodeURIComponent(m[1]!);
-  const action = m[2];
-  if (action === undefined && req.method === "GET") {
-    const workflow = await devtools.workflow(id);
-    if (workflow === undefined) throw new HttpError(404, `No stored workflow '${id}'.`);
-    return sendJson(res, 200, workflow);
-  }
-  if (req.method !== "POST" || action === undefined) throw new HttpError(405, `${route} is not allowed.`);
-  checkOrigin(req, allowedHosts);
-  const body = await readJson(req);
-  if (action === "answer") {
-    const answer = body as Partial<Answer>;
-    if (answer.action !== "approve" && answer.action !== "reject" && answer.action !== "text")
-      throw new HttpError(400, 'The answer needs action "approve", "reject" or "text".');
-    await devtools.answer(id, {
-      action: answer.action,
-      ...(typeof answer.text === "string" ? { text: answer.text } : {}),
-    });
+  if (route === "POST /api/runs") {
+    checkOrigin(req, allowedHosts);
+    const body = await readJson(req);
+    if (typeof body.graph !== "string") throw new HttpError(400, "A run needs { graph: <graph name>, values }.");
+    if (body.workflowId !== undefined && (typeof body.workflowId !== "string" || body.workflowId === ""))
+      throw new HttpError(400, "'workflowId' must be a non-empty string (or left out for a generated one).");
+    const id = await devtools.start(body.graph, recordField(body, "values"), body.workflowId as string | undefined);
     return sendJson(res, 202, { workflowId: id });
   }
-  const superstep = (body as { superstep?: unknown }).superstep;
-  if (typeof superstep !== "number" || !Number.isInteger(superstep))
-    throw new HttpError(400, "A fork needs { superstep: <integer> }.");
-  return sendJson(res, 202, { workflowId: await devtools.fork(id, superstep) });
-}
-
-function checkToken(expected: string, given: string | string[]): void {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(Array.isArray(given) ? (given[0] ?? "") : given);
-  if (a.length !== b.length || !timingSafeEqual(a, b))
-    throw new HttpError(401, "Missing or wrong devtools token: open the URL the process printed (it has ?token=…).");
-}
-
-function checkOrigin(req: IncomingMessage, allowedHosts: readonly string[]): void {
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`))
-    throw new HttpError(403, `Writes from origin '${origin}' are not allowed.`);
-  if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
-    throw new HttpError(415, "Writes must send Content-Type: application/json.");
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, "Request body too large.");
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-  } catch {
-    throw new HttpError(400, "The request body is not JSON.");
+  const m = WORKFLOW_ROUTE.exec(url.pathname);
+  if (m === null) throw new HttpError(404, `No API at ${url.pathname}.`);
+  const id = decodePart(m[1]!);
+  const action = m[2];
+  if (req.method === "GET") return sendJson(res, 200, await read(devtools, id, action, url));
+  if (req.method !== "POST" || action === undefined || action === "items" || action === "state")
+    throw new HttpError(405, `${route} is not allowed.`);
+  checkOrigin(req, allowedHosts);
+  const body = await readJson(req);
+  switch (action) {
+    case "answer":
+      await devtools.answer(id, toAnswer(body));
+      return sendJson(res, 202, { workflowId: id });
+    case "fork": {
+      const superstep = body.superstep;
+      if (typeof superstep !== "number" || !Number.isInteger(superstep))
+        throw new HttpError(400, "A fork needs { superstep: <integer> } (and optionally values: { name: value }).");
+      return sendJson(res, 202, { workflowId: await devtools.fork(id, superstep, recordField(body, "values")) });
+    }
+    case "stop":
+    case "cancel":
+      await devtools.stop(id);
+      return sendJson(res, 202, { workflowId: id });
+    case "rerun":
+      return sendJson(res, 202, { workflowId: await devtools.rerun(id) });
+    default:
+      await devtools.resume(id);
+      return sendJson(res, 202, { workflowId: id });
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
-  res.end(JSON.stringify(body));
+async function read(devtools: Devtools, id: string, action: string | undefined, url: URL): Promise<unknown> {
+  if (action === "items") return devtools.mapItems(id);
+  if (action === "state") {
+    const superstep = Number(url.searchParams.get("superstep"));
+    if (!Number.isInteger(superstep)) throw new HttpError(400, "state needs ?superstep=<integer>.");
+    return devtools.state(id, superstep);
+  }
+  if (action !== undefined) throw new HttpError(405, `GET ${url.pathname} is not allowed: use POST.`);
+  const workflow = await devtools.workflow(id);
+  if (workflow === undefined) throw new HttpError(404, `No stored workflow '${id}'.`);
+  return workflow;
 }
 
-/**
- * Server-Sent Events. A reconnecting page sends `Last-Event-ID` and gets only what it missed; when that was already
- * dropped from the bounded log (or on a first connect) it gets a `reset` and everything kept.
- */
-function streamEvents(
-  devtools: Devtools,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  streams: Set<ServerResponse>,
-): void {
-  res.writeHead(200, {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-store",
-    Connection: "keep-alive",
-  });
-  const write = (e: PageEvent) => res.write(`id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`);
-  const header = req.headers["last-event-id"] ?? url.searchParams.get("lastEventId") ?? undefined;
-  const lastId = header === undefined ? undefined : Number(header);
-  const missed = lastId === undefined || !Number.isInteger(lastId) ? undefined : devtools.log.since(lastId);
-  if (missed === undefined) {
-    res.write(`event: reset\ndata: {}\n\n`);
-    for (const e of devtools.log.all()) write(e);
-  } else {
-    for (const e of missed) write(e);
-  }
-  const unsubscribe = devtools.log.subscribe(write);
-  const keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS);
-  streams.add(res);
-  const done = () => {
-    unsubscribe();
-    clearInterval(keepalive);
-    streams.delete(res);
-  };
-  req.on("close", done);
-  res.on("close", done);
+function toAnswer(body: Record<string, unknown>): Answer {
+  if (Object.hasOwn(body, "value")) return { value: body.value };
+  const { action, text } = body;
+  if (action !== "approve" && action !== "reject" && action !== "text")
+    throw new HttpError(400, 'An answer is { value: <the answer> }, or { action: "approve" | "reject" | "text" }.');
+  return { action, ...(typeof text === "string" ? { text } : {}) };
 }

@@ -89,7 +89,10 @@ describe("demo --ui in a real browser (Debian's Chromium via playwright-core)", 
     await page.click('[data-action="approve"]');
     await page.waitForSelector('[data-node="finalize"][data-state="completed"]', { timeout: 30_000 });
     // The resumed run replays the finished steps from the checkpoint instead of running them again.
-    expect(await page.getAttribute('[data-node="classify"]', "data-state")).toBe("replayed");
+    // It shows them as history from the first run (completed, marked earlier), not as a new state.
+    expect(await page.getAttribute('[data-node="classify"]', "data-state")).toBe("completed");
+    expect(await page.getAttribute('[data-node="classify"]', "data-earlier")).toBe("true");
+    expect(await page.getAttribute('[data-node="approval"]', "data-earlier")).toBe("false");
     expect(await page.getAttribute('[data-node="approval"]', "data-state")).toBe("completed");
     expect(await page.getAttribute('[data-node="escalate"]', "data-state")).toBe("idle");
     await page.waitForSelector('[data-run="ui-e2e"][data-status="completed"]');
@@ -118,7 +121,8 @@ describe("demo --ui in a real browser (Debian's Chromium via playwright-core)", 
     // The fork re-runs from the checkpoint after the draft: it reaches the (high-risk) approval again.
     await page.waitForSelector('[data-run^="ui-e2e-fork-"][data-status="paused"]', { timeout: 30_000 });
     await page.waitForSelector('[data-node="approval"][data-state="paused"]');
-    expect(await page.getAttribute('[data-node="draft"]', "data-state")).toBe("replayed");
+    expect(await page.getAttribute('[data-node="draft"]', "data-state")).toBe("completed");
+    expect(await page.getAttribute('[data-node="draft"]', "data-earlier")).toBe("true");
     expect(errors).toEqual([]);
     expect(offsite).toEqual([]); // everything the page loads is served by the package itself
     await page.close();

@@ -2,6 +2,7 @@ import { MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, interrupt, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { expect, it } from "vitest";
+import { z } from "zod";
 import { Devtools } from "../src/index.js";
 import { call } from "./helpers.js";
 
@@ -16,7 +17,11 @@ it("README: the first example, answered through the page's API", async () => {
   const support = new Graph([draft, approval, send], { name: "support" });
 
   const checkpointer = new MemoryCheckpointer();
-  const devtools = new Devtools({ graphs: [support], checkpointer });
+  const devtools = new Devtools({
+    graphs: [support],
+    checkpointer,
+    answerSchemas: { approval: z.boolean() },
+  });
   const runner = new Runner({ checkpointer, eventProcessors: [devtools] });
   devtools.connect(runner);
 
@@ -25,12 +30,18 @@ it("README: the first example, answered through the page's API", async () => {
   const first = await runner.run(support, { workflowId: "t-1", values: { ticket: "refund" } });
   expect(first.status).toBe("paused");
 
-  // What the Approve button sends.
-  const port = Number(new URL(url).port);
-  const answer = await call(port, "/api/workflows/t-1/answer", {
-    body: { action: "approve" },
-    headers: { "x-devtools-token": devtools.token, origin: `http://127.0.0.1:${port}` },
+  // The schema is a boolean: the page shows Approve / Reject, and the server refuses anything but a boolean.
+  expect(devtools.views[0]!.nodes.find((n) => n.path === "approval")?.answer).toMatchObject({
+    kind: "schema",
+    schema: { type: "boolean" },
   });
+  const port = Number(new URL(url).port);
+  const headers = { "x-devtools-token": devtools.token, origin: `http://127.0.0.1:${port}` };
+  const refused = await call(port, "/api/workflows/t-1/answer", { body: { value: "yes" }, headers });
+  expect(refused.status).toBe(400);
+  expect(refused.json()).toMatchObject({ issues: ["Invalid input: expected boolean, received string"] });
+  // What the Approve button sends.
+  const answer = await call(port, "/api/workflows/t-1/answer", { body: { value: true }, headers });
   expect(answer.status).toBe(202);
   for (let i = 0; i < 200 && !devtools.log.all().some((e) => e.type === "RunEnd" && e.status === "completed"); i++)
     await new Promise((r) => setTimeout(r, 10));

@@ -35,6 +35,24 @@ function stopGraph() {
   return new Graph([wait], { name: "stopper" });
 }
 
+/** 300 items: the first 75 finish at once, the others wait until the run is stopped. */
+function stoppedMapGraph() {
+  const make = node({ output: "xs" }, function make({ count }: { count: number }) {
+    return Array.from({ length: count }, (_, i) => i);
+  });
+  const item = node({ output: "y" }, async function item({ x }: { x: number }, ctx) {
+    if (x < 75) return x;
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+    return -1;
+  });
+  const items = new Graph([item], { name: "items" })
+    .asNode()
+    .withInputs({ x: "xs" })
+    .withOutputs({ y: "ys" })
+    .mapOver("xs");
+  return new Graph([make, items], { name: "stopmap" });
+}
+
 describe("live view states and render throttling (Chromium)", () => {
   let browser: Browser;
   let devtools: Devtools;
@@ -43,7 +61,7 @@ describe("live view states and render throttling (Chromium)", () => {
   beforeAll(async () => {
     const executablePath = ensureChromium();
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-    devtools = new Devtools({ graphs: [statesGraph(), stopGraph()], bufferSize: 20_000 });
+    devtools = new Devtools({ graphs: [statesGraph(), stopGraph(), stoppedMapGraph()], bufferSize: 20_000 });
     runner = new Runner({ eventProcessors: [devtools] });
     devtools.connect(runner);
     await devtools.listen();
@@ -96,6 +114,30 @@ describe("live view states and render throttling (Chromium)", () => {
     expect(await runner.stop("stop-me", { reason: "test" })).toBe(true);
     await page.waitForSelector('[data-node="wait"][data-state="stopped"]');
     expect((await stoppable).status).toBe("stopped");
+    await page.close();
+  }, 60_000);
+
+  it("a stopped map shows how many items were stopped and how many were done, not total/total", async () => {
+    const page = await browser.newPage();
+    await page.goto(devtools.url);
+    await page.waitForSelector('body[data-connection="live"]');
+    const run = runner.run(stoppedMapGraph(), { workflowId: "stopped-map", values: { count: 300 } });
+    await page.waitForSelector('[data-run="stopped-map"]', { timeout: 30_000 });
+    await page.click('[data-run="stopped-map"]');
+    await page.waitForSelector('[data-node="items"][data-progress="75/300"]', { timeout: 30_000 });
+    expect(await runner.stop("stopped-map")).toBe(true);
+    expect((await run).status).toBe("stopped");
+    await page.waitForSelector('[data-node="items"][data-state="stopped"]');
+    expect(await page.getAttribute('[data-node="items"]', "data-progress")).toBe("225 stopped / 75 done");
+    expect(await page.getAttribute('[data-timeline-row="items"]', "data-progress")).toBe("225 stopped / 75 done");
+    // Map items are collapsed in the timeline until opened.
+    expect(await page.$$("[data-timeline-item]")).toHaveLength(0);
+    await page.click('[data-toggle="items:items"]');
+    await page.waitForSelector("[data-timeline-item]");
+    const items = await page.$$eval("[data-timeline-item]", (els) => els.map((e) => e.getAttribute("data-state")));
+    expect(items).toHaveLength(100);
+    expect(items.slice(0, 75).every((s) => s === "completed")).toBe(true);
+    expect(items.slice(75).every((s) => s === "stopped")).toBe(true);
     await page.close();
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { Graph, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { EventLog, graphView } from "../src/index.js";
 import { preview } from "../src/preview.js";
@@ -8,13 +9,27 @@ describe("graphView", () => {
     const view = graphView(reviewGraph());
     expect(view.name).toBe("review");
     expect(view.nodes).toEqual([
-      { path: "prepare", id: "n0", type: "graph", mapped: false },
-      { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false },
-      { path: "approval", id: "n1", type: "interrupt", mapped: false },
-      { path: "publish", id: "n2", type: "function", mapped: false },
+      { path: "prepare", id: "n0", type: "graph", mapped: false, label: "prepare" },
+      { path: "prepare/shout", id: "n0_n0", type: "function", mapped: false, label: "shout" },
+      { path: "approval", id: "n1", type: "interrupt", mapped: false, label: "approval", answer: { kind: "json" } },
+      { path: "publish", id: "n2", type: "function", mapped: false, label: "publish" },
     ]);
     expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
     expect(view.mermaid).toContain('n0_n0["shout"]');
+  });
+});
+
+describe("graphView: names that are markup", () => {
+  it("keeps <, >, & and line breaks out of the Mermaid text; the true name is the node's label", () => {
+    const name = '<img src=x onerror=alert(1)>\n& "q"';
+    const evil = node({ name, output: "out" }, function f({ x }: { x: number }) {
+      return x;
+    });
+    const view = graphView(new Graph([evil], { name: "g" }));
+    expect(view.mermaid.split("\n")[1]).toBe('  n0["\u2039img src=x onerror=alert(1)\u203a #amp; #quot;q#quot;"]');
+    expect(view.mermaid).not.toContain("<");
+    expect(view.mermaid.split("\n")).toHaveLength(4); // flowchart, the node, the input x and its edge
+    expect(view.nodes).toEqual([{ path: name, id: "n0", type: "function", mapped: false, label: name }]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
 } from "@opentelemetry/api";
 import { bindIterator } from "./bindIterator.js";
 import { errorType, payload } from "./payload.js";
+import { fromTraceparent, memoryTraceLinks, type TraceLinkStore, toTraceparent } from "./traceLinks.js";
 
 /** Options of {@link OtelProcessor}. */
 export interface OtelOptions {
@@ -24,6 +25,12 @@ export interface OtelOptions {
    * Off by default: payloads often hold personal data and can be large.
    */
   readonly payloads?: boolean | { readonly maxLength?: number };
+  /**
+   * Span links between the runs of one workflow: a top-level run's span links to the previous run's (the paused,
+   * crashed or failed one it resumes, or the previous turn), with `graph.link = "previous_run"`. Default: runs of
+   * this process, remembered in memory; pass a shared {@link TraceLinkStore} to link across processes, or `false`.
+   */
+  readonly traceLinks?: TraceLinkStore | false;
 }
 
 interface RunSpan {
@@ -66,10 +73,12 @@ export class OtelProcessor {
   /** Top-level runs by workflow id: `StopRequested` names the workflow, not a span. */
   readonly #roots = new Map<string, RunSpan>();
   readonly #nodes = new Map<string, NodeSpan>();
+  readonly #links: TraceLinkStore | undefined;
 
   constructor(options: OtelOptions = {}) {
     this.#tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, "0.1.0");
     this.#attributes = options.attributes ?? {};
+    this.#links = options.traceLinks === false ? undefined : (options.traceLinks ?? memoryTraceLinks());
     const p = options.payloads;
     this.#maxPayload =
       p === undefined || p === false
@@ -186,7 +195,33 @@ export class OtelProcessor {
     );
     const run: RunSpan = { span, ctx: trace.setSpan(parentCtx, span), superstep: 0 };
     this.#runs.set(event.spanId, run);
-    if (event.depth === 0) this.#roots.set(event.workflowId, run);
+    if (event.depth === 0) {
+      this.#roots.set(event.workflowId, run);
+      this.#linkToPreviousRun(event.workflowId, event.spanId, span);
+    }
+  }
+
+  /** Links a top-level run's span to the workflow's previous run, then remembers this one for the next. */
+  #linkToPreviousRun(workflowId: string, runSpanId: string, span: Span): void {
+    const store = this.#links;
+    if (store === undefined) return;
+    const link = (previous: string | undefined) => {
+      const context = fromTraceparent(previous);
+      // A store that answers late must not add a link to a span that already ended.
+      if (context === undefined || this.#runs.get(runSpanId)?.span !== span) return;
+      span.addLink({ context, attributes: { "graph.link": "previous_run", "graph.workflow_id": workflowId } });
+    };
+    const done = (error: unknown) =>
+      span.addEvent("warning", { "graph.warning": `trace link store: ${messageOf(error)}` });
+    try {
+      const previous = store.get(workflowId);
+      if (previous instanceof Promise) previous.then(link, done);
+      else link(previous);
+      const saved = store.set(workflowId, toTraceparent(span.spanContext()));
+      if (saved instanceof Promise) saved.catch(done);
+    } catch (error) {
+      done(error); // a failing store never fails a run, nor its tracing
+    }
   }
 
   #runEnd(event: Extract<GraphEvent, { type: "RunEnd" }>): void {
