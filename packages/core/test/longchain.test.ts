@@ -23,5 +23,10 @@ describe("large graphs", () => {
     expect(graph.hasCycles).toBe(true);
     expect(graph.analysis.components.filter((c) => c.length > 1)).toHaveLength(1);
     expect([...graph.inputs.seeds]).toEqual(["v0"]);
+    // Nothing in a ring of look-alike nodes picks the start but the name: said once, briefly.
+    expect(graph.warnings).toHaveLength(1);
+    expect(graph.warnings[0]).toContain(
+      "'n0', 'n1', 'n10', 'n100', 'n1000', 'n1001', 'n1002', 'n1003', 'n1004', 'n1005' and 9990 more qualify equally. Chose 'n0' (first by name).",
+    );
   });
 });

@@ -226,7 +226,12 @@ function minName(members: readonly string[]): string {
 }
 
 function tieWarning(comp: readonly string[], left: readonly string[]): string {
-  const q = (names: readonly string[]) => names.map((n) => `'${n}'`).join(", ");
+  // A long ring of look-alike nodes would make a message of thousands of names: the first ten say enough.
+  const q = (names: readonly string[]) =>
+    names
+      .slice(0, 10)
+      .map((n) => `'${n}'`)
+      .join(", ") + (names.length > 10 ? ` and ${names.length - 10} more` : "");
   return (
     `The cycle ${q([...comp].sort(byName))} has no entrypoint, and its structure does not decide which node starts it: ` +
     `${q(left)} qualify equally. Chose '${left[0]}' (first by name).\n` +
