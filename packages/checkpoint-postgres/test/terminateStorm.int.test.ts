@@ -13,7 +13,9 @@ const childModule = fileURLToPath(new URL("./fixtures/stormChild.ts", import.met
 const COUNT = 40;
 
 describe("PostgreSQL backends terminated in a loop (pg_terminate_backend) while runs are under way", () => {
-  it("the process survives, the hit runs fail with tagged errors, every workflow resumes to the exact result", { timeout: 240_000 }, async () => {
+  it("the process survives, the hit runs fail with tagged errors, every workflow resumes to the exact result", {
+    timeout: 240_000,
+  }, async () => {
     const child = fork(childModule, [schema, appName, String(COUNT)], {
       execArgv: ["--conditions=@graph/source", "--import", "tsx"],
       env: { ...process.env, DATABASE_URL },

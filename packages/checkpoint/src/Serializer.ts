@@ -89,6 +89,9 @@ function contextFields(context: StoredValueContext, path: string | undefined) {
   };
 }
 
+/** The engine's "Maximum call stack size exceeded" (a value nested deeper than recursion can walk). */
+const isStackOverflow = (error: unknown): boolean => error instanceof RangeError && /call stack/i.test(error.message);
+
 /**
  * Serialises a value for storage and turns any failure into a `CheckpointError` naming the workflow, the node
  * and the full value path (e.g. `values.doc.meta[2]`). Adapters call this so every backend reports failures the
@@ -111,8 +114,13 @@ export function serializeStored(serializer: Serializer, value: unknown, context:
     const reason =
       typeof cause === "object" && cause !== null && failureReason in cause
         ? `${String((cause as { [failureReason]: unknown })[failureReason])}. ${SERIALIZATION_ADVICE}`
-        : `${cause instanceof Error ? cause.message : String(cause)}. ` +
-          "Return plain data from the node, or fix the custom serializer.";
+        : isStackOverflow(cause)
+          ? "the value is nested too deeply to be stored (serialising it ran out of call stack: thousands of " +
+            "levels of objects or arrays inside each other, such as a linked list or a tree built by recursion). " +
+            "Nothing was written. How to fix: store a flatter shape (an array of items instead of a chain of " +
+            "nested objects), or encode the structure to a string yourself before returning it."
+          : `${cause instanceof Error ? cause.message : String(cause)}. ` +
+            "Return plain data from the node, or fix the custom serializer.";
     throw new CheckpointError({
       message: `Cannot checkpoint ${describeWhere(context, fullPath)}: ${reason}`,
       ...contextFields(context, fullPath),

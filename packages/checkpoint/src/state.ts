@@ -129,6 +129,23 @@ export function compactSteps<S extends StepSummary>(
 
 const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped"];
 
+/** What a value is, for messages: its kind and a short preview (never throws). */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of ${value.length} item(s)`;
+  if (typeof value === "object") {
+    let keys: string[] = [];
+    try {
+      keys = Object.keys(value).slice(0, 5);
+    } catch {
+      // a hostile proxy: no preview
+    }
+    return `an object${keys.length === 0 ? "" : ` with keys ${keys.map((k) => `'${k}'`).join(", ")}`}`;
+  }
+  if (typeof value === "symbol" || typeof value === "function") return `a ${typeof value}`;
+  return `${typeof value === "undefined" ? "undefined" : `a ${typeof value} (${String(value).slice(0, 40)})`}`;
+}
+
 function invalidInput(operation: string, message: string, workflowId?: string, path?: string): CheckpointError {
   return new CheckpointError({
     message,
@@ -180,10 +197,20 @@ export function workflowIdTooLong(id: string): string | undefined {
  * ```
  */
 export function validateWorkflowId(id: unknown, operation: string): asserts id is string {
-  if (typeof id !== "string" || id === "" || id.includes("\u0000")) {
+  if (typeof id !== "string") {
     throw invalidInput(
       operation,
-      `Invalid workflow id ${typeof id === "string" ? JSON.stringify(id) : String(id)} passed to ${operation}: ` +
+      `Invalid workflow id passed to ${operation}: expected a string, got ${describeValue(id)}. ` +
+        "Pass the id string the workflow was created with (for example `lease.workflowId` or `record.id`, not the " +
+        "lease or record object).",
+      undefined,
+      "workflowId",
+    );
+  }
+  if (id === "" || id.includes("\u0000")) {
+    throw invalidInput(
+      operation,
+      `Invalid workflow id ${JSON.stringify(id)} passed to ${operation}: ` +
         "a workflow id must be a non-empty string without NUL characters.",
     );
   }

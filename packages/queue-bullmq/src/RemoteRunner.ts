@@ -280,11 +280,17 @@ export class RemoteRunner {
     const values = options.values;
     const created = this.#checkpointer
       .createWorkflow({ id: workflowId, graphName: graph.name ?? "graph", graphHash: graph.definitionHash })
-      .then(({ workflow }) =>
-        workflow.stopRequested === undefined
-          ? undefined
-          : this.#checkpointer.updateWorkflow(workflowId, { stopRequested: null }),
-      );
+      .then(({ workflow }) => {
+        if (workflow.stopRequested === undefined) return undefined;
+        // A live holder owns the workflow and the request is for it: a submitter never writes over it (the
+        // submission then follows, or queues behind, that run). An expired lease is superseded under its epoch,
+        // so a claim racing this write leaves the request alone.
+        const lease = workflow.lease;
+        if (lease !== undefined && lease.expiresAt.getTime() > Date.now()) return undefined;
+        return lease === undefined
+          ? this.#checkpointer.updateWorkflow(workflowId, { stopRequested: null })
+          : this.#checkpointer.updateWorkflow(workflowId, { stopRequested: null }, { epoch: lease.epoch });
+      });
     const stored =
       values === undefined
         ? undefined

@@ -5,6 +5,7 @@
  * suite also works when all instances share one database (SQL adapters).
  */
 import type { DescribeCheckpointerOptions } from "../options.js";
+import { describeBadInput } from "./badInput.js";
 import { describeDeletion } from "./deletion.js";
 import { describeFencedCreate } from "./fencedCreate.js";
 import { describeFencing } from "./fencing.js";
@@ -42,6 +43,7 @@ export const STORAGE_AREAS = [
   "zombies",
   "unknownIds",
   "ids",
+  "badInput",
   "growth",
 ] as const;
 
@@ -65,6 +67,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   zombies: describeZombies,
   unknownIds: describeUnknownIds,
   ids: describeIds,
+  badInput: describeBadInput,
   growth: describeGrowth,
 };
 
