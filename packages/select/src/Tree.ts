@@ -107,8 +107,11 @@ export const runResultAdapter: TreeAdapter = runResultAdapterImpl;
  *
  * Pass a {@link Matcher} from {@link compile} to validate once and select many times.
  *
- * @throws {@link SelectPatternError} when a pattern is invalid; `TypeError` when `tree` is not an object or
- * contains a cycle along a path the patterns make it walk.
+ * The walk uses an explicit stack, so a tree of any depth is fine.
+ *
+ * @throws {@link SelectPatternError} when a pattern is invalid (or `patterns` is neither patterns nor a Matcher);
+ * {@link SelectInputError} when `tree` is not an object (`reason: "TreeNotAnObject"`), contains a cycle along a
+ * path the patterns make it walk (`"CyclicTree"`, with `path`), or the options, adapter or matcher are not usable.
  *
  * @example
  * ```ts

@@ -343,3 +343,44 @@ describe("properties", () => {
     );
   });
 });
+
+describe("deep trees", () => {
+  // Past a few hundred levels selectTree walks with an explicit stack instead of recursion; both must agree.
+  const WRAP = 450;
+  const wrap = (t: unknown): unknown => {
+    let out = t;
+    for (let i = 0; i < WRAP; i++) out = { w: out };
+    return out;
+  };
+  const unwrap = (t: unknown): unknown => {
+    let out = t;
+    for (let i = 0; i < WRAP; i++) {
+      if (!isTree(out) || !Object.hasOwn(out, "w")) return undefined; // nothing selected
+      out = out["w"];
+    }
+    return out;
+  };
+  const shape = (value: unknown): unknown => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    const prototype = Object.getPrototypeOf(value) === null ? "null" : "object";
+    return { prototype, entries: Object.entries(value).map(([key, child]) => [key, shape(child)]) };
+  };
+  const prefix = "w/".repeat(WRAP);
+
+  it(`a tree nested ${WRAP} levels down selects exactly like the same tree at the top`, () => {
+    fc.assert(
+      fc.property(tree, patterns, (t, ps) => {
+        const deep = unwrap(
+          selectTree(
+            wrap(t),
+            ps.map((p) => prefix + p),
+          ),
+        );
+        const shallow = selectTree(t, ps);
+        if (deep === undefined) expect(Object.keys(shallow)).toEqual([]);
+        else expect(shape(deep)).toStrictEqual(shape(shallow));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { compile, plainObjectAdapter, runResultAdapter, selectTree, type TreeAdapter } from "../src/index.js";
+import {
+  compile,
+  plainObjectAdapter,
+  runResultAdapter,
+  SelectInputError,
+  selectTree,
+  type TreeAdapter,
+} from "../src/index.js";
 
 const docs = ["d1", "d2"];
 const tree = {
@@ -161,8 +168,11 @@ describe("selectTree — shape of the result", () => {
     expect(selected).toStrictEqual({ a: { b: 1 } });
   });
 
-  it("rejects a root that is not an object", () => {
-    expect(() => selectTree(42, "a")).toThrow(TypeError);
+  it("rejects a root that is not an object with a SelectInputError", () => {
+    expect(() => selectTree(42, "a")).toThrow(SelectInputError);
+    expect(() => selectTree(42, "a")).toThrow(
+      expect.objectContaining({ _tag: "SelectInputError", reason: "TreeNotAnObject" }),
+    );
     expect(() => selectTree(null, "a")).toThrow("expected the tree to be an object, got null");
   });
 
@@ -171,6 +181,9 @@ describe("selectTree — shape of the result", () => {
     a["self"] = a;
     const root = { a };
     expect(() => selectTree(root, "**/nothing")).toThrow('the tree contains a cycle at "a/self"');
+    expect(() => selectTree(root, "**/nothing")).toThrow(
+      expect.objectContaining({ _tag: "SelectInputError", reason: "CyclicTree", path: ["a", "self"] }),
+    );
     // A cycle that the patterns never walk into is fine.
     expect(selectTree(root, "a/x")).toStrictEqual({ a: { x: 1 } });
     expect(selectTree(root, "a").a).toBe(a);

@@ -1,3 +1,6 @@
+/** The most items a `product` map may expand to (ten million item records already take gigabytes). */
+const MAX_PRODUCT_ITEMS = 10_000_000;
+
 /** Items of a mapOver: zip (equal lengths) or product (first parameter slowest). Returns an Error on bad input. */
 export function mapItems(
   where: string,
@@ -6,8 +9,10 @@ export function mapItems(
 ): Record<string, unknown>[] | Error {
   for (const [name, value] of params) {
     if (!Array.isArray(value)) {
+      // A run-time value, so the run fails with a NodeExecutionError naming the node; this is its cause.
       return new TypeError(
-        `'${where}' maps over '${name}', which must be an array but is ${value === null ? "null" : typeof value}.`,
+        `'${where}' maps over '${name}', which must be an array but is ${value === null ? "null" : typeof value}.\n` +
+          `  How to fix: pass an array for '${name}' (one item per child run, [] for none), or leave '${name}' out of mapOver to give every item the same value.`,
       );
     }
   }
@@ -29,6 +34,14 @@ export function mapItems(
       out[i] = item;
     }
     return out;
+  }
+  // Checked before building anything: a product of a few long lists would otherwise exhaust memory, not fail.
+  const total = lists.reduce((n, l) => n * l.length, 1);
+  if (total > MAX_PRODUCT_ITEMS) {
+    return new RangeError(
+      `'${where}' maps over the product of ${params.map(([n], i) => `'${n}' (${lists[i]!.length})`).join(" × ")} = ${total} items, more than ${MAX_PRODUCT_ITEMS} in one map.\n` +
+        `  How to fix: use mode "zip" with lists you pair up yourself, or split the input into several runs.`,
+    );
   }
   let out: Record<string, unknown>[] = [{}];
   params.forEach(([name], j) => {

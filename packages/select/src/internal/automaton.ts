@@ -6,6 +6,7 @@
 // set never holds a state twice, so one step costs O(states × name length) and a whole path
 // O(path length × total pattern length) — no backtracking, whatever the input.
 import type { MatchCursor } from "../Matcher.js";
+import { describeInput, invalidPath } from "./inputErrors.js";
 import type { Segment } from "./parse.js";
 
 const ACCEPT = 0;
@@ -154,6 +155,7 @@ class Cursor implements MatchCursor {
   }
 
   child(name: string): MatchCursor {
+    if (typeof name !== "string") throw invalidPath(`child() was given ${describeInput(name)} as a name`);
     return this.canDescend ? this.#automaton.step(this.#states, name) : DEAD;
   }
 }
@@ -162,7 +164,8 @@ class Cursor implements MatchCursor {
 const DEAD: MatchCursor = Object.freeze({
   matched: false,
   canDescend: false,
-  child(): MatchCursor {
+  child(name: string): MatchCursor {
+    if (typeof name !== "string") throw invalidPath(`child() was given ${describeInput(name)} as a name`);
     return DEAD;
   },
 });

@@ -1,13 +1,20 @@
 import type { MatchCursor, Matcher, Path } from "../Matcher.js";
 import { Automaton } from "./automaton.js";
+import { describeInput, invalidPath } from "./inputErrors.js";
 import { parsePattern, patternList } from "./parse.js";
 
-function levels(path: Path): readonly string[] {
-  if (typeof path !== "string") return path;
-  return path === "" ? [] : path.split("/");
+function levels(path: unknown): readonly string[] {
+  if (typeof path === "string") return path === "" ? [] : path.split("/");
+  if (Array.isArray(path)) {
+    const bad = path.findIndex((name: unknown) => typeof name !== "string");
+    if (bad === -1) return path as readonly string[];
+    throw invalidPath(`level ${bad} of the path is ${describeInput(path[bad])}`);
+  }
+  throw invalidPath(`the path is ${describeInput(path)}`);
 }
 
-class CompiledMatcher implements Matcher {
+/** The matcher `compile` builds; `selectTree` trusts its cursors and skips the checks it runs on other matchers. */
+export class CompiledMatcher implements Matcher {
   readonly patterns: readonly string[];
   readonly #automaton: Automaton;
 
