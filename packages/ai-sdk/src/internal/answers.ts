@@ -3,7 +3,7 @@
  * the schema the graph declares for it (an explicit one, else the zod input schema of every node that reads it).
  */
 import type { Graph } from "@graph/core";
-import type { ZodType } from "zod";
+import { type ZodType, z } from "zod";
 import { ChatRequestError } from "../errors.js";
 
 export interface PendingPause {
@@ -66,4 +66,56 @@ export function checkAnswer(
     value = parsed.data;
   }
   return value;
+}
+
+/**
+ * The form an MCP elicitation asks for (a flat object of primitive fields, as the protocol requires) and how to turn
+ * what the client sends back into the answer. An object schema of primitives is asked for as is; anything else as
+ * one `answer` field (JSON text when the schema is not a primitive).
+ */
+export function elicitationSchema(
+  graph: Graph,
+  pause: PendingPause,
+  explicit: Readonly<Record<string, ZodType>> | undefined,
+): { requestedSchema: Record<string, unknown>; answer: (content: Record<string, unknown>) => unknown } {
+  const schema = answerSchemas(graph, pause, explicit)[0];
+  const json =
+    schema === undefined
+      ? {}
+      : (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+  const primitive = (s: unknown) =>
+    typeof s === "object" &&
+    s !== null &&
+    ["string", "number", "integer", "boolean"].includes(String((s as { type?: unknown }).type));
+  const properties = json.properties as Record<string, unknown> | undefined;
+  if (json.type === "object" && properties !== undefined && Object.values(properties).every(primitive))
+    return {
+      requestedSchema: {
+        type: "object",
+        properties,
+        ...(Array.isArray(json.required) ? { required: json.required } : {}),
+      },
+      answer: (content) => content,
+    };
+  if (primitive(json)) {
+    const { $schema: _, ...field } = json;
+    return {
+      requestedSchema: { type: "object", properties: { answer: field }, required: ["answer"] },
+      answer: (c) => c.answer,
+    };
+  }
+  return {
+    requestedSchema: {
+      type: "object",
+      properties: { answer: { type: "string", description: `The answer to '${pause.nodeName}' as JSON` } },
+      required: ["answer"],
+    },
+    answer: (content) => {
+      try {
+        return JSON.parse(String(content.answer));
+      } catch {
+        return content.answer;
+      }
+    },
+  };
 }
