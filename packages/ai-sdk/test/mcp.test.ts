@@ -1,8 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,21 +106,4 @@ describe("@graph/ai-sdk/mcp", () => {
     });
     expect(textOf(again)).toBe(`Workflow '${paused.workflowId}' is not waiting for an answer.`);
   });
-
-  it("serves on stdio (a child process, the SDK's stdio client)", async () => {
-    const fixture = fileURLToPath(new URL("./fixtures/mcpStdio.ts", import.meta.url));
-    const client = new Client({ name: "stdio-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ["--conditions=@graph/source", "--import", "tsx", fixture],
-      }),
-    );
-    clients.push(client);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["lookup_order", "refund", "resume_workflow"]);
-    expect(JSON.parse(textOf(await client.callTool({ name: "lookup_order", arguments: { orderId: "B-2" } })))).toEqual({
-      id: "B-2",
-      status: "shipped",
-    });
-  }, 120_000);
 });
