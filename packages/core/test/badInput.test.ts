@@ -80,6 +80,16 @@ const oddAtoms: readonly unknown[] = [
   new Proxy({}, {}),
 ];
 
+/**
+ * A Proxy that throws on every operation (even Array.isArray): the most hostile "object" a caller can pass. Not in
+ * the fuzzer's pool (fast-check itself can't copy one); the option bags are checked against it below.
+ */
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 const atom = fc.constantFrom(...oddAtoms);
 const bad: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
@@ -459,6 +469,27 @@ describe("bad input reported by the audit: tagged errors that say what and how t
     expect(configError(() => new Graph(new Array(2) as never)).message).toContain(
       "Item 0 of the node list is not a node (got undefined).",
     );
+  });
+});
+
+describe("a revoked Proxy as an options object or rename map", () => {
+  it("is refused with a GraphConfigError, not the Proxy's own TypeError", () => {
+    const f = ({ x }: { x: number }) => x;
+    for (const run of [
+      () => loose(node)(revoked(), f),
+      () => loose(route)(revoked(), f),
+      () => loose(ifElse)(revoked(), f),
+      () => loose(interrupt)(revoked()),
+      () => new Graph([], revoked() as never),
+      () => inner.bind(revoked() as never),
+      () => inner.asNode(revoked() as never),
+      () => consume.withInputs(revoked() as never),
+      () => innerNode.mapOver("a", revoked() as never),
+    ]) {
+      const error = errorOf(run);
+      expect(isGraphConfigError(error)).toBe(true);
+      expect(error.message).toContain("got an object");
+    }
   });
 });
 
