@@ -295,6 +295,12 @@ function unsafeLabels(mermaid: string): string[] {
   return problems;
 }
 
+/** FUZZ_COLLECT=1 keeps going and lists every distinct problem at the end; otherwise the first one fails (and shrinks). */
+function report(problems: readonly string[]): boolean {
+  if (process.env["FUZZ_COLLECT"] !== undefined) return true;
+  throw new Error(problems[problems.length - 1]);
+}
+
 describe("bad input to core's builders (fuzzed)", () => {
   it(`throws only tagged errors, and what builds renders safe Mermaid (${RUNS} cases, seed ${SEED})`, () => {
     const untagged: string[] = [];
@@ -312,7 +318,7 @@ describe("bad input to core's builders (fuzzed)", () => {
         } catch (error) {
           if (!isGraphError(error)) {
             untagged.push(`${op.label}: ${String(error).slice(0, 160)}`);
-            return process.env["FUZZ_COLLECT"] !== undefined;
+            return report(untagged);
           }
           expect(error.message.length).toBeGreaterThan(0);
           return true;
@@ -322,7 +328,7 @@ describe("bad input to core's builders (fuzzed)", () => {
             const problems = unsafeLabels(text);
             if (problems.length > 0) {
               untagged.push(`${op.label}: unsafe Mermaid ${problems.join(" | ")}`);
-              return process.env["FUZZ_COLLECT"] !== undefined;
+              return report(untagged);
             }
           }
         }
