@@ -80,6 +80,16 @@ const oddAtoms: readonly unknown[] = [
   new Proxy({}, {}),
 ];
 
+/**
+ * A Proxy that throws on every operation (even Array.isArray): the most hostile "object" a caller can pass. Not in
+ * the fuzzer's pool (fast-check itself can't copy one); the option bags are checked against it below.
+ */
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 const atom = fc.constantFrom(...oddAtoms);
 const bad: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
@@ -285,6 +295,12 @@ function unsafeLabels(mermaid: string): string[] {
   return problems;
 }
 
+/** FUZZ_COLLECT=1 keeps going and lists every distinct problem at the end; otherwise the first one fails (and shrinks). */
+function report(problems: readonly string[]): boolean {
+  if (process.env["FUZZ_COLLECT"] !== undefined) return true;
+  throw new Error(problems[problems.length - 1]);
+}
+
 describe("bad input to core's builders (fuzzed)", () => {
   it(`throws only tagged errors, and what builds renders safe Mermaid (${RUNS} cases, seed ${SEED})`, () => {
     const untagged: string[] = [];
@@ -302,7 +318,7 @@ describe("bad input to core's builders (fuzzed)", () => {
         } catch (error) {
           if (!isGraphError(error)) {
             untagged.push(`${op.label}: ${String(error).slice(0, 160)}`);
-            return process.env["FUZZ_COLLECT"] !== undefined;
+            return report(untagged);
           }
           expect(error.message.length).toBeGreaterThan(0);
           return true;
@@ -312,7 +328,7 @@ describe("bad input to core's builders (fuzzed)", () => {
             const problems = unsafeLabels(text);
             if (problems.length > 0) {
               untagged.push(`${op.label}: unsafe Mermaid ${problems.join(" | ")}`);
-              return process.env["FUZZ_COLLECT"] !== undefined;
+              return report(untagged);
             }
           }
         }
@@ -459,6 +475,27 @@ describe("bad input reported by the audit: tagged errors that say what and how t
     expect(configError(() => new Graph(new Array(2) as never)).message).toContain(
       "Item 0 of the node list is not a node (got undefined).",
     );
+  });
+});
+
+describe("a revoked Proxy as an options object or rename map", () => {
+  it("is refused with a GraphConfigError, not the Proxy's own TypeError", () => {
+    const f = ({ x }: { x: number }) => x;
+    for (const run of [
+      () => loose(node)(revoked(), f),
+      () => loose(route)(revoked(), f),
+      () => loose(ifElse)(revoked(), f),
+      () => loose(interrupt)(revoked()),
+      () => new Graph([], revoked() as never),
+      () => inner.bind(revoked() as never),
+      () => inner.asNode(revoked() as never),
+      () => consume.withInputs(revoked() as never),
+      () => innerNode.mapOver("a", revoked() as never),
+    ]) {
+      const error = errorOf(run);
+      expect(isGraphConfigError(error)).toBe(true);
+      expect(error.message).toContain("got an object");
+    }
   });
 });
 

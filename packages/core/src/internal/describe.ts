@@ -6,7 +6,7 @@
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   switch (typeof value) {
     case "string":
       return value === "" ? "an empty string" : `a string (${showName(value)})`;
@@ -20,8 +20,8 @@ export function describeValue(value: unknown): string {
     case "function":
       return "a function";
     default: {
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (proto === null || proto === Object.prototype) return "an object";
+      const proto = prototypeOf(value);
+      if (proto === null || proto === undefined || proto === Object.prototype) return "an object";
       const ctor = (proto as { constructor?: { name?: unknown } }).constructor?.name;
       return typeof ctor === "string" && ctor !== "" ? `a ${ctor}` : "an object";
     }
@@ -43,7 +43,26 @@ export function showName(value: unknown): string {
 
 /** True for `{}`-like objects (prototype Object.prototype or null): what option bags and rename maps must be. */
 export function isPlainRecord(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
+  if (typeof value !== "object" || value === null || isArray(value)) return false;
+  const proto = prototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+// A revoked Proxy throws on every operation, Array.isArray and getPrototypeOf included: these helpers describe it
+// as "an object" and refuse it as an options object, so the caller gets a GraphConfigError instead.
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The prototype, or `undefined` for an object that refuses to say. */
+function prototypeOf(value: object): unknown {
+  try {
+    return Object.getPrototypeOf(value);
+  } catch {
+    return undefined;
+  }
 }
