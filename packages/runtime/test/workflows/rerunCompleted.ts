@@ -8,8 +8,9 @@ import { storedBytes } from "./loserWritesNothing.js";
 type Msg = { role: string; content: string; tool?: string };
 
 /**
- * A tool-calling agent (no entrypoint: the loop may start at either end): the shape that used to run its tool and
- * model again on every re-run of the finished workflow (model calls 2 → 3 → 4, history + 2 messages per call).
+ * A tool-calling agent: the shape that used to run its tool and model again on every re-run of the finished workflow
+ * (model calls 2 → 3 → 4, history + 2 messages per call). The entrypoint is named: without it the loop's entry would
+ * be the gate's target `runTool` (docs/semantics.md, "Loops"), whose first run has no `aiMessage`.
  */
 function agent() {
   const calls = { model: 0, tool: 0 };
@@ -28,7 +29,7 @@ function agent() {
       return [...messages, aiMessage, { role: "tool", content: `ran ${aiMessage.tool}` }];
     },
   );
-  return { graph: new Graph([callModel, afterModel, runTool], { name: "agent" }), calls };
+  return { graph: new Graph([callModel, afterModel, runTool], { name: "agent", entrypoint: "callModel" }), calls };
 }
 
 /**
