@@ -12,6 +12,8 @@ const fixtures = path.join(root, "tools/smoke/fixtures");
 /** Packages a user adds next to ours: an OpenTelemetry SDK for `@graph/otel`, Node's types for `tsc`. */
 function extras(): Record<string, string> {
   const otel = readJson<{ devDependencies: Record<string, string> }>(path.join(root, "packages/otel/package.json"));
+  // A React page written in TypeScript has React's types: the consumer compiles @graph/react's declarations with them.
+  const react = readJson<{ devDependencies: Record<string, string> }>(path.join(root, "packages/react/package.json"));
   const workspace = readJson<{ devDependencies: Record<string, string> }>(path.join(root, "package.json"));
   const caret = (version: string | undefined, name: string) => {
     if (version === undefined) throw new Error(`no version of ${name} in the workspace manifests`);
@@ -20,6 +22,7 @@ function extras(): Record<string, string> {
   return {
     "@opentelemetry/sdk-trace-base": caret(otel.devDependencies["@opentelemetry/sdk-trace-base"], "sdk-trace-base"),
     "@types/node": caret(workspace.devDependencies["@types/node"], "@types/node"),
+    "@types/react": caret(react.devDependencies["@types/react"], "@types/react"),
   };
 }
 
