@@ -15,7 +15,10 @@ describe("a caller that does not hold the lease writes nothing (SQLite, two chec
       const file = path.join(dir, `${durability}.db`);
       const policy = { durability, ...(durability === "exit" ? { retention: "latest" as const } : {}) };
       return loserWritesNothing(
-        { holder: new SqliteCheckpointer({ path: file, policy }), loser: new SqliteCheckpointer({ path: file, policy }) },
+        {
+          holder: new SqliteCheckpointer({ path: file, policy }),
+          loser: new SqliteCheckpointer({ path: file, policy }),
+        },
         `loser-${durability}`,
       );
     });

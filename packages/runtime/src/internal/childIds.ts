@@ -10,7 +10,7 @@ import { InvalidOptionError } from "../errors.js";
  * Digits reserved for a map item's index (`<parent>/<name>/<i>`): room for 10,000,000 items. The item count is known
  * only when the map runs; a map with more items than this leaves its own, longer ids to the storage's check.
  */
-export const MAP_INDEX_DIGITS = 7;
+const MAP_INDEX_DIGITS = 7;
 
 /** The suffix a root id gets at the deepest child, in bytes, with a readable picture of it. */
 export interface ChildSuffix {
@@ -22,7 +22,7 @@ const NONE: ChildSuffix = { bytes: 0, path: "" };
 const suffixes = new WeakMap<Graph, ChildSuffix>();
 
 /** The longest suffix (`/name`, `/name/<i>` for a mapped node, recursively) over the graph's GraphNodes. */
-export function longestChildSuffix(graph: Graph): ChildSuffix {
+function longestChildSuffix(graph: Graph): ChildSuffix {
   const known = suffixes.get(graph);
   if (known !== undefined) return known;
   let longest = NONE;

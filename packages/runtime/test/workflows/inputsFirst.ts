@@ -6,13 +6,13 @@ import { expect } from "vitest";
 import { Runner } from "../../src/index.js";
 
 /** Short leases: the resume after the crash waits for the dead process's lease to expire. */
-export const CRASH_LEASE = { leaseTtlMs: 400, leaseRenewIntervalMs: 150, stopPollIntervalMs: 150 };
+const CRASH_LEASE = { leaseTtlMs: 400, leaseRenewIntervalMs: 150, stopPollIntervalMs: 150 };
 
 /**
  * The graph of the "inputs first" check: `first` SIGKILLs its own process the first time it starts (before any
  * durability mode had a chance to write in the background), `second` runs after it.
  */
-export function inputsFirstGraph(marker: string): Graph {
+function inputsFirstGraph(marker: string): Graph {
   const first = node({ name: "first", output: "a" }, ({ text }: { text: string }) => {
     if (!existsSync(marker)) {
       writeFileSync(marker, "crashed");
