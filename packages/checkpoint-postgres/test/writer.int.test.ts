@@ -1,4 +1,12 @@
-import type { Fence, StepGroup, StepRecord, WorkflowFinish, WorkflowRecord } from "@graph/checkpoint";
+import type {
+  Fence,
+  LeaseClaim,
+  NewWorkflow,
+  StepGroup,
+  StepRecord,
+  WorkflowFinish,
+  WorkflowRecord,
+} from "@graph/checkpoint";
 import { Graph, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +35,12 @@ class CountingCheckpointer extends PostgresCheckpointer {
     this.transactions++;
     this.stepsWritten += groups.reduce((n, group) => n + group.steps.length, 0);
     return super.saveStepBatch(groups);
+  }
+  // A run's first write carries its input record (one transaction with the creation and the claim).
+  override startWorkflow(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]) {
+    this.transactions++;
+    this.stepsWritten += steps?.length ?? 0;
+    return super.startWorkflow(workflow, claim, steps);
   }
   // A run's final write carries its last queued steps (one transaction with the final status).
   override finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
