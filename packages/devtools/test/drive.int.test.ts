@@ -162,7 +162,9 @@ describe("driving runs from the page (Chromium)", () => {
     const forkId = (await page.getAttribute('[data-run^="c1-fork-"]', "data-run"))!;
     const forked = await checkpointer.getState(forkId);
     expect(forked).toMatchObject({ n: 2, doubled: 100, total: 101 });
-    // The fork did not run `double` again: it starts after its step.
+    // The fork did not run `double` again: it starts after its step. The run's status and its replayed events reach
+    // the page by different routes (the workflow list and the event stream), so wait for the mark.
+    await page.waitForSelector('[data-node="double"][data-earlier="true"]', { timeout: 15_000 });
     expect(await page.getAttribute('[data-node="double"]', "data-earlier")).toBe("true");
     expect(await page.getAttribute('[data-node="add"]', "data-state")).toBe("completed");
     mkdirSync(REPORTS, { recursive: true });

@@ -20,13 +20,15 @@ describe("graphView", () => {
 });
 
 describe("graphView: names that are markup", () => {
-  it("keeps <, >, & and line breaks out of the Mermaid text; the true name is the node's label", () => {
-    const name = '<img src=x onerror=alert(1)>\n& "q"';
+  // Core refuses line breaks in names at build time and escapes <, >, & and quotes as Mermaid entity codes, so the
+  // page's own look-alike substitution finds nothing left to replace.
+  it("keeps <, > and & out of the Mermaid text; the true name is the node's label", () => {
+    const name = '<img src=x onerror=alert(1)> & "q"';
     const evil = node({ name, output: "out" }, function f({ x }: { x: number }) {
       return x;
     });
     const view = graphView(new Graph([evil], { name: "g" }));
-    expect(view.mermaid.split("\n")[1]).toBe('  n0["\u2039img src=x onerror=alert(1)\u203a #amp; #quot;q#quot;"]');
+    expect(view.mermaid.split("\n")[1]).toBe('  n0["#lt;img src=x onerror=alert(1)#gt; #amp; #quot;q#quot;"]');
     expect(view.mermaid).not.toContain("<");
     expect(view.mermaid.split("\n")).toHaveLength(4); // flowchart, the node, the input x and its edge
     expect(view.nodes).toEqual([{ path: name, id: "n0", type: "function", mapped: false, label: name }]);
