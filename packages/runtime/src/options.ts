@@ -31,7 +31,10 @@ export interface RunnerOptions {
   readonly stopPollIntervalMs?: number;
   /** Lease owner id. Default `host:pid:random`. */
   readonly owner?: string;
-  /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */
+  /**
+   * Events buffered for a slow reader. `stream()` waits for the reader when its buffer is full; `start().events`
+   * never holds the run back: it drops the oldest events (an `EventsDropped` marker in their place). Default 1000.
+   */
   readonly eventBufferSize?: number;
   /**
    * Hands the items of big mapped GraphNodes to other processes (a job queue's workers) instead of running them
@@ -142,6 +145,8 @@ export interface RunOptions {
    * clears it. Default false.
    */
   readonly recover?: boolean;
+  /** `start()` / `stream()`: this run's event buffer size, overriding the runner's `eventBufferSize`. */
+  readonly eventBufferSize?: number;
 }
 
 /** Options of `runner.map`. */
