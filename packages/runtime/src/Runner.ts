@@ -169,7 +169,10 @@ export class Runner {
     return runPromise(this.#core.stop(workflowId, info));
   }
 
-  /** Stops live runs, flushes pending checkpoint writes, closes the checkpointer and the event processors. */
+  /**
+   * Stops this runner's live runs and waits for them to end (status `stopped`, lease released), flushes pending
+   * checkpoint writes, then closes the checkpointer and the event processors. Later calls are rejected.
+   */
   close(): Promise<void> {
     return runPromise(this.#core.close());
   }
