@@ -145,6 +145,13 @@ export interface RunOptions {
    * clears it. Default false.
    */
   readonly recover?: boolean;
+  /**
+   * Resuming a `workflowId` whose lease another holder still has (typically a crashed process whose lease has not
+   * expired yet): wait for it — polling with backoff — instead of failing at once with `WorkflowConflictError`.
+   * `true` waits up to the lease TTL (`leaseTtlMs`), a number up to that many ms; when the time is up the run fails
+   * with the same `WorkflowConflictError`. Default: don't wait.
+   */
+  readonly waitForLease?: boolean | number;
   /** `start()` / `stream()`: this run's event buffer size, overriding the runner's `eventBufferSize`. */
   readonly eventBufferSize?: number;
 }

@@ -270,7 +270,9 @@ export class RunnerCore {
       isChild: false,
       parentWorkflowId: undefined,
       lease:
-        store === undefined ? undefined : new RootLease(workflowId, this.#owner, control, options.recover === true),
+        store === undefined
+          ? undefined
+          : new RootLease(workflowId, this.#owner, control, options.recover === true, waitMs(options, this.options)),
       unknownValues: options.unknownValues ?? "error",
     };
   }
@@ -400,6 +402,13 @@ export class RunnerCore {
       );
     }
   }
+}
+
+/** The `waitForLease` option in ms: `true` waits up to the lease TTL. */
+function waitMs(options: RunOptions, runner: RunnerOptions): number | undefined {
+  const wait = options.waitForLease;
+  if (wait === undefined || wait === false) return undefined;
+  return wait === true ? leaseTiming(runner).ttlMs : wait;
 }
 
 function linkSignal(signal: AbortSignal | undefined, control: RunControl): () => void {
