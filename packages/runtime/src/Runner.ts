@@ -51,7 +51,11 @@ export class Runner {
     return this.#core.runPromise(graph, options as RunOptions);
   }
 
-  /** Starts a run and returns at once with a handle: its events, its result, and `stop()`. */
+  /**
+   * Starts a run and returns at once with a handle: its events, its result, and `stop()`. The run never waits for
+   * `handle.events`: unread events beyond `eventBufferSize` (default 1000) are dropped, oldest first, and the reader
+   * gets one `EventsDropped` event (with the count) in their place.
+   */
   start<
     G extends Graph,
     K extends PropertyKey = never,
@@ -59,9 +63,16 @@ export class Runner {
     C extends Checkpoint | undefined = undefined,
   >(graph: G, ...options: RunArgs<G, K, W, C>): TypedRunHandle<G>;
   start(graph: Graph, rawOptions: object = {}): RunHandle {
-    const options = rawOptions as RunOptions;
-    const subscriber = new Subscriber(this.#core.options.eventBufferSize ?? 1000);
+    return this.#start(graph, rawOptions as RunOptions, "drop");
+  }
+
+  /** `start` drops the oldest unread events (a handle's events may never be read); `stream` waits for its reader. */
+  #start(graph: Graph, options: RunOptions, mode: "block" | "drop"): RunHandle {
+    const size = options?.eventBufferSize ?? this.#core.options.eventBufferSize ?? 1000;
+    const subscriber = new Subscriber(Number.isInteger(size) && size >= 1 ? size : 1000, mode);
     const control = new RunControl();
+    // A stop must end the run even when a `stream()` reader stopped reading.
+    control.onStop(() => subscriber.release());
     const workflowId = options.workflowId ?? crypto.randomUUID();
     let runId = "";
     const result = runPromise(
@@ -99,7 +110,7 @@ export class Runner {
     C extends Checkpoint | undefined = undefined,
   >(graph: G, ...options: RunArgs<G, K, W, C>): AsyncIterable<GraphEvent>;
   stream(graph: Graph, options: object = {}): AsyncIterable<GraphEvent> {
-    return this.start(graph, options as RunOptions).events;
+    return this.#start(graph, options as RunOptions, "block").events;
   }
 
   /** Runs the graph once per item of the `mapOver` inputs (zip or product), concurrently. */
@@ -158,7 +169,10 @@ export class Runner {
     return runPromise(this.#core.stop(workflowId, info));
   }
 
-  /** Stops live runs, flushes pending checkpoint writes, closes the checkpointer and the event processors. */
+  /**
+   * Stops this runner's live runs and waits for them to end (status `stopped`, lease released), flushes pending
+   * checkpoint writes, then closes the checkpointer and the event processors. Later calls are rejected.
+   */
   close(): Promise<void> {
     return runPromise(this.#core.close());
   }

@@ -98,7 +98,12 @@ export type GraphEvent =
       readonly completed: number;
       readonly total: number;
     })
-  | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] });
+  | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] })
+  /**
+   * Only in `start().events`: its buffer (`eventBufferSize`, default 1000) was full and nobody read it, so the
+   * `count` oldest events were dropped; this marker stands in their place (a run never waits on its handle).
+   */
+  | (EventBase & { readonly type: "EventsDropped"; readonly count: number });
 
 /**
  * The `type` of an event.

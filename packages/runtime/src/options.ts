@@ -31,7 +31,10 @@ export interface RunnerOptions {
   readonly stopPollIntervalMs?: number;
   /** Lease owner id. Default `host:pid:random`. */
   readonly owner?: string;
-  /** Events buffered for a slow `stream()` / `start().events` reader before the run waits. Default 1000. */
+  /**
+   * Events buffered for a slow reader. `stream()` waits for the reader when its buffer is full; `start().events`
+   * never holds the run back: it drops the oldest events (an `EventsDropped` marker in their place). Default 1000.
+   */
   readonly eventBufferSize?: number;
   /**
    * Hands the items of big mapped GraphNodes to other processes (a job queue's workers) instead of running them
@@ -142,6 +145,15 @@ export interface RunOptions {
    * clears it. Default false.
    */
   readonly recover?: boolean;
+  /**
+   * Resuming a `workflowId` whose lease another holder still has (typically a crashed process whose lease has not
+   * expired yet): wait for it — polling with backoff — instead of failing at once with `WorkflowConflictError`.
+   * `true` waits up to the lease TTL (`leaseTtlMs`), a number up to that many ms; when the time is up the run fails
+   * with the same `WorkflowConflictError`. Default: don't wait.
+   */
+  readonly waitForLease?: boolean | number;
+  /** `start()` / `stream()`: this run's event buffer size, overriding the runner's `eventBufferSize`. */
+  readonly eventBufferSize?: number;
 }
 
 /** Options of `runner.map`. */

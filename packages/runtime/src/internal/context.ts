@@ -63,32 +63,59 @@ function composeAroundNode(processors: readonly EventProcessor[]): Emitter["arou
     wrappers.reduceRight<() => T>((next, p) => () => p.aroundNode!(node, next), call)();
 }
 
+/** Warned once per process: a handle whose events nobody reads is common, a warning per run would be noise. */
+let droppedWarned = false;
+
 /**
- * A bounded event buffer read as an AsyncIterable. The runtime checks `pressure()` between supersteps and before
- * every streamed chunk, so a slow reader slows the run instead of growing memory without bound.
+ * A bounded event buffer read as an AsyncIterable, in one of two modes.
+ * - `"block"` (`stream()`): the runtime checks `pressure()` between supersteps and before every streamed chunk, so a
+ *   slow reader slows the run instead of growing memory without bound. The caller is reading by construction.
+ * - `"drop"` (`start().events`): nobody may ever read, so the run must never wait on the buffer. When it is full
+ *   the oldest event is dropped; the reader gets one `EventsDropped` marker (with the count) in their place.
  */
 export class Subscriber implements AsyncIterable<GraphEvent> {
   readonly #limit: number;
+  readonly #mode: "block" | "drop";
   readonly #buffer: GraphEvent[] = [];
   #head = 0;
   #closed = false;
   #failure: unknown;
+  /** Events dropped since the reader last saw a marker, and the newest of them (its ids label the marker). */
+  #dropped = 0;
+  #lastDropped: GraphEvent | undefined;
+  /** Set by a stop: the run must be able to end even if the reader never reads again. */
+  #released = false;
   #wakeReader: (() => void) | undefined;
   #wakeWriter: (() => void) | undefined;
   #writerWaiting: Promise<void> | undefined;
 
-  constructor(limit: number) {
+  constructor(limit: number, mode: "block" | "drop" = "block") {
     this.#limit = limit;
+    this.#mode = mode;
   }
 
   push(event: GraphEvent): void {
     if (this.#closed) return;
     this.#buffer.push(event);
+    if (this.#mode === "drop" && this.#buffer.length - this.#head > this.#limit) {
+      this.#lastDropped = this.#buffer[this.#head];
+      this.#buffer[this.#head++] = undefined as unknown as GraphEvent;
+      this.#dropped++;
+      this.#compact();
+      if (!droppedWarned) {
+        droppedWarned = true;
+        process.emitWarning(
+          `@graph/runtime: a run's handle.events buffer is full (${this.#limit} events) and nobody reads it; the oldest events are dropped and an EventsDropped event marks the gap. Read handle.events while the run goes, raise eventBufferSize, or use an event processor.`,
+          { code: "GRAPH_EVENTS_DROPPED" },
+        );
+      }
+    }
     this.#wakeReader?.();
   }
 
   pressure(): Promise<void> | undefined {
-    if (this.#closed || this.#buffer.length - this.#head < this.#limit) return undefined;
+    if (this.#mode === "drop" || this.#released || this.#closed || this.#buffer.length - this.#head < this.#limit)
+      return undefined;
     this.#writerWaiting ??= new Promise<void>((resolve) => {
       this.#wakeWriter = () => {
         this.#writerWaiting = undefined;
@@ -97,6 +124,12 @@ export class Subscriber implements AsyncIterable<GraphEvent> {
       };
     });
     return this.#writerWaiting;
+  }
+
+  /** A stop was asked for: never make the run wait on this buffer again (events keep being buffered). */
+  release(): void {
+    this.#released = true;
+    this.#wakeWriter?.();
   }
 
   close(failure?: unknown): void {
@@ -111,18 +144,39 @@ export class Subscriber implements AsyncIterable<GraphEvent> {
     this.#closed = true;
     this.#buffer.length = 0;
     this.#head = 0;
+    this.#dropped = 0;
     this.#wakeWriter?.();
+  }
+
+  #compact(): void {
+    if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
+      this.#buffer.splice(0, this.#head);
+      this.#head = 0;
+    }
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<GraphEvent> {
     try {
       while (true) {
+        if (this.#dropped > 0) {
+          const last = this.#lastDropped!;
+          const count = this.#dropped;
+          this.#dropped = 0;
+          this.#lastDropped = undefined;
+          yield {
+            type: "EventsDropped",
+            count,
+            runId: last.runId,
+            workflowId: last.workflowId,
+            spanId: "events-dropped",
+            parentSpanId: undefined,
+            timestamp: last.timestamp,
+          };
+          continue;
+        }
         if (this.#head < this.#buffer.length) {
           const event = this.#buffer[this.#head++]!;
-          if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
-            this.#buffer.splice(0, this.#head);
-            this.#head = 0;
-          }
+          this.#compact();
           if (this.#wakeWriter !== undefined && this.#buffer.length - this.#head < this.#limit) this.#wakeWriter();
           yield event;
           continue;

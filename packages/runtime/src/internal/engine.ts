@@ -104,7 +104,11 @@ export class Engine implements EngineHost, ChildRun {
       return journal.restore().pipe(
         Effect.flatMap(() => {
           // A completed workflow run again with no new values: its stored result, no claim, no write, no node.
-          if (journal.settled) return Effect.sync(() => this.#settled());
+          if (journal.settled)
+            return Effect.sync(() => {
+              journal.replay();
+              return this.#settled();
+            });
           return Effect.suspend(() => {
             const problem = inputProblem(this, journal.workflow);
             return problem === undefined ? journal.begin() : Effect.fail(problem);

@@ -10,14 +10,16 @@ export interface Folded {
   readonly parentVersionsSeen: Record<string, number> | undefined;
   /** GraphNodes that completed before this run, with their last step (their results are replayed, not re-run). */
   readonly replayedGraphNodes: ReadonlyArray<readonly [string, StepRecord]>;
+  /** Emits the replayed RouteDecision and NodeEnd events: the journal calls it once the run holds the workflow. */
+  readonly replay: () => void;
   /** This run starts a turn (a fresh workflow, or a finished one run again). */
   readonly newTurn: boolean;
 }
 
 /**
  * Folds stored steps into run state: values with their versions, what each node consumed, the regions of loops
- * and (unless a finished workflow starts a new turn) the gates' pending decisions. Emits the replayed
- * RouteDecision and NodeEnd events.
+ * and (unless a finished workflow starts a new turn) the gates' pending decisions. The replayed RouteDecision and
+ * NodeEnd events are returned as `replay`, not emitted: a run that fails to claim the workflow must not tell them.
  */
 export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTurn: boolean): Folded {
   const { state, graph } = host;
@@ -65,6 +67,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     state.regions.clear();
   }
   state.regions.drainReopened(); // every node is examined at the start anyway
+  const events: Array<() => void> = [];
   if (!newTurn) {
     for (const [gate, { index, decision }] of lastDecision) {
       state.decided.add(gate);
@@ -73,28 +76,35 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
         decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
       );
       state.pending.set(gate, pending);
-      host.event("RouteDecision", {
-        gate,
-        decision: decisionShape(graph.nodes.get(gate) as GateNode, decision),
-        replayed: true,
-      });
+      events.push(() =>
+        host.event("RouteDecision", {
+          gate,
+          decision: decisionShape(graph.nodes.get(gate) as GateNode, decision),
+          replayed: true,
+        }),
+      );
     }
   }
   for (const [name, s] of lastCompleted) {
     if (graph.nodes.get(name) instanceof GateNode) continue;
-    host.event("NodeEnd", {
-      nodeName: name,
-      status: "completed",
-      outputs: s.values,
-      durationMs: 0,
-      cached: false,
-      replayed: true,
-      truncated: s.truncated,
-    });
+    events.push(() =>
+      host.event("NodeEnd", {
+        nodeName: name,
+        status: "completed",
+        outputs: s.values,
+        durationMs: 0,
+        cached: false,
+        replayed: true,
+        truncated: s.truncated,
+      }),
+    );
   }
   return {
     parentVersionsSeen,
     replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name) instanceof GraphNode),
     newTurn: newTurn || sorted.length === 0,
+    replay: () => {
+      for (const emit of events) emit();
+    },
   };
 }

@@ -26,6 +26,8 @@ export class Journal {
   #inputStep: StepRecord | undefined;
   #newTurn = true;
   #parentVersionsSeen: Record<string, number> | undefined;
+  /** The restored history's replayed events, told once the run holds the workflow (`replay()`). */
+  #replay: (() => void) | undefined;
   readonly #inline: boolean;
   /** The first failed inline save: the run fails with it. */
   #writeError: RunError | undefined;
@@ -57,6 +59,16 @@ export class Journal {
     );
   }
 
+  /**
+   * Emits the replayed RouteDecision / NodeEnd events of the restored history, once. `begin` calls it when the run
+   * holds the workflow (a run that fails to claim it tells nothing); the engine for a settled rerun.
+   */
+  replay(): void {
+    const replay = this.#replay;
+    this.#replay = undefined;
+    replay?.();
+  }
+
   /** Without a store: the caller's values are the run's input step. */
   mergeInputs(): void {
     this.#inputStep = this.#mergeInputs();
@@ -85,6 +97,7 @@ export class Journal {
         const folded = foldSteps(this.#host, steps, turn);
         this.#parentVersionsSeen = folded.parentVersionsSeen;
         this.#newTurn = folded.newTurn;
+        this.#replay = folded.replay;
         this.#inputStep = this.#mergeInputs();
         return this.#restoreNested(store, folded.replayedGraphNodes);
       }),
@@ -112,6 +125,7 @@ export class Journal {
     };
     const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
     if (config.isChild) {
+      this.replay();
       const f = lease?.fence;
       this.#fence = f === undefined ? undefined : { epoch: f.epoch, workflowId: lease!.workflowId };
       const create: Effect.Effect<unknown, RunError> =
@@ -124,7 +138,7 @@ export class Journal {
         ),
       );
     }
-    if (lease === undefined) return Effect.void;
+    if (lease === undefined) return Effect.sync(() => this.replay());
     // A new root workflow is created and claimed in one write, its first steps with it.
     const createAndClaim = this.#workflow === undefined;
     // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
@@ -154,6 +168,7 @@ export class Journal {
     return claim.pipe(
       Effect.tap(() => {
         this.#fence = lease.fence;
+        this.replay();
       }),
       // A workflow created just now is already "running" with no pause or error, and has its first steps: done.
       Effect.zipRight(

@@ -34,11 +34,15 @@ export class RootLease {
   #store: CheckpointStoreService | undefined;
   #held: Pick<Lease, "owner" | "epoch"> | undefined;
 
-  constructor(workflowId: string, owner: string, control: RunControl, recovering = false) {
+  /** The `waitForLease` run option in ms: how long a claim waits for a held lease. Undefined: it fails at once. */
+  readonly #waitMs: number | undefined;
+
+  constructor(workflowId: string, owner: string, control: RunControl, recovering = false, waitMs?: number) {
     this.workflowId = workflowId;
     this.owner = owner;
     this.#control = control;
     this.recovering = recovering;
+    this.#waitMs = waitMs;
   }
 
   /** Records the loss (the first one wins) and aborts the whole run tree: running nodes see their signal abort. */
@@ -90,7 +94,13 @@ export class RootLease {
   ): Effect.Effect<void, RunError> {
     const id = this.workflowId;
     const owner = this.owner;
-    return Effect.map(acquire ?? store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs }), (lease) => {
+    const taken =
+      acquire ??
+      this.#waiting(
+        Effect.suspend(() => store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs })),
+        this.#waitMs,
+      );
+    return Effect.map(taken, (lease) => {
       this.fence = { epoch: lease.epoch };
       this.#held = { owner, epoch: lease.epoch };
       this.#store = store;
@@ -101,6 +111,27 @@ export class RootLease {
         Math.min(timing.stopPollMs, timing.renewEveryMs),
       );
     });
+  }
+
+  /**
+   * `claim` retried while another holder has the lease (after a crash it stays until it expires), with backoff
+   * from 25 ms to 1 s, for at most `waitMs`; the last attempt's `WorkflowConflictError` is the run's error. A stop
+   * ends the wait at once.
+   */
+  #waiting(claim: Effect.Effect<Lease, RunError>, waitMs: number | undefined): Effect.Effect<Lease, RunError> {
+    if (waitMs === undefined || waitMs <= 0) return claim;
+    const deadline = Date.now() + waitMs;
+    const attempt = (delay: number): Effect.Effect<Lease, RunError> =>
+      claim.pipe(
+        Effect.catchIf(
+          (e) => isHeld(e) && Date.now() < deadline && !this.#control.stopRequested,
+          () =>
+            Effect.sleep(Math.min(delay, Math.max(0, deadline - Date.now()))).pipe(
+              Effect.zipRight(Effect.suspend(() => attempt(Math.min(delay * 2, 1000)))),
+            ),
+        ),
+      );
+    return attempt(25);
   }
 
   /** Stops renewing and gives the lease back (nothing to give back once lost). */
@@ -173,6 +204,10 @@ export class RootLease {
     });
   }
 }
+
+/** A claim refused because another holder has the lease (live, or crashed and not yet expired). */
+const isHeld = (e: unknown): e is WorkflowConflictError =>
+  isTaggedError<WorkflowConflictError>(e, "WorkflowConflictError") && e.reason === "lease-held";
 
 /** A conflict that means the lease is gone (a held lease only blocks a claim; it is not a loss). */
 const isLeaseConflict = (e: unknown): e is WorkflowConflictError =>

@@ -114,6 +114,16 @@ export function checkRunOptions(options: unknown, method: string): void {
   const max = options["maxIterations"];
   if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
     fail(where, "maxIterations", max, "an integer ≥ 1");
+  const wait = options["waitForLease"];
+  if (
+    wait !== undefined &&
+    typeof wait !== "boolean" &&
+    !(typeof wait === "number" && Number.isFinite(wait) && wait >= 0)
+  )
+    fail(where, "waitForLease", wait, "true, false or a number of ms ≥ 0");
+  const bufferSize = options["eventBufferSize"];
+  if (bufferSize !== undefined && !(Number.isInteger(bufferSize) && (bufferSize as number) >= 1))
+    fail(where, "eventBufferSize", bufferSize, "an integer ≥ 1");
   const handling = options["errorHandling"];
   if (handling !== undefined && handling !== "raise" && handling !== "continue")
     fail(where, "errorHandling", handling, '"raise" or "continue"');

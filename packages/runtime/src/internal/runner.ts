@@ -4,7 +4,7 @@ import { WorkflowConflictError } from "@graph/checkpoint";
 import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
 import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
-import { Cause, Effect, Exit, Option, Scope } from "effect";
+import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
 import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
@@ -35,6 +35,8 @@ export class RunnerCore {
   readonly #scope: Scope.CloseableScope;
   #store: Effect.Effect<CheckpointStoreService | undefined, RunError> | undefined;
   readonly #live = new Map<string, RunControl>();
+  /** Completes when each live run has ended (status written, lease released): `close()` waits for them. */
+  readonly #ended = new Set<Deferred.Deferred<void>>();
   readonly #semaphore: Effect.Semaphore | undefined;
   readonly #owner: string;
   #spans = { value: 1 };
@@ -163,9 +165,11 @@ export class RunnerCore {
     const detach = linkSignal(options.signal, control);
     this.#live.set(workflowId, control);
     const engine = new Engine(graph, this.#config(graph, options, undefined, workflowId, control, undefined));
+    const ended = this.#track();
     const cleanup = () => {
       this.#live.delete(workflowId);
       detach();
+      this.#untrack(ended);
     };
     return engine.runDirect().then(
       (result) => {
@@ -187,7 +191,10 @@ export class RunnerCore {
     store: CheckpointStoreService | undefined,
     subscriber: Subscriber | undefined,
     control: RunControl,
-  ): Effect.Effect<RunResult, RunError> {
+  ): Effect.Effect<RunResult, RunError | GraphConfigError> {
+    // close() may have begun while the store was being opened: a run registered now would outlive the store.
+    const rejected = this.#reject(graph, "run");
+    if (rejected !== undefined) return Effect.fail(rejected);
     const workflowId = options.workflowId ?? randomUUID();
     if (this.#live.has(workflowId)) {
       return Effect.fail(
@@ -199,6 +206,7 @@ export class RunnerCore {
     }
     const detach = linkSignal(options.signal, control);
     this.#live.set(workflowId, control);
+    const ended = this.#track();
     const config = this.#config(graph, options, store, workflowId, control, subscriber);
     const engine = new Engine(graph, config);
     return engine.run().pipe(
@@ -207,9 +215,21 @@ export class RunnerCore {
         Effect.sync(() => {
           this.#live.delete(workflowId);
           detach();
+          this.#untrack(ended);
         }),
       ),
     );
+  }
+
+  #track(): Deferred.Deferred<void> {
+    const ended = Effect.runSync(Deferred.make<void>());
+    this.#ended.add(ended);
+    return ended;
+  }
+
+  #untrack(ended: Deferred.Deferred<void>): void {
+    this.#ended.delete(ended);
+    Effect.runSync(Deferred.succeed(ended, undefined));
   }
 
   #config(
@@ -250,7 +270,9 @@ export class RunnerCore {
       isChild: false,
       parentWorkflowId: undefined,
       lease:
-        store === undefined ? undefined : new RootLease(workflowId, this.#owner, control, options.recover === true),
+        store === undefined
+          ? undefined
+          : new RootLease(workflowId, this.#owner, control, options.recover === true, waitMs(options, this.options)),
       unknownValues: options.unknownValues ?? "error",
     };
   }
@@ -353,7 +375,10 @@ export class RunnerCore {
       this.#closed = true;
       for (const c of this.#live.values()) c.stop({ reason: "runner closed" });
       const processors = this.options.eventProcessors ?? [];
-      return Scope.close(this.#scope, Exit.void).pipe(
+      // The stopped runs still write their end (status `stopped`, lease released): the store closes after them.
+      const running = [...this.#ended];
+      return Effect.forEach(running, (ended) => Deferred.await(ended), { discard: true }).pipe(
+        Effect.zipRight(Scope.close(this.#scope, Exit.void)),
         Effect.zipRight(
           Effect.forEach(
             processors,
@@ -377,6 +402,13 @@ export class RunnerCore {
       );
     }
   }
+}
+
+/** The `waitForLease` option in ms: `true` waits up to the lease TTL. */
+function waitMs(options: RunOptions, runner: RunnerOptions): number | undefined {
+  const wait = options.waitForLease;
+  if (wait === undefined || wait === false) return undefined;
+  return wait === true ? leaseTiming(runner).ttlMs : wait;
 }
 
 function linkSignal(signal: AbortSignal | undefined, control: RunControl): () => void {
