@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:crash`: the full crash matrix of @graph/checkpoint-conformance — every kill point × every
-// durability mode — on the SQLite, PostgreSQL and Redis adapters (`npm test` runs a fixed sample of it). Sets
+// durability mode — and the engine suite's SIGKILL after every step boundary, on the SQLite, PostgreSQL and Redis
+// adapters (`npm test` runs a fixed sample of both). Sets
 // GRAPH_CRASH_MATRIX=full (or keeps the caller's value, e.g. a number of kill points per mode), finds PostgreSQL
 // like `npm test` does, and prints each backend's duration. Extra arguments go to vitest.
 import { spawnSync } from "node:child_process";
@@ -27,7 +28,7 @@ const results = [];
 for (const [name, dir, file] of backends) {
   process.stderr.write(`› crash matrix on ${name} (GRAPH_CRASH_MATRIX=${env.GRAPH_CRASH_MATRIX})\n`);
   const started = Date.now();
-  const run = spawnSync("vitest", ["run", file, "-t", "crash matrix", ...process.argv.slice(2)], {
+  const run = spawnSync("vitest", ["run", file, "-t", "crash matrix|SIGKILL of a child process", ...process.argv.slice(2)], {
     cwd: path.join(root, dir),
     env,
     stdio: "inherit",

@@ -11,9 +11,9 @@
  *   (name, status, values, decision, child), all `completed`;
  * - the final values equal the clean run's.
  *
- * `npm test` runs a sample of kill points per mode (k = 1, the first instant of a run, and others drawn with a
+ * `npm test` runs a sample of kill points per mode (k = 1, the first instant of a run, and one more drawn with a
  * fixed seed); `GRAPH_CRASH_MATRIX=full` runs every k (root script `npm run test:crash`), and a number runs that
- * many per mode.
+ * many per mode. The same setting sizes the engine suite's per-step SIGKILL set ({@link processKillPoints}).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -40,8 +40,12 @@ import { treeIds } from "./tree.js";
 
 /** The environment variable that sizes the matrix: `full` (every kill point) or kill points per mode. */
 export const CRASH_MATRIX_ENV = "GRAPH_CRASH_MATRIX";
-/** Kill points per durability mode in a normal test run (k = 1 and two drawn with {@link SEED}). */
-const DEFAULT_SAMPLES = 3;
+/**
+ * Kill points per durability mode in a normal test run (k = 1 and one drawn with {@link SEED}). Every trial is a
+ * child process: on a 2-core machine each costs seconds, so `npm test` keeps a sample and `npm run test:crash` runs
+ * them all.
+ */
+const DEFAULT_SAMPLES = 2;
 const SEED = 0x22c0ffee;
 const MODES: readonly Durability[] = ["sync", "async", "exit"];
 /** Trials start together and queue for a child process slot: the timeout covers the wait too. */
@@ -68,16 +72,42 @@ function random(seed: number): () => number {
   };
 }
 
+/** How many kill points `setting` asks for: every one (`full`), a number, or `fallback` when unset. */
+function wantedKillPoints(setting: string | undefined, fallback: number): number {
+  if (setting === "full") return Number.POSITIVE_INFINITY;
+  const wanted = setting === undefined || setting === "" ? fallback : Number(setting);
+  if (!Number.isInteger(wanted) || wanted < 1)
+    throw new Error(`${CRASH_MATRIX_ENV} must be "full" or a whole number of kill points per mode, got '${setting}'.`);
+  return wanted;
+}
+
 /** The kill points of one mode: all of them with `full`, else k = 1 plus `samples - 1` drawn with the fixed seed. */
 export function crashKillPoints(modeIndex: number, setting = process.env[CRASH_MATRIX_ENV]): number[] {
   const all = Array.from({ length: MATRIX_SAVES }, (_, i) => i + 1);
-  if (setting === "full") return all;
-  const wanted = setting === undefined || setting === "" ? DEFAULT_SAMPLES : Number(setting);
-  if (!Number.isInteger(wanted) || wanted < 1)
-    throw new Error(`${CRASH_MATRIX_ENV} must be "full" or a whole number of kill points per mode, got '${setting}'.`);
+  const wanted = wantedKillPoints(setting, DEFAULT_SAMPLES);
   if (wanted >= all.length) return all;
   const next = random(SEED + modeIndex);
   const picked = new Set([1]);
+  while (picked.size < wanted) picked.add(all[Math.floor(next() * all.length)]!);
+  return [...picked].sort((a, b) => a - b);
+}
+
+/**
+ * The kill points (1-based) of the engine suite's per-step SIGKILL set, out of `saves` saved steps: every one with
+ * `full` or a number at least `saves`; by default the `required` ones (the first instant, the pause, the last
+ * step: the boundaries where a process dies differently), plus points drawn with the fixed seed up to a number.
+ * The in-process crash set still covers every step boundary on each run.
+ */
+export function processKillPoints(
+  saves: number,
+  required: readonly number[],
+  setting = process.env[CRASH_MATRIX_ENV],
+): number[] {
+  const all = Array.from({ length: saves }, (_, i) => i + 1);
+  const wanted = Math.max(required.length, wantedKillPoints(setting, required.length));
+  if (wanted >= all.length) return all;
+  const next = random(SEED - 1);
+  const picked = new Set(required);
   while (picked.size < wanted) picked.add(all[Math.floor(next() * all.length)]!);
   return [...picked].sort((a, b) => a - b);
 }

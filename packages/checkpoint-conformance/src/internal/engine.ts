@@ -28,7 +28,7 @@ import type { GraphEvent } from "@graph/runtime";
 import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
-import { describeCrashMatrix } from "./crashMatrix.js";
+import { describeCrashMatrix, processKillPoints } from "./crashMatrix.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
   closeQuietly,
@@ -343,9 +343,15 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
     if (child !== undefined) {
       const adapter = adapterRef(child);
-      describe("SIGKILL of a child process after each step boundary, then resume", () => {
-        ENGINE_SAVES.forEach((label, i) => {
-          const k = i + 1;
+      // The first instant, the pause and the last step by default; every step with GRAPH_CRASH_MATRIX=full.
+      const sampled = processKillPoints(ENGINE_SAVES.length, [
+        1,
+        ENGINE_SAVES.indexOf("approval (paused)") + 1,
+        ENGINE_SAVES.length,
+      ]);
+      describe("SIGKILL of a child process after a step boundary, then resume", () => {
+        sampled.forEach((k) => {
+          const label = ENGINE_SAVES[k - 1]!;
           killPoint(
             k,
             `SIGKILL after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`,
