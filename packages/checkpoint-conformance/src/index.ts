@@ -137,7 +137,16 @@ export {
 } from "./conflicts.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
-export { claimRounds, runTogether, startWorker, type Worker, waitUntil, workerStart } from "./workers.js";
+export {
+  claimRounds,
+  runTogether,
+  type ScriptCommand,
+  scriptCommand,
+  startWorker,
+  type Worker,
+  waitUntil,
+  workerStart,
+} from "./workers.js";
 /**
  * The contract areas of the storage suite, one test file each: `lifecycle`, `workflows`, `steps`, `listing`,
  * `retention`, `deletion`, `serialization`, `leases`, `fencing`, `renewal`, `stops`, `zombies`, `unknownIds`, `ids`,

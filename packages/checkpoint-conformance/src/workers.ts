@@ -8,6 +8,21 @@
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
 import path from "node:path";
+import { scriptCommand } from "./internal/scriptBundle.js";
+
+/**
+ * How to start a TypeScript script in a child process quickly: bundled once with esbuild (cached on disk, rebuilt
+ * when a source changes) and forked with no loader, or through tsx when esbuild is not installed.
+ *
+ * @example
+ * ```ts
+ * import { fork } from "node:child_process";
+ * import { scriptCommand } from "@graph/checkpoint-conformance";
+ * const { script, execArgv } = scriptCommand("/abs/test/fixtures/worker.ts");
+ * const child = fork(script, ["claim"], { execArgv: [...execArgv] });
+ * ```
+ */
+export { type ScriptCommand, scriptCommand } from "./internal/scriptBundle.js";
 
 /**
  * A running worker process.
@@ -29,7 +44,7 @@ export interface Worker {
 }
 
 /**
- * Starts `script` (TypeScript, run with tsx and the `@graph/source` condition) with `args`, from `cwd` (default:
+ * Starts `script` (TypeScript, bundled by {@link scriptCommand}) with `args`, from `cwd` (default:
  * two levels above the script, i.e. the package root for `test/fixtures/worker.ts`).
  *
  * @example
@@ -38,8 +53,9 @@ export interface Worker {
  * ```
  */
 export function startWorker(script: string, args: readonly string[], options: { readonly cwd?: string } = {}): Worker {
-  const child = fork(script, args, {
-    execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+  const command = scriptCommand(script);
+  const child = fork(command.script, args, {
+    execArgv: [...command.execArgv],
     cwd: options.cwd ?? path.resolve(path.dirname(script), "../.."),
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });

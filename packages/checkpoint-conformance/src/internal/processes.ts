@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Checkpointer, Durability } from "@graph/checkpoint";
 import type { CreateCheckpointerOptions } from "./options.js";
+import { PRELOADED_MODULES, type ScriptCommand, scriptCommand } from "./scriptBundle.js";
 
 /**
  * A function exported by an adapter module: opens a checkpointer on the storage described by `args` (for SQLite
@@ -27,7 +28,11 @@ export interface ChildProcessOptions {
   readonly exportName?: string;
   /** Passed to the factory as its first argument; must survive `JSON.stringify`. */
   readonly args?: unknown;
-  /** Node options of the children. Default `["--conditions=@graph/source", "--import", "tsx"]`. */
+  /**
+   * Node options of the children. By default a TypeScript child script is bundled with the adapter module
+   * (esbuild, no loader at run time), or run through tsx (`["--conditions=@graph/source", "--import", "tsx"]`)
+   * when esbuild is not installed. Given options run the script as it is with them.
+   */
   readonly execArgv?: readonly string[];
 }
 
@@ -94,11 +99,13 @@ function moduleUrl(module: string): string {
   return module.startsWith("file:") ? module : pathToFileURL(path.resolve(module)).href;
 }
 
-/** Imports the adapter module and returns its factory (clear error when the export is missing). */
-export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFactory> {
-  let loaded: Record<string, unknown>;
+/** The adapter module's exports: bundled into this child already (see `scriptBundle.ts`), else imported. */
+async function adapterModule(ref: AdapterRef): Promise<Record<string, unknown>> {
+  const registry = (globalThis as { [PRELOADED_MODULES]?: Record<string, Record<string, unknown>> })[PRELOADED_MODULES];
+  const preloaded = registry?.[ref.module];
+  if (preloaded !== undefined) return preloaded;
   try {
-    loaded = (await import(ref.module)) as Record<string, unknown>;
+    return (await import(ref.module)) as Record<string, unknown>;
   } catch (error) {
     throw new Error(
       `engine.childProcess.module '${ref.module}' could not be imported: ${String(error)}. ` +
@@ -106,6 +113,11 @@ export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFa
       { cause: error },
     );
   }
+}
+
+/** Imports the adapter module and returns its factory (clear error when the export is missing). */
+export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFactory> {
+  const loaded = await adapterModule(ref);
   const factory = loaded[ref.exportName];
   if (typeof factory !== "function") {
     throw new Error(
@@ -115,6 +127,12 @@ export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFa
     );
   }
   return factory as EngineCheckpointerFactory;
+}
+
+/** How to start the child script `script` for this adapter: bundled with its module unless `execArgv` is given. */
+export function childCommand(options: ChildProcessOptions, script: string): ScriptCommand {
+  if (options.execArgv !== undefined) return { script, execArgv: options.execArgv };
+  return scriptCommand(script, adapterRef(options).module);
 }
 
 /** A child script next to this module (`<name>.ts` from sources, `<name>.js` once built). */
@@ -143,8 +161,9 @@ export function spawnChild(options: ChildProcessOptions, spec: ChildSpec): Child
 
 /** Starts the child script `name` (next to this module) with a JSON spec. */
 export function spawnScript<M, S>(options: ChildProcessOptions, name: string, spec: unknown): Child<M, S> {
-  const child = fork(childScript(name), [JSON.stringify(spec)], {
-    execArgv: [...(options.execArgv ?? ["--conditions=@graph/source", "--import", "tsx"])],
+  const command = childCommand(options, childScript(name));
+  const child = fork(command.script, [JSON.stringify(spec)], {
+    execArgv: [...command.execArgv],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     serialization: "json",
   });

@@ -13,7 +13,7 @@ import { resolvePolicy } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { ids, sleep } from "../fixtures.js";
 import type { ChildProcessOptions } from "../processes.js";
-import { adapterRef, loadFactory } from "../processes.js";
+import { adapterRef, childCommand, loadFactory } from "../processes.js";
 import type { ZombieWorkflows } from "../zombie.js";
 import { finishAsRescuer, renewOutcome, storedRows, writeRound, zombieWorkflows } from "../zombie.js";
 import type { ZombieCommand, ZombieSpec } from "../zombieChild.js";
@@ -69,8 +69,9 @@ function zombieScript(): string {
 
 /** A zombie child process and its IPC. */
 function spawnZombie(options: ChildProcessOptions, spec: ZombieSpec) {
-  const child = fork(zombieScript(), [JSON.stringify(spec)], {
-    execArgv: [...(options.execArgv ?? ["--conditions=@graph/source", "--import", "tsx"])],
+  const command = childCommand(options, zombieScript());
+  const child = fork(command.script, [JSON.stringify(spec)], {
+    execArgv: [...command.execArgv],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     serialization: "json",
   });
