@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:crash`: the full crash matrix of @graph/checkpoint-conformance — every kill point × every
 // durability mode — and the engine suite's SIGKILL after every step boundary, on the SQLite, PostgreSQL and Redis
-// adapters (`npm test` runs a fixed sample of both). Sets
+// adapters, and a BullMQ worker SIGKILLed at every node of a chain (`npm test` runs a fixed sample of each). Sets
 // GRAPH_CRASH_MATRIX=full (or keeps the caller's value, e.g. a number of kill points per mode), finds PostgreSQL
 // like `npm test` does, and prints each backend's duration. Extra arguments go to vitest.
 import { spawnSync } from "node:child_process";
@@ -10,10 +10,12 @@ import { fileURLToPath } from "node:url";
 import { ensurePostgres } from "./services.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const KIT = "crash matrix|SIGKILL of a child process";
 const backends = [
-  ["sqlite", "packages/checkpoint-sqlite", "test/conformance.test.ts"],
-  ["postgres", "packages/checkpoint-postgres", "test/conformance.int.test.ts"],
-  ["redis", "packages/checkpoint-redis", "test/conformance.int.test.ts"],
+  ["sqlite", "packages/checkpoint-sqlite", "test/conformance.test.ts", KIT],
+  ["postgres", "packages/checkpoint-postgres", "test/conformance.int.test.ts", KIT],
+  ["redis", "packages/checkpoint-redis", "test/conformance.int.test.ts", KIT],
+  ["bullmq workers", "packages/queue-bullmq", "test/crash.int.test.ts", "SIGKILL at the start"],
 ];
 
 const postgres = await ensurePostgres();
@@ -25,10 +27,10 @@ const env = {
   PATH: `${path.join(root, "node_modules/.bin")}${path.delimiter}${process.env.PATH ?? ""}`,
 };
 const results = [];
-for (const [name, dir, file] of backends) {
+for (const [name, dir, file, filter] of backends) {
   process.stderr.write(`› crash matrix on ${name} (GRAPH_CRASH_MATRIX=${env.GRAPH_CRASH_MATRIX})\n`);
   const started = Date.now();
-  const run = spawnSync("vitest", ["run", file, "-t", "crash matrix|SIGKILL of a child process", ...process.argv.slice(2)], {
+  const run = spawnSync("vitest", ["run", file, "-t", filter, ...process.argv.slice(2)], {
     cwd: path.join(root, dir),
     env,
     stdio: "inherit",

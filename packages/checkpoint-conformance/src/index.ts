@@ -135,6 +135,7 @@ export {
   storedWorkflowTree,
   workflowTreeChanges,
 } from "./conflicts.js";
+export { CRASH_MATRIX_ENV, sampledKillPoints } from "./internal/crashMatrix.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
 export {

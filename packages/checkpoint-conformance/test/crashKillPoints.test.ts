@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CRASH_MATRIX_ENV, crashKillPoints, processKillPoints } from "../src/internal/crashMatrix.js";
+import { CRASH_MATRIX_ENV, crashKillPoints, sampledKillPoints } from "../src/internal/crashMatrix.js";
 import { MATRIX_SAVES } from "../src/internal/matrixGraph.js";
 
 describe("the crash matrix's kill points", () => {
@@ -24,14 +24,14 @@ describe("the crash matrix's kill points", () => {
   });
 
   it("the engine suite's per-step SIGKILL set: the required points by default, every step with full, more with a number", () => {
-    expect(processKillPoints(15, [1, 12, 15], undefined)).toStrictEqual([1, 12, 15]);
-    expect(processKillPoints(15, [1, 12, 15], "")).toStrictEqual([1, 12, 15]);
-    expect(processKillPoints(15, [1, 12, 15], "full")).toStrictEqual(Array.from({ length: 15 }, (_, i) => i + 1));
-    const five = processKillPoints(15, [1, 12, 15], "5");
+    expect(sampledKillPoints(15, [1, 12, 15], undefined)).toStrictEqual([1, 12, 15]);
+    expect(sampledKillPoints(15, [1, 12, 15], "")).toStrictEqual([1, 12, 15]);
+    expect(sampledKillPoints(15, [1, 12, 15], "full")).toStrictEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    const five = sampledKillPoints(15, [1, 12, 15], "5");
     expect(five).toHaveLength(5);
     expect(five).toEqual(expect.arrayContaining([1, 12, 15]));
-    expect(processKillPoints(15, [1, 12, 15], "5")).toStrictEqual(five);
-    expect(processKillPoints(15, [1, 12, 15], "2")).toStrictEqual([1, 12, 15]);
-    expect(() => processKillPoints(15, [1], "x")).toThrow(`${CRASH_MATRIX_ENV} must be "full" or a whole number`);
+    expect(sampledKillPoints(15, [1, 12, 15], "5")).toStrictEqual(five);
+    expect(sampledKillPoints(15, [1, 12, 15], "2")).toStrictEqual([1, 12, 15]);
+    expect(() => sampledKillPoints(15, [1], "x")).toThrow(`${CRASH_MATRIX_ENV} must be "full" or a whole number`);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { scriptCommand } from "@graph/checkpoint-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resumeAfterFirstInstantCrash } from "../../runtime/test/workflows/inputsFirst.js";
 import { PostgresCheckpointer } from "../src/index.js";
@@ -19,8 +20,8 @@ const child = fileURLToPath(new URL("./fixtures/inputsFirstChild.ts", import.met
 
 function runChild(args: string[]): Promise<NodeJS.Signals | number | null> {
   return new Promise((resolve, reject) => {
-    const proc = fork(child, args, {
-      execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+    const proc = fork(scriptCommand(child).script, args, {
+      execArgv: [...scriptCommand(child).execArgv],
       env: { ...process.env, DATABASE_URL },
       stdio: "inherit",
     });

@@ -1,5 +1,6 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptCommand } from "@graph/checkpoint-conformance";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
@@ -16,8 +17,8 @@ describe("PostgreSQL backends terminated in a loop (pg_terminate_backend) while 
   it("the process survives, the hit runs fail with tagged errors, every workflow resumes to the exact result", {
     timeout: 240_000,
   }, async () => {
-    const child = fork(childModule, [schema, appName, String(COUNT)], {
-      execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+    const child = fork(scriptCommand(childModule).script, [schema, appName, String(COUNT)], {
+      execArgv: [...scriptCommand(childModule).execArgv],
       env: { ...process.env, DATABASE_URL },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isCheckpointError } from "@graph/checkpoint";
-import { rejection } from "@graph/checkpoint-conformance";
+import { rejection, scriptCommand } from "@graph/checkpoint-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../src/index.js";
 import { admin, DATABASE_URL, dropSchemas, randomSchema, requirePostgres } from "./fixtures/server.js";
@@ -39,8 +39,8 @@ async function frozenHolder(idleInTransactionTimeoutMs: number) {
   await seed.createWorkflow({ id: rootId, graphName: "g", graphHash: "h" });
   await seed.createWorkflow({ id: `${rootId}/inner`, graphName: "g", graphHash: "h", parentId: rootId });
   await seed.close();
-  const child = fork(holderScript, [schema, rootId, dir, String(idleInTransactionTimeoutMs)], {
-    execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+  const child = fork(scriptCommand(holderScript).script, [schema, rootId, dir, String(idleInTransactionTimeoutMs)], {
+    execArgv: [...scriptCommand(holderScript).execArgv],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let output = "";

@@ -1,6 +1,8 @@
-// A worker SIGKILLed when node k starts, for every k of a 10-node chain: another worker finishes the run from the
-// checkpointer; nodes before k ran once, node k at most twice, one step record per (superstep, node), and the
-// values equal a clean in-process run.
+// A worker SIGKILLed when node k starts, for k = first, middle and last node of a 10-node chain (every k with
+// GRAPH_CRASH_MATRIX=full, i.e. `npm run test:crash`): another worker finishes the run from the checkpointer; nodes
+// before k ran once, node k at most twice, one step record per (superstep, node), and the values equal a clean
+// in-process run.
+import { sampledKillPoints } from "@graph/checkpoint-conformance";
 import { Runner } from "@graph/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
@@ -24,7 +26,7 @@ afterAll(async () => {
 const nodes = [...chain10.nodes.keys()];
 
 describe("a worker killed mid-run", () => {
-  it.each(nodes.map((_, k) => k))(
+  it.each(sampledKillPoints(nodes.length, [1, 5, nodes.length]).map((k) => k - 1))(
     "SIGKILL at the start of n%i: another worker finishes the run",
     async (k) => {
       const log = logFile(`crash${k}`);

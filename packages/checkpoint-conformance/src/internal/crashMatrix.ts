@@ -13,7 +13,7 @@
  *
  * `npm test` runs a sample of kill points per mode (k = 1, the first instant of a run, and one more drawn with a
  * fixed seed); `GRAPH_CRASH_MATRIX=full` runs every k (root script `npm run test:crash`), and a number runs that
- * many per mode. The same setting sizes the engine suite's per-step SIGKILL set ({@link processKillPoints}).
+ * many per mode. The same setting sizes the engine suite's per-step SIGKILL set ({@link sampledKillPoints}).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -93,12 +93,18 @@ export function crashKillPoints(modeIndex: number, setting = process.env[CRASH_M
 }
 
 /**
- * The kill points (1-based) of the engine suite's per-step SIGKILL set, out of `saves` saved steps: every one with
- * `full` or a number at least `saves`; by default the `required` ones (the first instant, the pause, the last
- * step: the boundaries where a process dies differently), plus points drawn with the fixed seed up to a number.
- * The in-process crash set still covers every step boundary on each run.
+ * Kill points (1-based, out of `saves`) for a crash test that starts a process per point: every one with
+ * `GRAPH_CRASH_MATRIX=full` or a number at least `saves`; by default only the `required` ones (pick the boundaries
+ * where a process dies differently: the first instant, a pause, the last step), plus points drawn with a fixed seed
+ * up to a number. `npm test` stays quick; `npm run test:crash` runs them all.
+ *
+ * @example
+ * ```ts
+ * import { sampledKillPoints } from "@graph/checkpoint-conformance";
+ * for (const k of sampledKillPoints(10, [1, 5, 10])) it(`SIGKILL at node ${k}`, async () => {});
+ * ```
  */
-export function processKillPoints(
+export function sampledKillPoints(
   saves: number,
   required: readonly number[],
   setting = process.env[CRASH_MATRIX_ENV],

@@ -28,7 +28,7 @@ import type { GraphEvent } from "@graph/runtime";
 import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
-import { describeCrashMatrix, processKillPoints } from "./crashMatrix.js";
+import { describeCrashMatrix, sampledKillPoints } from "./crashMatrix.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
   closeQuietly,
@@ -343,8 +343,9 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
     if (child !== undefined) {
       const adapter = adapterRef(child);
-      // The first instant, the pause and the last step by default; every step with GRAPH_CRASH_MATRIX=full.
-      const sampled = processKillPoints(ENGINE_SAVES.length, [
+      // The first instant, the pause and the last step by default (the in-process set covers every step);
+      // every step with GRAPH_CRASH_MATRIX=full.
+      const sampled = sampledKillPoints(ENGINE_SAVES.length, [
         1,
         ENGINE_SAVES.indexOf("approval (paused)") + 1,
         ENGINE_SAVES.length,

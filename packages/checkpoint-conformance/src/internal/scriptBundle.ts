@@ -117,7 +117,7 @@ function fresh(outfile: string, manifest: string): boolean {
  */
 export function scriptCommand(entry: string, preload?: string): ScriptCommand {
   if (!entry.endsWith(".ts")) return { script: entry, execArgv: [] };
-  const preloadFile = preload !== undefined && preload.endsWith(".ts") ? toPath(preload) : undefined;
+  const preloadFile = preload?.endsWith(".ts") ? toPath(preload) : undefined;
   const key = `${entry}\0${preloadFile ?? ""}`;
   const known = built.get(key);
   if (known !== undefined) return known;
