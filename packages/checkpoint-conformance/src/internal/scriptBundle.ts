@@ -4,6 +4,11 @@
  * loader hooks. Started through `tsx` instead, every child spends over a second of CPU resolving and transforming
  * hundreds of modules — the crash, race and zombie tests start hundreds of children, on machines with few cores.
  *
+ * A graph's definition hash includes its functions' source text, and a bundle reprints code: a graph that both
+ * the parent (vitest) and a bundled child load from plain JavaScript with comments in its functions hashes
+ * differently in each (the runtime then refuses the workflow as another version). TypeScript modules are printed
+ * by esbuild on both sides; keep graphs shared with a child in TypeScript, or start that child through tsx.
+ *
  * Bundles are cached on disk, keyed by the entry and checked against the modification times of every input, so
  * an edited source is always rebuilt. The build runs in a separate Node process (`spawnSync`) so starting a child
  * stays synchronous for the callers.
