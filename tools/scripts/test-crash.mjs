@@ -12,9 +12,9 @@ import { ensurePostgres } from "./services.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const KIT = "crash matrix|SIGKILL of a child process";
 const backends = [
-  ["sqlite", "packages/checkpoint-sqlite", "test/conformance.test.ts", KIT],
-  ["postgres", "packages/checkpoint-postgres", "test/conformance.int.test.ts", KIT],
-  ["redis", "packages/checkpoint-redis", "test/conformance.int.test.ts", KIT],
+  ["sqlite", "packages/checkpoint-sqlite", "test/conformance.processes.int.test.ts", KIT],
+  ["postgres", "packages/checkpoint-postgres", "test/conformance.processes.int.test.ts", KIT],
+  ["redis", "packages/checkpoint-redis", "test/conformance.processes.int.test.ts", KIT],
   ["bullmq workers", "packages/queue-bullmq", "test/crash.int.test.ts", "SIGKILL at the start"],
 ];
 

@@ -101,7 +101,8 @@ export type {
  */
 export function describeCheckpointer(options: DescribeCheckpointerOptions): void {
   describe(`checkpointer conformance: ${options.name}`, () => {
-    describe("storage", () => describeStorage(options, options.only));
+    // The storage half goes with the in-process part when the engine tests are split over two files.
+    if (options.engine?.part !== "processes") describe("storage", () => describeStorage(options, options.only));
     // describeEngine registers its own `describe("engine", …)` block (an empty describe fails in vitest).
     if (options.engine?.skip !== true) describeEngine(options);
   });

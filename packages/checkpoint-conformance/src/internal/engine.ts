@@ -81,6 +81,12 @@ export interface EngineOptions {
   readonly processRaceRepetitions?: number;
   /** Child processes of the kill matrix alive at once. Default: the number of CPUs, between 2 and 4. */
   readonly processConcurrency?: number;
+  /**
+   * Which engine tests this call registers: all of them (default), only those in the test process, or only those
+   * that start child processes (needs `childProcess`). Two test files, one per part, each on its own storage, run
+   * in parallel: the process tests spend most of their time waiting for children and leases.
+   */
+  readonly part?: "all" | "in-process" | "processes";
 }
 
 /** Registers one kill point's test (they run concurrently, each on its own workflow id). */
@@ -271,7 +277,14 @@ async function assertRacedOnce(handle: Checkpointer, id: string, finalizeRuns: n
 export function describeEngine(options: DescribeCheckpointerOptions): void {
   const engine = options.engine ?? {};
   const leaseTtlMs = engine.leaseTtlMs ?? 300;
-  const child = engine.childProcess;
+  const part = engine.part ?? "all";
+  if (part === "processes" && engine.childProcess === undefined)
+    throw new Error(
+      `describeCheckpointer (${options.name}): engine.part is "processes" but engine.childProcess is not set. ` +
+        "Give the child-process adapter module, or leave part out.",
+    );
+  const inProcess = part !== "processes";
+  const child = part === "in-process" ? undefined : engine.childProcess;
   const raceRepetitions = Math.max(50, engine.raceRepetitions ?? 50);
   const processRaceRepetitions = Math.max(5, engine.processRaceRepetitions ?? 6);
   const spawnLimit = limiter(
@@ -287,57 +300,60 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it("the test graph: an uninterrupted run (paused at the interrupt, then answered) saves 15 steps", {
-      timeout: SLOW,
-    }, async () => {
-      const ref = await getReference();
-      expect(ref.saves, "the saved steps of an uninterrupted run (the kill points)").toStrictEqual(ENGINE_SAVES);
-      expect(ref.executions, "executions per node").toStrictEqual(
-        count(Object.entries(ENGINE_EXECUTIONS).flatMap(([n, c]) => Array<string>(c).fill(n))),
-      );
-      expect(ref.statuses).toStrictEqual({ "": "completed", "/enrich": "completed" });
-      const doc = ref.values["doc"] as { createdAt: unknown; tags: unknown };
-      expect(doc.createdAt).toBeInstanceOf(Date);
-      expect(doc.tags).toBeInstanceOf(Map);
-      expect(ref.values["scores"]).toBeInstanceOf(Map);
-      expect((ref.values["draft"] as { version: number }).version).toBe(3);
-      expect(ref.values["decision"]).toBe("approved");
-      expect(ref.steps[""]!.filter((s) => s.nodeName !== INPUT_STEP).length).toBeGreaterThanOrEqual(8);
-    });
-
-    describe("crash after each step boundary, then resume (in-process: the crashed runner's storage goes dead)", () => {
-      ENGINE_SAVES.forEach((label, i) => {
-        const k = i + 1;
-        killPoint(
-          k,
-          `crash after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`,
-          async () => {
-            const ref = await getReference();
-            const storage = await openStorage(options);
-            try {
-              const id = ids(`crash-${k}`)();
-              const killedLog = await crashInProcess(storage, id, k, "sync", leaseTtlMs);
-              const resumedLog: string[] = [];
-              const resumed = await resumeInProcess(
-                storage,
-                id,
-                "sync",
-                leaseTtlMs,
-                (n) => resumedLog.push(n),
-                () => [...killedLog, ...resumedLog],
-              );
-              expect(resumed.status).toBe("completed");
-              assertLikeReference(`crash after step ${k} (${label})`, ref, resumed);
-            } finally {
-              await storage.close();
-            }
-          },
+    if (inProcess) {
+      it("the test graph: an uninterrupted run (paused at the interrupt, then answered) saves 15 steps", {
+        timeout: SLOW,
+      }, async () => {
+        const ref = await getReference();
+        expect(ref.saves, "the saved steps of an uninterrupted run (the kill points)").toStrictEqual(ENGINE_SAVES);
+        expect(ref.executions, "executions per node").toStrictEqual(
+          count(Object.entries(ENGINE_EXECUTIONS).flatMap(([n, c]) => Array<string>(c).fill(n))),
         );
+        expect(ref.statuses).toStrictEqual({ "": "completed", "/enrich": "completed" });
+        const doc = ref.values["doc"] as { createdAt: unknown; tags: unknown };
+        expect(doc.createdAt).toBeInstanceOf(Date);
+        expect(doc.tags).toBeInstanceOf(Map);
+        expect(ref.values["scores"]).toBeInstanceOf(Map);
+        expect((ref.values["draft"] as { version: number }).version).toBe(3);
+        expect(ref.values["decision"]).toBe("approved");
+        expect(ref.steps[""]!.filter((s) => s.nodeName !== INPUT_STEP).length).toBeGreaterThanOrEqual(8);
       });
-    });
 
-    describeInProcessStop(options);
-    describeConflictMatrix(options);
+      describe("crash after each step boundary, then resume (in-process: the crashed runner's storage goes dead)", () => {
+        ENGINE_SAVES.forEach((label, i) => {
+          const k = i + 1;
+          killPoint(
+            k,
+            `crash after step ${k} (${label}): same final values, steps and executions as an uninterrupted run`,
+            async () => {
+              const ref = await getReference();
+              const storage = await openStorage(options);
+              try {
+                const id = ids(`crash-${k}`)();
+                const killedLog = await crashInProcess(storage, id, k, "sync", leaseTtlMs);
+                const resumedLog: string[] = [];
+                const resumed = await resumeInProcess(
+                  storage,
+                  id,
+                  "sync",
+                  leaseTtlMs,
+                  (n) => resumedLog.push(n),
+                  () => [...killedLog, ...resumedLog],
+                );
+                expect(resumed.status).toBe("completed");
+                assertLikeReference(`crash after step ${k} (${label})`, ref, resumed);
+              } finally {
+                await storage.close();
+              }
+            },
+          );
+        });
+      });
+
+      describeInProcessStop(options);
+      describeConflictMatrix(options);
+    }
+
     if (child !== undefined) describeEngineLeases(options, child);
     if (child !== undefined) describeZombieMatrix(options, child);
 
@@ -405,36 +421,38 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     describe("durability async", () => {
       // A crash may lose steps that were queued but not written; their nodes run again. Values must still match.
       const k = ENGINE_SAVES.length - 5;
-      it(`a crash after step ${k} (${ENGINE_SAVES[k - 1]}) with durability "async": the resumed run ends with the same values`, {
-        timeout: SLOW,
-      }, async () => {
-        const ref = await getReference();
-        const storage = await openStorage(options);
-        try {
-          const id = ids("async-crash")();
-          const killedLog = await crashInProcess(storage, id, k, "async", leaseTtlMs);
-          const resumedLog: string[] = [];
-          const resumed = await resumeInProcess(
-            storage,
-            id,
-            "async",
-            leaseTtlMs,
-            (n) => resumedLog.push(n),
-            () => [...killedLog, ...resumedLog],
-          );
-          expect(resumed.status).toBe("completed");
-          expect(resumed.values).toStrictEqual(ref.values);
-          expect(resumed.statuses).toStrictEqual(ref.statuses);
-          for (const [name, times] of Object.entries(ref.executions)) {
-            expect(
-              resumed.executions[name] ?? 0,
-              `${name} ran at least as often as in an uninterrupted run`,
-            ).toBeGreaterThanOrEqual(times);
+      if (inProcess) {
+        it(`a crash after step ${k} (${ENGINE_SAVES[k - 1]}) with durability "async": the resumed run ends with the same values`, {
+          timeout: SLOW,
+        }, async () => {
+          const ref = await getReference();
+          const storage = await openStorage(options);
+          try {
+            const id = ids("async-crash")();
+            const killedLog = await crashInProcess(storage, id, k, "async", leaseTtlMs);
+            const resumedLog: string[] = [];
+            const resumed = await resumeInProcess(
+              storage,
+              id,
+              "async",
+              leaseTtlMs,
+              (n) => resumedLog.push(n),
+              () => [...killedLog, ...resumedLog],
+            );
+            expect(resumed.status).toBe("completed");
+            expect(resumed.values).toStrictEqual(ref.values);
+            expect(resumed.statuses).toStrictEqual(ref.statuses);
+            for (const [name, times] of Object.entries(ref.executions)) {
+              expect(
+                resumed.executions[name] ?? 0,
+                `${name} ran at least as often as in an uninterrupted run`,
+              ).toBeGreaterThanOrEqual(times);
+            }
+          } finally {
+            await storage.close();
           }
-        } finally {
-          await storage.close();
-        }
-      });
+        });
+      }
 
       if (child !== undefined) {
         const adapter = adapterRef(child);
@@ -498,64 +516,65 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     });
 
     describe("lease races", () => {
-      it(`two runners resume one workflow at once: exactly one wins, the other gets WorkflowConflictError (${raceRepetitions}×, paused and crashed workflows)`, {
-        timeout: SLOW,
-      }, async () => {
-        const storage = await openStorage(options);
-        try {
-          const base = ids("race");
-          const reps = Array.from({ length: raceRepetitions }, (_, i) => ({
-            id: base(String(i)),
-            crashed: i % 2 === 1,
-          }));
-          for (let start = 0; start < reps.length; start += 10) {
-            await Promise.all(reps.slice(start, start + 10).map((r) => prepareRace(storage, r.id, r.crashed, 100)));
+      if (inProcess) {
+        it(`two runners resume one workflow at once: exactly one wins, the other gets WorkflowConflictError (${raceRepetitions}×, paused and crashed workflows)`, {
+          timeout: SLOW,
+        }, async () => {
+          const storage = await openStorage(options);
+          try {
+            const base = ids("race");
+            const reps = Array.from({ length: raceRepetitions }, (_, i) => ({
+              id: base(String(i)),
+              crashed: i % 2 === 1,
+            }));
+            for (let start = 0; start < reps.length; start += 10) {
+              await Promise.all(reps.slice(start, start + 10).map((r) => prepareRace(storage, r.id, r.crashed, 100)));
+            }
+            const probe = await storage.open("sync");
+            for (const r of reps) if (r.crashed) await leaseExpired(probe, r.id, 100);
+            for (const [i, r] of reps.entries()) {
+              const where = `race ${i + 1}/${reps.length} (${r.crashed ? "crashed" : "paused"} workflow)`;
+              const runners = [
+                new Runner({ checkpointer: await storage.open("sync") }),
+                new Runner({ checkpointer: await storage.open("sync") }),
+              ];
+              const log: string[] = [];
+              // The winner's finalize waits until the loser has failed, so it holds the lease while the loser claims.
+              let loserDone = () => {};
+              const loserFailed = new Promise<void>((resolve) => (loserDone = resolve));
+              const graph = raceGraph(
+                (n) => log.push(n),
+                () => Promise.race([loserFailed, sleep(15_000)]),
+              );
+              const attempt = (runner: Runner) =>
+                runner.run(graph, { workflowId: r.id, values: RACE_VALUES }).catch((error: unknown) => {
+                  if (tagOf(error) === "WorkflowConflictError") loserDone();
+                  throw error;
+                });
+              const settled = await Promise.allSettled(runners.map(attempt));
+              await Promise.all(runners.map((runner) => runner.close()));
+              const won = settled.filter((s): s is PromiseFulfilledResult<RunResult> => s.status === "fulfilled");
+              const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+              expect(
+                won.map((s) => s.value.status),
+                `${where}: one runner completes it`,
+              ).toStrictEqual(["completed"]);
+              expect(won[0]!.value.values["final"]).toBe("about leases: approved");
+              expect(
+                lost.map((s) => tagOf(s.reason) ?? String(s.reason)),
+                `${where}: the other fails with WorkflowConflictError`,
+              ).toStrictEqual(["WorkflowConflictError"]);
+              await assertRacedOnce(probe, r.id, log.filter((n) => n === "finalize").length, where);
+              expect(
+                log.filter((n) => n === "draft"),
+                `${where}: draft is not run again`,
+              ).toStrictEqual([]);
+            }
+          } finally {
+            await storage.close();
           }
-          const probe = await storage.open("sync");
-          for (const r of reps) if (r.crashed) await leaseExpired(probe, r.id, 100);
-          for (const [i, r] of reps.entries()) {
-            const where = `race ${i + 1}/${reps.length} (${r.crashed ? "crashed" : "paused"} workflow)`;
-            const runners = [
-              new Runner({ checkpointer: await storage.open("sync") }),
-              new Runner({ checkpointer: await storage.open("sync") }),
-            ];
-            const log: string[] = [];
-            // The winner's finalize waits until the loser has failed, so it holds the lease while the loser claims.
-            let loserDone = () => {};
-            const loserFailed = new Promise<void>((resolve) => (loserDone = resolve));
-            const graph = raceGraph(
-              (n) => log.push(n),
-              () => Promise.race([loserFailed, sleep(15_000)]),
-            );
-            const attempt = (runner: Runner) =>
-              runner.run(graph, { workflowId: r.id, values: RACE_VALUES }).catch((error: unknown) => {
-                if (tagOf(error) === "WorkflowConflictError") loserDone();
-                throw error;
-              });
-            const settled = await Promise.allSettled(runners.map(attempt));
-            await Promise.all(runners.map((runner) => runner.close()));
-            const won = settled.filter((s): s is PromiseFulfilledResult<RunResult> => s.status === "fulfilled");
-            const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
-            expect(
-              won.map((s) => s.value.status),
-              `${where}: one runner completes it`,
-            ).toStrictEqual(["completed"]);
-            expect(won[0]!.value.values["final"]).toBe("about leases: approved");
-            expect(
-              lost.map((s) => tagOf(s.reason) ?? String(s.reason)),
-              `${where}: the other fails with WorkflowConflictError`,
-            ).toStrictEqual(["WorkflowConflictError"]);
-            await assertRacedOnce(probe, r.id, log.filter((n) => n === "finalize").length, where);
-            expect(
-              log.filter((n) => n === "draft"),
-              `${where}: draft is not run again`,
-            ).toStrictEqual([]);
-          }
-        } finally {
-          await storage.close();
-        }
-      });
-
+        });
+      }
       if (child !== undefined) {
         const adapter = adapterRef(child);
         it(`two processes resume one workflow at once: exactly one wins (${processRaceRepetitions}×)`, {
@@ -617,29 +636,31 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       }
     });
 
-    describe("storage growth through the runtime", () => {
-      it(`a ${2 * GROWTH_ITERATIONS}-step workflow stores at most 1 KB per step`, { timeout: SLOW }, async () => {
-        await withCheckpointer(options, {}, async (checkpointer) => {
-          const id = ids("engine-growth")();
-          const before = options.storageBytes === undefined ? 0 : await options.storageBytes(checkpointer);
-          const runner = new Runner({ checkpointer: borrowed(checkpointer) });
-          const result = await runner.run(growthGraph(), {
-            workflowId: id,
-            values: { n: 0 },
-            maxIterations: 2 * GROWTH_ITERATIONS + 10,
+    if (inProcess) {
+      describe("storage growth through the runtime", () => {
+        it(`a ${2 * GROWTH_ITERATIONS}-step workflow stores at most 1 KB per step`, { timeout: SLOW }, async () => {
+          await withCheckpointer(options, {}, async (checkpointer) => {
+            const id = ids("engine-growth")();
+            const before = options.storageBytes === undefined ? 0 : await options.storageBytes(checkpointer);
+            const runner = new Runner({ checkpointer: borrowed(checkpointer) });
+            const result = await runner.run(growthGraph(), {
+              workflowId: id,
+              values: { n: 0 },
+              maxIterations: 2 * GROWTH_ITERATIONS + 10,
+            });
+            await runner.close();
+            expect(result.status).toBe("completed");
+            expect(result.values["n"]).toBe(GROWTH_ITERATIONS);
+            const steps = await checkpointer.getSteps(id);
+            expect(steps.filter((s) => s.nodeName !== INPUT_STEP)).toHaveLength(2 * GROWTH_ITERATIONS);
+            const bytes =
+              options.storageBytes === undefined
+                ? Buffer.byteLength(JSON.stringify(steps))
+                : (await options.storageBytes(checkpointer)) - before;
+            expect(bytes / steps.length, `${bytes} bytes for ${steps.length} steps`).toBeLessThanOrEqual(1024);
           });
-          await runner.close();
-          expect(result.status).toBe("completed");
-          expect(result.values["n"]).toBe(GROWTH_ITERATIONS);
-          const steps = await checkpointer.getSteps(id);
-          expect(steps.filter((s) => s.nodeName !== INPUT_STEP)).toHaveLength(2 * GROWTH_ITERATIONS);
-          const bytes =
-            options.storageBytes === undefined
-              ? Buffer.byteLength(JSON.stringify(steps))
-              : (await options.storageBytes(checkpointer)) - before;
-          expect(bytes / steps.length, `${bytes} bytes for ${steps.length} steps`).toBeLessThanOrEqual(1024);
         });
       });
-    });
+    }
   });
 }
