@@ -46,13 +46,20 @@ function testProjects(root) {
   return projects;
 }
 
-/** Last run's durations, so the longest projects start first (the run ends sooner on 2 cores). */
+/**
+ * Last run's durations, so the longest projects start first (the run ends sooner on 2 cores). A fresh clone has
+ * none yet: it starts from `test-times.json` beside this script (durations measured on a 2-core machine).
+ */
 function timings(root) {
   const file = path.join(root, "node_modules/.cache/graph-test-times.json");
-  let known = {};
-  try {
-    known = JSON.parse(fs.readFileSync(file, "utf8"));
-  } catch {}
+  const read = (from) => {
+    try {
+      return JSON.parse(fs.readFileSync(from, "utf8"));
+    } catch {
+      return {};
+    }
+  };
+  const known = { ...read(path.join(root, "tools/scripts/test-times.json")), ...read(file) };
   return {
     of: (id) => known[id] ?? 60_000,
     save: (measured) => {
