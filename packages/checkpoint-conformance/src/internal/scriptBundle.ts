@@ -31,7 +31,7 @@ export interface ScriptCommand {
 }
 
 /** The Node options that run TypeScript sources directly (the fallback when esbuild is not installed). */
-export const TSX_EXEC_ARGV: readonly string[] = ["--conditions=@graph/source", "--import", "tsx"];
+const TSX_EXEC_ARGV: readonly string[] = ["--conditions=@graph/source", "--import", "tsx"];
 
 // Runs in its own process: builds the bundle and writes the list of inputs with their modification times.
 const BUILDER = `
@@ -95,7 +95,10 @@ fs.renameSync(spec.manifest + "." + process.pid + ".tmp", spec.manifest);
 
 const built = new Map<string, ScriptCommand>();
 
-/** esbuild's entry, when it is installed (it comes with tsx and vite); undefined otherwise. */
+/**
+ * esbuild's entry, when it is installed (it comes with tsx and vite); undefined otherwise. Resolved, not
+ * imported: the build runs in another process (knip cannot see this use).
+ */
 function esbuildEntry(): string | undefined {
   try {
     return pathToFileURL(createRequire(import.meta.url).resolve("esbuild")).href;

@@ -94,11 +94,12 @@ export function describeRenewal({ run }: StorageContext): void {
       await run(async (checkpointer) => {
         const id = ids("reasons")();
         await create(checkpointer, id);
-        const lease = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 30 });
+        // Long enough that the second claim comes while the lease holds, even on a loaded machine.
+        const lease = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 1500 });
         const held = await rejection(checkpointer.claimWorkflow(id, { owner: "b", ttlMs: 10_000 }));
         assertConflictError(held);
         expect(held.reason).toBe("lease-held");
-        await sleep(60);
+        await sleep(1600);
         await checkpointer.claimWorkflow(id, { owner: "b", ttlMs: 10_000 });
         const fenced = await rejection(
           checkpointer.saveStep(step(id, { superstep: 0, nodeName: "n", index: 0 }), { epoch: lease.epoch }),
