@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensurePostgres } from "./services.mjs";
+import { ensurePostgres, testDatabaseUrl } from "./services.mjs";
 import { testAll } from "./testing.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -173,7 +173,7 @@ async function test() {
       stop();
       process.exit(130);
     });
-  env.DATABASE_URL = postgres.url;
+  env.DATABASE_URL = testDatabaseUrl(postgres.url);
   return testAll({ root, env, bin });
 }
 

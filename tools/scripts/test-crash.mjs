@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensurePostgres } from "./services.mjs";
+import { ensurePostgres, testDatabaseUrl } from "./services.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const KIT = "crash matrix|SIGKILL of a child process";
@@ -23,7 +23,7 @@ process.on("exit", () => postgres.stop());
 const env = {
   ...process.env,
   GRAPH_CRASH_MATRIX: process.env.GRAPH_CRASH_MATRIX || "full",
-  DATABASE_URL: postgres.url,
+  DATABASE_URL: testDatabaseUrl(postgres.url),
   PATH: `${path.join(root, "node_modules/.bin")}${path.delimiter}${process.env.PATH ?? ""}`,
 };
 const results = [];
