@@ -49,9 +49,7 @@ export function valueCycles(dirs) {
   const files = new Set(dirs.flatMap((d) => sources(path.resolve(d))));
   const edges = new Map();
   for (const file of files)
-    edges.set(file, [
-      ...new Set(valueImports(file).flatMap((s) => resolve(file, s, files) ?? [])),
-    ]);
+    edges.set(file, [...new Set(valueImports(file).flatMap((s) => resolve(file, s, files) ?? []))]);
   // Tarjan's algorithm, iterative (deep import chains must not overflow the stack).
   let counter = 0;
   const index = new Map();
@@ -124,7 +122,10 @@ function cyclePath(component, edges) {
   return [start, start];
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+if (
+  process.argv[1] !== undefined &&
+  path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)
+) {
   const dirs = process.argv.slice(2);
   if (dirs.length === 0) {
     console.error("usage: node tools/scripts/value-cycles.mjs <dir>...");
