@@ -55,6 +55,9 @@ export function checkRunnerOptions(options: unknown): void {
       );
     }
   }
+  const closeCheckpointer = options["closeCheckpointer"];
+  if (closeCheckpointer !== undefined && typeof closeCheckpointer !== "boolean")
+    fail(where, "closeCheckpointer", closeCheckpointer, "true or false");
   const processors = options["eventProcessors"];
   if (processors !== undefined) {
     if (!Array.isArray(processors) || processors.some((p) => !isRecord(p) || typeof p["onEvent"] !== "function"))

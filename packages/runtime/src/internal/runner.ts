@@ -5,7 +5,7 @@ import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpo
 import { type Graph, GraphConfigError } from "@graph/core";
 import { Deferred, Effect, Exit, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
-import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
+import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { checkChildIdRoom } from "./childIds.js";
 import { RunControl, type Shared, type Subscriber } from "./context.js";
@@ -18,7 +18,7 @@ import { RunConfig } from "./runConfig.js";
 import { finalize, linkSignal, runPromise, settle } from "./settle.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
-export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
+export type { MapOptions, RunnerOptions, RunOptions };
 
 const isGraph = (value: unknown): value is Graph =>
   typeof value === "object" &&
@@ -69,7 +69,7 @@ export class RunnerCore {
     if (cp === undefined) return Effect.succeed(undefined);
     this.#store ??= Effect.runSync(
       Effect.cached(
-        makeCheckpointStore(cp).pipe(
+        makeCheckpointStore(cp, { closeAdapter: this.options.closeCheckpointer !== false }).pipe(
           Scope.extend(this.#scope),
           Effect.tap((s) => s.setup),
         ),
