@@ -2,7 +2,7 @@ import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
-import { type GraphMapOptions, type GraphRunner, makeRunHandle, type RunHandle } from "./GraphRunner.js";
+import { type GraphRunner, makeRunHandle, type RunHandle } from "./GraphRunner.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import { RunnerCore } from "./internal/runner.js";
 import { bindCore } from "./internal/runnerCores.js";
@@ -11,7 +11,7 @@ import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
-export type { GraphMapOptions, MapOptions, RunHandle, RunnerOptions, RunOptions };
+export type { MapOptions, RunnerOptions, RunOptions };
 
 /**
  * Runs graphs. The Promise API: every method resolves with plain values and rejects with the tagged error itself

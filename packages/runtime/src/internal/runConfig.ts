@@ -39,7 +39,7 @@ export interface RunConfig {
 }
 
 /** What a top-level run is built from besides its caller's options. */
-export interface RootInput {
+interface RootInput {
   readonly graph: Graph;
   readonly options: RunOptions;
   readonly workflowId: string;
@@ -52,7 +52,7 @@ export interface RootInput {
 }
 
 /** What a child run takes from its parent's node: its workflow, the values passed in, whether a stop completes it. */
-export interface ChildInput {
+interface ChildInput {
   readonly workflowId: string;
   readonly values: Readonly<Record<string, unknown>>;
   readonly parentVersions: Readonly<Record<string, number>>;
