@@ -1,8 +1,18 @@
 import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import { defaultSerializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import type { GraphEvent, MapOptions, RunOptions } from "@graph/runtime";
-import { RunResult } from "@graph/runtime";
+import {
+  type GraphEvent,
+  type GraphMapOptions,
+  type GraphRunner,
+  type MapResultOf,
+  makeRunHandle,
+  type ResultOf,
+  type RunHandle,
+  type RunOptions,
+  RunResult,
+  type StartArgs,
+} from "@graph/runtime";
 import { FlowProducer, type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
@@ -22,17 +32,8 @@ import {
   type WireError,
   type WireMapItem,
 } from "./internal/wire.js";
-import type {
-  AnyGraph,
-  MapResultOf,
-  RemoteResultOf,
-  RemoteResumeOptions,
-  RemoteRunHandle,
-  RemoteStartArgs,
-} from "./typing.js";
-
-/** Options of `RemoteRunner.map`: `runner.map`'s, and the chunk size. */
-export interface RemoteMapOptions extends Omit<MapOptions, "signal" | "maxConcurrency"> {
+/** Options of `RemoteRunner.map`: every runner's `map` options, and the chunk size. */
+export interface RemoteMapOptions extends GraphMapOptions {
   /** Items per chunk job. Default 500. */
   readonly chunkSize?: number;
 }
@@ -47,14 +48,20 @@ export interface RemoteRunnerOptions {
   readonly prefix?: string;
   /**
    * The workers' checkpointer (or one on the same storage): a submission creates the workflow in it, `stop` records
-   * the durable stop request there, and its serializer encodes inputs and results.
+   * the durable stop request there, and its serializer encodes inputs and results. The runner owns it, as `Runner`
+   * owns its own: `close()` closes it, unless `closeCheckpointer` is false.
    */
   readonly checkpointer: Checkpointer;
+  /**
+   * `false`: `close()` leaves the checkpointer open, for an application that shares it (with a `Runner`, another
+   * `RemoteRunner`, its own reads) and closes it itself. Default true.
+   */
+  readonly closeCheckpointer?: boolean;
 }
 
 /**
- * Runs graphs on the {@link GraphWorker}s of a queue, with `Runner`'s API: `run`, `start` (events, result,
- * `stop()`) and `stop(workflowId)`. Inputs are stored beside the job, never in it; the job carries the graph's name,
+ * Runs graphs on the {@link GraphWorker}s of a queue: a `GraphRunner`, like `Runner` — `run`, `start` (events,
+ * result, `stop()`), `map`, `stop(workflowId)` and `close()`. Inputs are stored beside the job, never in it; the job carries the graph's name,
  * its `definitionHash` and the workflow id, which is also the job id (submitting one workflow twice at once runs it
  * once).
  *
@@ -75,12 +82,13 @@ export interface RemoteRunnerOptions {
  * await remote.close();
  * ```
  */
-export class RemoteRunner {
+export class RemoteRunner implements GraphRunner {
   readonly #redis: Redis;
   readonly #queue: Queue<RunJobData>;
   readonly #keys: QueueKeys;
   readonly #serializer: Serializer;
   readonly #checkpointer: Checkpointer;
+  readonly #closeCheckpointer: boolean;
   /** Submissions of this runner still being stored: a `stop` of one of them waits for it. */
   readonly #submitting = new Map<string, Promise<unknown>>();
   readonly #url: string;
@@ -97,6 +105,7 @@ export class RemoteRunner {
       prefix: this.#keys.prefix,
     });
     this.#checkpointer = options.checkpointer;
+    this.#closeCheckpointer = options.closeCheckpointer !== false;
     this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
     this.#flows = new FlowProducer({
       connection: { url: this.#url, maxRetriesPerRequest: null },
@@ -105,20 +114,26 @@ export class RemoteRunner {
   }
 
   /** Runs a graph on a worker to completion (or pause / stop / failure). */
-  run<G extends Graph>(graph: G, ...options: RemoteStartArgs<G>): Promise<RemoteResultOf<G>>;
-  run<G extends Graph>(graph: G, options: RemoteResumeOptions<G>): Promise<RemoteResultOf<G>>;
+  run<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
+    graph: G,
+    ...options: StartArgs<G, K, W>
+  ): Promise<ResultOf<G>>;
   run(graph: Graph, options: object = {}): Promise<RunResult> {
-    return this.start(graph, options as RemoteResumeOptions<Graph>).result;
+    return this.#start(graph, options as RunOptions).result;
   }
 
   /** Submits a run and returns at once with a handle: its events (replayed from the first), result and `stop()`. */
-  start<G extends Graph>(graph: G, ...options: RemoteStartArgs<G>): RemoteRunHandle<G>;
-  start<G extends Graph>(graph: G, options: RemoteResumeOptions<G>): RemoteRunHandle<G>;
-  start(graph: Graph, rawOptions: object = {}): RemoteRunHandle<AnyGraph> {
-    const options = rawOptions as RunOptions;
+  start<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
+    graph: G,
+    ...options: StartArgs<G, K, W>
+  ): RunHandle<ResultOf<G>>;
+  start(graph: Graph, options: object = {}): RunHandle {
+    return this.#start(graph, options as RunOptions);
+  }
+
+  #start(graph: Graph, options: RunOptions): RunHandle {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
-    let runId = "";
     const submission = crypto.randomUUID();
     const prepared = this.#prepare(graph, options, workflowId, submission);
     // A `stop()` called right after this returns must land after the submission (which clears older requests).
@@ -127,27 +142,12 @@ export class RemoteRunner {
     void settled.then(() => {
       if (this.#submitting.get(workflowId) === settled) this.#submitting.delete(workflowId);
     });
-    const result = this.#follow(workflowId, prepared, events).then(
-      (r) => {
-        runId = r.runId;
-        events.close();
-        return r;
-      },
-      (error: unknown) => {
-        events.close(error);
-        throw error;
-      },
-    );
-    result.catch(() => {});
-    return {
+    return makeRunHandle({
       workflowId,
-      get runId() {
-        return runId;
-      },
       events,
-      result: result as Promise<RemoteResultOf<AnyGraph>>,
-      stop: (info?: unknown) => this.stop(workflowId, info).then(() => {}),
-    };
+      result: this.#follow(workflowId, prepared, events),
+      stop: (info?: unknown) => this.stop(workflowId, info),
+    });
   }
 
   /**
@@ -263,12 +263,16 @@ export class RemoteRunner {
     await removePendingChunks(this.#queue, id);
   }
 
-  /** Closes the queue and the connections (runs continue on their workers). */
+  /**
+   * Closes the queue and the connections (runs continue on their workers), then the checkpointer this runner owns
+   * (see {@link RemoteRunnerOptions.closeCheckpointer}).
+   */
   async close(): Promise<void> {
     for (const reader of this.#readers) reader.disconnect();
     await this.#queue.close();
     await this.#flows.close();
     await this.#redis.quit().catch(() => {});
+    if (this.#closeCheckpointer) await this.#checkpointer.close();
   }
 
   /**

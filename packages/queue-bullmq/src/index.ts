@@ -1,6 +1,7 @@
 /**
  * `@graph/queue-bullmq` — runs on a pool of worker processes through BullMQ (Redis): `GraphWorker` in every worker
- * process, `RemoteRunner` (the `Runner` API) wherever runs are submitted.
+ * process, `RemoteRunner` (a `GraphRunner`, like `Runner`) wherever runs are submitted. Its argument and result types
+ * are `@graph/runtime`'s (`StartArgs`, `ResultOf`, `MapResultOf`, `RunHandle`).
  *
  * @module
  */
@@ -13,12 +14,3 @@ export {
 } from "./errors.js";
 export { GraphWorker, type GraphWorkerOptions } from "./GraphWorker.js";
 export { type RemoteMapOptions, RemoteRunner, type RemoteRunnerOptions } from "./RemoteRunner.js";
-export type {
-  AnyGraph,
-  MapResultOf,
-  RemoteResultOf,
-  RemoteResumeOptions,
-  RemoteRunHandle,
-  RemoteStartArgs,
-  RemoteStartOptions,
-} from "./typing.js";

@@ -35,7 +35,7 @@ beforeAll(async () => {
   // The holder's own handle on the workers' storage (the kit's runner leaves it open).
   holder = new RedisCheckpointer({ url: workerEnv["CHECKPOINT_REDIS_URL"]!, prefix: workerEnv["CHECKPOINT_PREFIX"]! });
   worker = await startWorker(env.workerEnv);
-  remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+  remote = new RemoteRunner(env.submitter);
 }, SLOW);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ let remote: RemoteRunner;
 
 beforeAll(async () => {
   env = await testEnv("redis");
-  remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+  remote = new RemoteRunner(env.submitter);
 });
 
 afterAll(async () => {

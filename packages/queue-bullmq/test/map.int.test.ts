@@ -27,7 +27,7 @@ describe("RemoteRunner.map", () => {
     env = await testEnv("redis");
     const log = logFile("map");
     workers = await Promise.all([1, 2].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(1000);
     const result = await remote.map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 100, workflowId: "m1" });
     const local = await new Runner().map(squares, { values: { x: xs }, mapOver: "x" });
@@ -42,7 +42,7 @@ describe("RemoteRunner.map", () => {
   it('"raise" rejects with the first failed item error; "continue" returns every result', async () => {
     env = await testEnv("redis");
     workers = [await startWorker(env.workerEnv)];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = [1, 2, -3, 4, -5];
     const error = await remote
       .map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 2, workflowId: "m2" })
@@ -67,7 +67,7 @@ describe("RemoteRunner.map", () => {
     const options = { ...env.workerEnv, LOG_FILE: log, LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
     const doomed = await startWorker({ ...options, CRASH_ITEM: "1234" });
     workers = [doomed];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(3000);
     const pending = remote.map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 100, workflowId: "m4" });
     await doomed.next((m) => m.type === "node-start" && m.tag === "1234", 60_000);
@@ -93,7 +93,7 @@ describe("RemoteRunner.map", () => {
     const options = { ...env.workerEnv, LOG_FILE: log, CONCURRENCY: "1", ITEM_DELAY_MS: "20", NOTIFY_ITEM: "0" };
     const worker = await startWorker(options);
     workers = [worker];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(400);
     const pending = remote.map(squares, {
       values: { x: xs },

@@ -59,7 +59,7 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     };
     const doomed = await startWorker({ ...options, CRASH_ITEM: "150" });
     workers = [doomed];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(10_000);
     const handle = remote.start(mapFlow, { values: { x: xs }, workflowId: "nm1" });
     await doomed.next((m) => m.type === "node-start" && m.tag === "150", 60_000);
@@ -114,7 +114,7 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     const log = logFile("nodemap-small");
     const options = { ...env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "50", MAP_CHUNK_SIZE: "5" };
     workers = await Promise.all([startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(49);
     const handle = remote.start(mapFlow, { values: { x: xs }, workflowId: "nm2" });
     const result = await handle.result;
@@ -132,7 +132,7 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     env = await testEnv("redis");
     const options = { ...env.workerEnv, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "5" };
     workers = await Promise.all([startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const xs = range(30).map((x) => (x === 7 || x === 23 ? -x : x));
     const local = await new Runner().run(mapFlow, { values: { x: xs } }).catch((e: unknown) => e);
     const error = await remote.run(mapFlow, { values: { x: xs }, workflowId: "nm3" }).catch((e: unknown) => e);
@@ -165,7 +165,7 @@ describe("distributed mapOver of a mapped GraphNode", () => {
       MAP_CHUNK_SIZE: "10",
     });
     workers = [worker];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const handle = remote.start(mapFlow, { values: { x: range(400) }, workflowId: "nm5" });
     await worker.next((m) => m.type === "node-start" && m.tag === "0");
     const before = await jobCounts(env.queue);

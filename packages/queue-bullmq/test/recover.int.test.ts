@@ -25,7 +25,7 @@ describe("a stop requested before the worker died", () => {
     const lease = { LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
     const doomed = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log, CRASH_AT: "n3" });
     workers = [doomed];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const handle = remote.start(chain10, { values: { x: 3, tag: "r" }, workflowId: "recover-1" });
     await doomed.next((m) => m.type === "node-start" && m.tag === "r");
     // Frozen, it cannot carry the stop out: the request stays pending in the checkpointer when it dies.

@@ -36,7 +36,7 @@ describe("the queue's Redis restarted mid-suite", () => {
     // A long job lock: the restart must not look like a dead worker.
     const options = { ...env.workerEnv, LOG_FILE: log, LOCK_MS: "30000" };
     workers = await Promise.all([1, 2].map(() => startWorker(options)));
-    remote = new RemoteRunner({ connection: server.url, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner({ ...env.submitter, connection: server.url });
     const submit = (i: number) => remote!.start(chain10, { values: { x: i, tag: `a${i}` }, workflowId: `aof-${i}` });
     const before = Array.from({ length: 10 }, (_, i) => submit(i));
     await Promise.all(before.slice(0, 3).map((h) => h.result));

@@ -32,7 +32,7 @@ describe("a turn submitted while the previous turn's answered job is still queue
     const log = logFile("resubmit");
     const a = await startWorker({ ...env.workerEnv, LOG_FILE: log });
     workers = [a];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const id = "resubmit-1";
     const paused = await remote.run(approve, { values: { topic: "dogs", tag: "rs" }, workflowId: id });
     expect(paused.status).toBe("paused");

@@ -27,7 +27,7 @@ describe("RemoteRunner on worker processes", () => {
     env = await testEnv("postgres");
     const log = logFile("fifty");
     workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const local = new Runner();
     const ids = Array.from({ length: 50 }, (_, i) => i);
     const handles = ids.map((i) =>
@@ -60,8 +60,8 @@ describe("RemoteRunner on worker processes", () => {
     env = await testEnv("redis");
     const log = logFile("double");
     workers = await Promise.all([1, 2].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
-    const other = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
+    const other = new RemoteRunner(env.submitter);
     try {
       const [a, b] = await Promise.all([
         remote.run(chain10, { values: { x: 3, tag: "dup" }, workflowId: "dup-1" }),
@@ -81,7 +81,7 @@ describe("RemoteRunner on worker processes", () => {
     const log = logFile("interrupt");
     const a = await startWorker({ ...env.workerEnv, LOG_FILE: log });
     workers = [a];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const paused = await remote.run(approve, { values: { topic: "cats", tag: "int" }, workflowId: "int-1" });
     expect(paused.status).toBe("paused");
     expect(paused.pause?.responseKey).toBe("decision");
@@ -100,7 +100,7 @@ describe("RemoteRunner on worker processes", () => {
   it("a worker refuses a graph it does not know with UnknownGraphError", async () => {
     env = await testEnv("redis");
     workers = [await startWorker(env.workerEnv)];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const stranger = new Graph([node({ name: "inc", output: "y" }, ({ x }: { x: number }) => x + 1)], {
       name: "stranger",
     });

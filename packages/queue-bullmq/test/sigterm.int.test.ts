@@ -23,7 +23,7 @@ describe("SIGTERM", () => {
     const options = { ...env.workerEnv, LOG_FILE: log, CLOSE_TIMEOUT_MS: "300", LEASE_TTL_MS: "1500" };
     const first = await startWorker(options);
     workers = [first];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const handle = remote.start(holding, { values: { tag: "term" }, workflowId: "term-1" });
     await first.next((m) => m.type === "node-start" && m.tag === "term");
     const second = await startWorker(options);

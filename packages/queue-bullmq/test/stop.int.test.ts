@@ -14,7 +14,7 @@ const log = logFile("stop");
 beforeAll(async () => {
   env = await testEnv("redis");
   worker = await startWorker({ ...env.workerEnv, LOG_FILE: log, CONCURRENCY: "1" });
-  remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+  remote = new RemoteRunner(env.submitter);
 });
 
 afterAll(async () => {

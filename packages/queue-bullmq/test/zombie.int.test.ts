@@ -28,7 +28,7 @@ describe("a frozen worker past its lease and lock", () => {
     const lease = { LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
     const zombie = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log, HOLD_AT: "n4" });
     workers = [zombie];
-    remote = new RemoteRunner({ connection: env.redisUrl, queue: env.queue, checkpointer: env.checkpointer });
+    remote = new RemoteRunner(env.submitter);
     const handle = remote.start(chain10, { values: { x: 4, tag: "z" }, workflowId: "zombie-1" });
     await zombie.next((m) => m.type === "node-start" && m.tag === "z");
     const epochBefore = (await env.checkpointer.getWorkflow("zombie-1"))!.lease!.epoch;

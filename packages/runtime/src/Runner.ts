@@ -2,18 +2,16 @@ import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import { Effect } from "effect";
 import type { GraphEvent } from "./events.js";
+import { type GraphRunner, makeRunHandle, type RunHandle } from "./GraphRunner.js";
 import { RunControl, Subscriber } from "./internal/context.js";
-import { RunnerCore, runPromise, unwrap } from "./internal/runner.js";
-import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "./options.js";
+import { RunnerCore } from "./internal/runner.js";
+import { bindCore } from "./internal/runnerCores.js";
+import { runPromise, unwrap } from "./internal/settle.js";
+import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
-export type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions };
-
-/** A {@link RunHandle} whose result is typed by the graph. */
-export interface TypedRunHandle<G extends Graph> extends Omit<RunHandle, "result"> {
-  readonly result: Promise<ResultOf<G>>;
-}
+export type { MapOptions, RunnerOptions, RunOptions };
 
 /**
  * Runs graphs. The Promise API: every method resolves with plain values and rejects with the tagged error itself
@@ -30,11 +28,12 @@ export interface TypedRunHandle<G extends Graph> extends Omit<RunHandle, "result
  * await runner.close();
  * ```
  */
-export class Runner {
+export class Runner implements GraphRunner {
   readonly #core: RunnerCore;
 
   constructor(options: RunnerOptions = {}) {
     this.#core = new RunnerCore(options);
+    bindCore(this, this.#core);
   }
 
   /**
@@ -61,7 +60,7 @@ export class Runner {
     K extends PropertyKey = never,
     W extends string | undefined = undefined,
     C extends Checkpoint | undefined = undefined,
-  >(graph: G, ...options: RunArgs<G, K, W, C>): TypedRunHandle<G>;
+  >(graph: G, ...options: RunArgs<G, K, W, C>): RunHandle<ResultOf<G>>;
   start(graph: Graph, rawOptions: object = {}): RunHandle {
     return this.#start(graph, rawOptions as RunOptions, "drop");
   }
@@ -74,32 +73,12 @@ export class Runner {
     // A stop must end the run even when a `stream()` reader stopped reading.
     control.onStop(() => subscriber.release());
     const workflowId = options.workflowId ?? crypto.randomUUID();
-    let runId = "";
-    const result = runPromise(
-      this.#core
-        .run(graph, { ...options, workflowId }, subscriber, control)
-        .pipe(Effect.tap((r) => void (runId = r.runId))),
-    ).then(
-      (r) => {
-        subscriber.close();
-        return r;
-      },
-      (error: unknown) => {
-        subscriber.close(error);
-        throw error;
-      },
-    );
-    // The caller may only read events; a rejection must not become an unhandled one.
-    result.catch(() => {});
-    return {
+    return makeRunHandle({
       workflowId,
-      get runId() {
-        return runId;
-      },
       events: subscriber,
-      result,
+      result: runPromise(this.#core.run(graph, { ...options, workflowId }, subscriber, control)),
       stop: (info?: unknown) => control.stop(info),
-    };
+    });
   }
 
   /** Runs a graph and yields its events as they happen (with backpressure); throws the run's error at the end. */
@@ -117,27 +96,6 @@ export class Runner {
   map<G extends Graph>(graph: G, options: MapOptions): Promise<MapResultOf<G>>;
   map(graph: Graph, options: MapOptions): Promise<MapResultOf<Graph>> {
     return runPromise(this.#core.map(graph, options));
-  }
-
-  /**
-   * Runs ONE item of a mapped GraphNode that a {@link RunnerOptions.mapDispatcher} handed to another process, with
-   * the in-process path's semantics: the child workflow `options.workflowId` (resumed if it ran before), its writes
-   * fenced by the root's lease. Resolves with the item's result (a failed item too: `status: "failed"`); rejects
-   * with `LeaseLostError` once the root workflow was claimed by a newer run, or a storage error. The runner needs the
-   * map's checkpointer.
-   *
-   * @example
-   * ```ts
-   * // in a worker, for each item i of a MapDispatchRequest `req` it was sent:
-   * await runner.runMapItem(req.graph, {
-   *   workflowId: req.itemWorkflowId(i), parentWorkflowId: req.parentWorkflowId, values: req.items[i],
-   *   parentVersions: req.parentVersions, fence: req.fence, completeOnStop: req.completeOnStop,
-   *   maxIterations: req.maxIterations,
-   * });
-   * ```
-   */
-  runMapItem(graph: Graph, options: MapItemRunOptions): Promise<RunResult> {
-    return runPromise(this.#core.mapItem(graph, options));
   }
 
   /** Runs a graph synchronously. Only for graphs with no async nodes or interrupts, on a runner without a checkpointer. */
@@ -171,7 +129,9 @@ export class Runner {
 
   /**
    * Stops this runner's live runs and waits for them to end (status `stopped`, lease released), flushes pending
-   * checkpoint writes, then closes the checkpointer and the event processors. Later calls are rejected.
+   * checkpoint writes, then closes the checkpointer (unless `closeCheckpointer: false`) and the event processors.
+   * Dispatched map items it runs (`runMapItem` of `@graph/runtime/worker`) are stopped and waited for too. Later calls
+   * are rejected.
    */
   close(): Promise<void> {
     return runPromise(this.#core.close());

@@ -30,6 +30,15 @@ export {
   VersionMismatchError,
 } from "./errors.js";
 export type { EventBase, EventProcessor, GraphEvent, GraphEventType, NodeCall } from "./events.js";
-export type { MapDispatcher, MapDispatchRequest, MapFence, MapItemRunOptions } from "./options.js";
-export { type MapOptions, type RunHandle, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
+export {
+  type GraphMapOptions,
+  type GraphRunner,
+  makeRunHandle,
+  type RunEventSource,
+  type RunHandle,
+  type RunHandleParts,
+} from "./GraphRunner.js";
+export type { MapDispatcher, MapDispatchRequest, MapFence } from "./options.js";
+export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
+export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

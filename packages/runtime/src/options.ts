@@ -7,12 +7,17 @@
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { NodeCache } from "./cache.js";
-import type { EventProcessor, GraphEvent } from "./events.js";
-import type { RunResult } from "./RunResult.js";
+import type { EventProcessor } from "./events.js";
 
 /** Options of the runner. */
 export interface RunnerOptions {
+  /** Where runs are saved. The runner owns it: `close()` closes it, unless `closeCheckpointer` is false. */
   readonly checkpointer?: Checkpointer;
+  /**
+   * `false`: `close()` leaves the checkpointer open, for an application that shares it (with another runner, a
+   * `RemoteRunner`, its own reads) and closes it itself. Default true.
+   */
+  readonly closeCheckpointer?: boolean;
   readonly cache?: NodeCache;
   readonly maxConcurrency?: number;
   readonly eventProcessors?: readonly EventProcessor[];
@@ -73,7 +78,8 @@ export interface MapFence {
 /**
  * One mapped GraphNode's items, for a {@link MapDispatcher}. Item `i` runs as the child workflow
  * `itemWorkflowIds(i)` = `<parentWorkflowId>/<nodeName>/<i>` (the ids the in-process path uses, so a map started
- * here and finished elsewhere resumes per item) with `items[i]` as its values, through {@link Runner.runMapItem}.
+ * here and finished elsewhere resumes per item) with `items[i]` as its values, through `runMapItem` of
+ * `@graph/runtime/worker`.
  */
 export interface MapDispatchRequest {
   readonly rootWorkflowId: string;
@@ -103,8 +109,8 @@ export interface MapDispatchRequest {
 }
 
 /**
- * Options of {@link Runner.runMapItem}: one item of a dispatched map, run as the in-process path runs it (a child
- * workflow under the root's fence, no lease of its own). Copy them from the {@link MapDispatchRequest}.
+ * Options of `runMapItem` (`@graph/runtime/worker`): one item of a dispatched map, run as the in-process path runs
+ * it (a child workflow under the root's fence, no lease of its own). Copy them from the {@link MapDispatchRequest}.
  */
 export interface MapItemRunOptions {
   readonly workflowId: string;
@@ -161,13 +167,4 @@ export interface MapOptions extends Omit<RunOptions, "checkpoint"> {
   readonly mapOver: string | readonly string[];
   readonly mapMode?: "zip" | "product";
   readonly maxConcurrency?: number;
-}
-
-/** What `runner.start` returns. */
-export interface RunHandle {
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly events: AsyncIterable<GraphEvent>;
-  readonly result: Promise<RunResult>;
-  stop(info?: unknown): void;
 }

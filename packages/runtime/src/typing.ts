@@ -19,6 +19,8 @@ interface AnyGraph {
 type Common = Omit<RunOptions, "values" | "workflowId" | "checkpoint">;
 /** `runSync` takes no `signal`. */
 type SyncCommon = Omit<Common, "signal">;
+/** What every runner takes ({@link StartArgs}): no fork from a `checkpoint`, no abort `signal` (those are local). */
+type StartCommon = Omit<Common, "signal">;
 
 /** A resume (`workflowId` given) or a fork (`checkpoint` given). */
 type IsResume<W, C> = [W] extends [string] ? true : [C] extends [Checkpoint] ? true : false;
@@ -33,20 +35,45 @@ type ValuesOption<G extends AnyGraph, K extends PropertyKey, Resume> = Resume ex
     ? { readonly values?: (UnknownValuesOf<G, K> & RunValuesOf<G>) | undefined }
     : { readonly values: UnknownValuesOf<G, K> & RunValuesOf<G> };
 
-/** The options of a run of `G` (see {@link RunArgs}). */
-type RunOptionsOf<G extends AnyGraph, K extends PropertyKey, W, C, Sync> = (Sync extends true ? SyncCommon : Common) & {
+/**
+ * The options of a run of `G` over `Base` (see {@link RunArgs}, {@link StartArgs}). One alias for both, so the
+ * compiler can match `Runner`'s signatures against `GraphRunner`'s by their type arguments.
+ */
+type OptionsOf<Base, G extends AnyGraph, K extends PropertyKey, W, C> = Base & {
   readonly workflowId?: W;
   readonly checkpoint?: C;
 } & ValuesOption<G, K, IsResume<W, C>>;
 
+/** The options argument: optional when the graph needs no values, else required. */
+type ArgsOf<G extends AnyGraph, Options> = NoValuesNeeded<G> extends true ? [options?: Options] : [options: Options];
+
 /**
- * The options argument of `run`/`start`/`stream`: optional when the graph needs no values, else required (leaving it
- * out of a graph that needs values, a loop's seed among them, is an error).
+ * The options argument of `Runner.run`/`start`/`stream`: optional when the graph needs no values, else required
+ * (leaving it out of a graph that needs values, a loop's seed among them, is an error).
  */
-export type RunArgs<G extends AnyGraph, K extends PropertyKey, W, C, Sync = false> =
-  NoValuesNeeded<G> extends true
-    ? [options?: RunOptionsOf<G, K, W, C, Sync>]
-    : [options: RunOptionsOf<G, K, W, C, Sync>];
+export type RunArgs<G extends AnyGraph, K extends PropertyKey, W, C, Sync = false> = ArgsOf<
+  G,
+  OptionsOf<Sync extends true ? SyncCommon : Common, G, K, W, C>
+>;
+
+/**
+ * The options argument of `run`/`start` on any runner (`GraphRunner`): the values checked against `G`'s inputs
+ * (every required one on a fresh run, any subset on a resume — `workflowId` given), and the run options every
+ * runner honours (no fork from a `checkpoint`, no abort `signal`). `K` and `W` are inferred from the call: the
+ * values' keys and the workflow id.
+ *
+ * @example
+ * ```ts
+ * function submit<G extends Graph>(runner: GraphRunner, graph: G, ...options: StartArgs<G>) {
+ *   return runner.start(graph, ...options);
+ * }
+ * ```
+ */
+export type StartArgs<
+  G extends AnyGraph,
+  K extends PropertyKey = never,
+  W extends string | undefined = undefined,
+> = ArgsOf<G, OptionsOf<StartCommon, G, K, W, undefined>>;
 
 /** The result of a run of `G`: values, `get` paths and `pause` typed by the graph. */
 export type ResultOf<G extends AnyGraph> = RunResult<ResultOutputsOf<G>, PausesOf<G>>;

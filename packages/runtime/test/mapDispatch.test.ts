@@ -10,6 +10,7 @@ import {
   Runner,
   type RunResult,
 } from "../src/index.js";
+import { runMapItem } from "../src/worker.js";
 
 const calls = new Map<number, number>();
 const square = node({ name: "square", output: "y" }, function square({ x, k }: { x: number; k: number }) {
@@ -27,7 +28,7 @@ const flow = new Graph([prep, mapped, total], { name: "flow" });
 async function runAll(runner: Runner, request: MapDispatchRequest, only?: (i: number) => boolean): Promise<void> {
   for (let i = 0; i < request.count; i++) {
     if (only !== undefined && !only(i)) continue;
-    await runner.runMapItem(request.graph, {
+    await runMapItem(runner, request.graph, {
       workflowId: request.itemWorkflowId(i),
       parentWorkflowId: request.parentWorkflowId,
       values: request.items[i]!,
@@ -97,12 +98,13 @@ describe("mapDispatcher", () => {
     expect(isInvalidOptionError(noStore)).toBe(true);
     expect((noStore as Error).message).toContain("mapDispatcher");
     expect(() => new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never })).toThrow("minItems");
-    const item = await new Runner({ checkpointer })
-      .runMapItem(items, { workflowId: "", fence: { epoch: 1 } } as never)
-      .catch((e: unknown) => e);
+    const item = await runMapItem(new Runner({ checkpointer }), items, {
+      workflowId: "",
+      fence: { epoch: 1 },
+    } as never).catch((e: unknown) => e);
     expect(isInvalidOptionError(item)).toBe(true);
     expect((item as { option: string }).option).toBe("workflowId");
-    const noCheckpointer = await new Runner().runMapItem(items, {} as never).catch((e: unknown) => e);
+    const noCheckpointer = await runMapItem(new Runner(), items, {} as never).catch((e: unknown) => e);
     expect((noCheckpointer as Error).message).toContain("needs a runner with a checkpointer");
   });
 

@@ -17,6 +17,7 @@
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import { Graph, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
+import { runMapItem } from "@graph/runtime/worker";
 import { describe, expect, it } from "vitest";
 import type { ConflictState } from "./conflictGraphs.js";
 import { CONFLICT_STATES, CONFLICT_VALUES, conflictGraph, prepareConflictWorkflow } from "./conflictGraphs.js";
@@ -113,7 +114,7 @@ const ENTRIES: readonly Entry[] = [
     name: "runMapItem",
     kinds: () => ["stale-fence"],
     call: ({ runner, workflowId }) =>
-      runner.runMapItem(itemGraph, {
+      runMapItem(runner, itemGraph, {
         workflowId: `${workflowId}/items/0`,
         parentWorkflowId: workflowId,
         values: { x: 21 },

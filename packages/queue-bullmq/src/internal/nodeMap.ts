@@ -2,19 +2,13 @@
  * Distributed `mapOver` of a mapped GraphNode inside a workflow a worker runs: the runtime's `mapDispatcher`. The
  * items are stored per chunk in Redis and handed out as chunk jobs, children of the run's job (added in batches,
  * never one job per item); the run parks (its job waits for its children without a worker slot); each chunk runs
- * its items with `runner.runMapItem` on the shared checkpointer; once every chunk finished BullMQ delivers the run's
+ * its items with `runMapItem` (`@graph/runtime/worker`) on the shared checkpointer; once every chunk finished BullMQ delivers the run's
  * job again and the resumed run gathers the items' results from the checkpointer.
  */
 import { type Checkpointer, defaultSerializer, type Serializer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import {
-  isLeaseLostError,
-  type MapDispatcher,
-  type MapDispatchRequest,
-  type MapFence,
-  type Runner,
-  type RunResult,
-} from "@graph/runtime";
+import { isLeaseLostError, type Runner, type RunResult } from "@graph/runtime";
+import { type MapDispatcher, type MapDispatchRequest, type MapFence, runMapItem } from "@graph/runtime/worker";
 import { type Job, Queue, WaitingChildrenError } from "bullmq";
 import type { Redis } from "ioredis";
 import { runChunkItems } from "./chunkItems.js";
@@ -215,7 +209,7 @@ export async function runNodeChunk(
   const ran = await runChunkItems(items.length, async (offset) => {
     if (await deps.stopRequested(data.rootWorkflowId)) return false;
     try {
-      await runner.runMapItem(graph, {
+      await runMapItem(runner, graph, {
         workflowId: itemWorkflowId(data.mapPath, data.start + offset),
         parentWorkflowId: data.parentWorkflowId,
         values: items[offset]!,

@@ -1,10 +1,9 @@
-import type { Checkpoint } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { Deferred, Effect } from "effect";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";
-import type { LeaseTiming, RootLease } from "./lease.js";
+import type { LeaseTiming } from "./lease.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
 export interface Shared {
@@ -269,34 +268,6 @@ export class RunControl {
   untrack(controller: AbortController): void {
     this.#controllers?.delete(controller);
   }
-}
-
-/** Per-run configuration handed to the engine. */
-export interface RunConfig {
-  readonly values: Readonly<Record<string, unknown>>;
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly maxIterations: number;
-  readonly shared: Shared;
-  readonly emitter: Emitter;
-  readonly control: RunControl;
-  readonly completeOnStop: boolean;
-  readonly parentSpanId: string | undefined;
-  readonly depth: number;
-  readonly checkpoint: Checkpoint | undefined;
-  readonly force: boolean;
-  /** Top-level runs take the workflow lease; child runs are covered by their parent's. */
-  readonly isChild: boolean;
-  readonly parentWorkflowId: string | undefined;
-  /** The root run's lease (with a store): every run of the tree writes under its fence and stops when it is lost. */
-  readonly lease: RootLease | undefined;
-  /**
-   * Child runs: the parent's version of every value passed in (by inner name). A restarted child merges only the
-   * values whose parent version changed since it last started; the versions are recorded in its input step.
-   */
-  readonly parentVersions?: Readonly<Record<string, number>>;
-  /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
-  readonly unknownValues?: "error" | "ignore" | undefined;
 }
 
 export function nextSpanId(shared: Shared): string {

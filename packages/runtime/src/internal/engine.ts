@@ -3,12 +3,13 @@ import type { FunctionNode, Graph } from "@graph/core";
 import { Cause, Effect, Exit } from "effect";
 import type { GraphEvent } from "../events.js";
 import { RunResult } from "../RunResult.js";
-import { nextSpanId, type RunConfig } from "./context.js";
+import { nextSpanId } from "./context.js";
 import type { ChildRun, EngineHost, EventFields } from "./host.js";
 import { inputProblem } from "./inputs.js";
 import { Journal } from "./journal.js";
 import type { Execution, RunError } from "./outcome.js";
 import { computeReady, countRuns } from "./readiness.js";
+import type { RunConfig } from "./runConfig.js";
 import { RunState } from "./state.js";
 import { runSuperstep, WAITING } from "./superstep.js";
 

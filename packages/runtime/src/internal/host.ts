@@ -2,8 +2,8 @@ import type { FunctionNode, Graph } from "@graph/core";
 import type { Effect } from "effect";
 import type { GraphEvent } from "../events.js";
 import type { RunResult } from "../RunResult.js";
-import type { RunConfig } from "./context.js";
 import type { Execution, RunError } from "./outcome.js";
+import type { RunConfig } from "./runConfig.js";
 import type { RunState } from "./state.js";
 
 /** The fields of an event the engine fills in itself. */

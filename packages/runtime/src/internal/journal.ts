@@ -126,8 +126,7 @@ export class Journal {
     const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
     if (config.isChild) {
       this.replay();
-      const f = lease?.fence;
-      this.#fence = f === undefined ? undefined : { epoch: f.epoch, workflowId: lease!.workflowId };
+      this.#fence = lease?.treeFence;
       const create: Effect.Effect<unknown, RunError> =
         this.#workflow !== undefined ? Effect.void : this.#guard(store.createWorkflow(newWorkflow, this.#fence));
       return create.pipe(
@@ -141,10 +140,8 @@ export class Journal {
     if (lease === undefined) return Effect.sync(() => this.replay());
     // A new root workflow is created and claimed in one write, its first steps with it.
     const createAndClaim = this.#workflow === undefined;
-    // A stop request stored before this run began is superseded by it (an explicit resume); only a newer one stops it.
-    // A recovery resumes nothing the caller asked for: it carries out the stored request instead (never clears it).
-    const stored = lease.recovering ? undefined : this.#workflow?.stopRequested;
-    lease.seenStop = stored?.requestedAt.getTime();
+    // A stop request stored before this run began is superseded by it (an explicit resume), unless it is a recovery.
+    const clearStop = lease.supersede(this.#workflow?.stopRequested);
     const claim = lease
       .claim(
         store,
@@ -185,7 +182,7 @@ export class Journal {
                       pause: null,
                       error: null,
                       ...(config.force ? { graphHash: graph.definitionHash } : {}),
-                      ...(stored === undefined ? {} : { stopRequested: null }),
+                      ...(clearStop ? { stopRequested: null } : {}),
                     },
                     this.#fence,
                   ),

@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { isTaggedError } from "@graph/core";
 import { Effect } from "effect";
 import { LeaseLostError } from "../errors.js";
+import type { MapFence } from "../options.js";
 import type { RunControl } from "./context.js";
 import { Keeper } from "./leaseKeeper.js";
 import type { RunError } from "./outcome.js";
@@ -23,13 +24,13 @@ export class RootLease {
   readonly owner: string;
   readonly #control: RunControl;
   /** Passed with every write of the run tree; undefined until the root claimed (or with no store). */
-  fence: Fence | undefined;
+  #fence: Fence | undefined;
   /** Set once the lease is lost: the run tree writes nothing more and fails with it. */
-  lost: LeaseLostError | undefined;
+  #lost: LeaseLostError | undefined;
   /** The stop request the run started with (an explicit resume supersedes it): only a newer one stops the run. */
-  seenStop: number | undefined;
+  #seenStop: number | undefined;
   /** A recovery (the `recover` run option): a stop request stored before the run began still stops it. */
-  readonly recovering: boolean;
+  readonly #recovering: boolean;
   #keeper: Keeper | undefined;
   #store: CheckpointStoreService | undefined;
   #held: Pick<Lease, "owner" | "epoch"> | undefined;
@@ -37,26 +38,80 @@ export class RootLease {
   /** The `waitForLease` run option in ms: how long a claim waits for a held lease. Undefined: it fails at once. */
   readonly #waitMs: number | undefined;
 
-  constructor(workflowId: string, owner: string, control: RunControl, recovering = false, waitMs?: number) {
+  private constructor(
+    workflowId: string,
+    owner: string,
+    control: RunControl,
+    recovering: boolean,
+    waitMs: number | undefined,
+    fence: Fence | undefined,
+  ) {
     this.workflowId = workflowId;
     this.owner = owner;
     this.#control = control;
-    this.recovering = recovering;
+    this.#recovering = recovering;
     this.#waitMs = waitMs;
+    this.#fence = fence;
+  }
+
+  /** The lease of a root run of this process: claimed when the run begins (`claim`), released when it ends. */
+  static claimable(
+    workflowId: string,
+    owner: string,
+    control: RunControl,
+    recovering = false,
+    waitMs?: number,
+  ): RootLease {
+    return new RootLease(workflowId, owner, control, recovering, waitMs, undefined);
+  }
+
+  /**
+   * The lease of a root another process holds, for the items of its map dispatched here: never claimed nor released
+   * here, its writes carry the holder's fence (so they stop once a newer run claimed the root).
+   */
+  static fenced(fence: MapFence, owner: string, control: RunControl): RootLease {
+    return new RootLease(fence.workflowId, owner, control, false, undefined, { epoch: fence.epoch });
+  }
+
+  /** The fence of the root's own writes; undefined until the root claimed (or with no store). */
+  get fence(): Fence | undefined {
+    return this.#fence;
+  }
+
+  /** The fence of the other workflows of the tree (children, map items): the root's epoch, naming the root. */
+  get treeFence(): MapFence | undefined {
+    const fence = this.#fence;
+    return fence === undefined ? undefined : { epoch: fence.epoch, workflowId: this.workflowId };
+  }
+
+  /** The loss, once the lease is lost: the run tree writes nothing more and fails with it. */
+  get lost(): LeaseLostError | undefined {
+    return this.#lost;
+  }
+
+  /**
+   * The stop request stored when the root run began (read with the workflow). An explicit resume supersedes it: only
+   * a newer request stops the run, and the run clears it (true). A recovery carries it out instead: it stops the run
+   * at its first check and is never cleared here (false).
+   */
+  supersede(stored: StopRequest | undefined): boolean {
+    const superseded = this.#recovering ? undefined : stored;
+    this.#seenStop = superseded?.requestedAt.getTime();
+    return superseded !== undefined;
   }
 
   /** Records the loss (the first one wins) and aborts the whole run tree: running nodes see their signal abort. */
   markLost(why: string, takenBy?: string, cause?: unknown): LeaseLostError {
-    if (this.lost === undefined) {
-      this.lost = new LeaseLostError(this.workflowId, this.owner, why, takenBy, cause);
-      this.#control.stop(this.lost);
+    if (this.#lost === undefined) {
+      this.#lost = new LeaseLostError(this.workflowId, this.owner, why, takenBy, cause);
+      this.#control.stop(this.#lost);
     }
-    return this.lost;
+    return this.#lost;
   }
 
   /** A stop request read from storage: stops the run like a local stop, unless the run began after it. */
   sawStop(request: StopRequest | undefined): void {
-    if (request === undefined || request.requestedAt.getTime() === this.seenStop) return;
+    if (request === undefined || request.requestedAt.getTime() === this.#seenStop) return;
     this.#control.stop(request.info);
   }
 
@@ -66,8 +121,8 @@ export class RootLease {
    */
   guard<A>(write: Effect.Effect<A, RunError>): Effect.Effect<A, RunError> {
     return Effect.suspend(() =>
-      this.lost !== undefined
-        ? Effect.fail(this.lost)
+      this.#lost !== undefined
+        ? Effect.fail(this.#lost)
         : write.pipe(Effect.catchIf(isLeaseConflict, (e) => Effect.fail(this.#rejectedBy(e)))),
     );
   }
@@ -101,7 +156,7 @@ export class RootLease {
         this.#waitMs,
       );
     return Effect.map(taken, (lease) => {
-      this.fence = { epoch: lease.epoch };
+      this.#fence = { epoch: lease.epoch };
       this.#held = { owner, epoch: lease.epoch };
       this.#store = store;
       // The clock starts at the claim, not when the keeper first runs: nodes may run (and block) before that.
@@ -156,7 +211,7 @@ export class RootLease {
   ): Effect.Effect<A, RunError> {
     return Effect.zipRight(
       this.#stopRenewing,
-      Effect.suspend(() => write(this.lost === undefined ? this.#held : undefined)),
+      Effect.suspend(() => write(this.#lost === undefined ? this.#held : undefined)),
     );
   }
 
@@ -178,7 +233,7 @@ export class RootLease {
     return Effect.gen(this, function* () {
       let last = claimedAt;
       let renewedAt = last;
-      while (this.lost === undefined) {
+      while (this.#lost === undefined) {
         const now = Date.now();
         if (now - last > timing.ttlMs)
           warn(

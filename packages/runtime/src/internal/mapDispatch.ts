@@ -1,23 +1,18 @@
 /**
  * Mapped GraphNodes whose items run in other processes (the runner's `mapDispatcher`): handing the items over,
- * parking the run while they run, rebuilding the node's outcome from the items' stored results, and running one
- * item elsewhere exactly as the in-process path runs it.
+ * parking the run while they run, and rebuilding the node's outcome from the items' stored results. Running one
+ * item in the other process is `mapItem.ts`, beside the runner.
  */
 import { INPUT_STEP, type StepRecord, type StoredError, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { type Graph, GraphConfigError, type GraphNode } from "@graph/core";
+import type { Graph, GraphNode } from "@graph/core";
 import { Effect } from "effect";
-import { type InvalidOptionError, NodeExecutionError } from "../errors.js";
-import type { MapDispatchRequest, MapItemRunOptions } from "../options.js";
+import { NodeExecutionError } from "../errors.js";
+import type { MapDispatchRequest } from "../options.js";
 import { RunResult, type RunStatus } from "../RunResult.js";
-import { checkChildIdRoom } from "./childIds.js";
-import { makeEmitter, type RunConfig, RunControl, type Shared } from "./context.js";
-import { Engine } from "./engine.js";
 import type { ChildValues } from "./executors/graph.js";
 import type { EngineHost } from "./host.js";
-import { RootLease } from "./lease.js";
 import { MappedResults } from "./mappedResults.js";
-import { checkMapItemOptions } from "./options.js";
 import type { Execution, Outcome, RunError } from "./outcome.js";
 
 /** Stored item results read at once while rebuilding a dispatched map's outcome. */
@@ -50,10 +45,11 @@ export function dispatchMapped(
   const config = host.config;
   const store = config.shared.store!;
   const lease = config.lease!;
+  const fence = lease.treeFence!;
   const parentId = `${config.workflowId}/${n.name}`;
   const controller = new AbortController();
   const request: MapDispatchRequest = {
-    rootWorkflowId: lease.workflowId,
+    rootWorkflowId: fence.workflowId,
     parentWorkflowId: config.workflowId,
     nodeName: n.name,
     superstep: host.state.superstep,
@@ -61,7 +57,7 @@ export function dispatchMapped(
     count: items.length,
     items: items.map((item) => ({ ...base.values, ...item })),
     parentVersions: base.versions,
-    fence: { epoch: lease.fence!.epoch, workflowId: lease.workflowId },
+    fence,
     completeOnStop: n.completeOnStop,
     maxIterations: config.maxIterations,
     signal: controller.signal,
@@ -155,69 +151,4 @@ function rebuild(stored: StoredError | undefined): Error {
   if (stored !== undefined) error.name = stored.name;
   if (stored?.tag !== undefined) (error as Error & { _tag?: string })._tag = stored.tag;
   return error;
-}
-
-const itemShareds = new WeakMap<Shared, Shared>();
-
-/** The runner's Shared for dispatched items: the same limits and counters, but their own maps run where they run. */
-function itemSharedOf(shared: Shared): Shared {
-  let item = itemShareds.get(shared);
-  if (item === undefined) {
-    item = Object.create(shared, { mapDispatcher: { value: undefined } }) as Shared;
-    itemShareds.set(shared, item);
-  }
-  return item;
-}
-
-/**
- * One item of a dispatched map, run as the in-process path runs it: a child workflow (no lease of its own) whose
- * writes carry the root's fence, so a run tree that lost its root's lease writes nothing more.
- */
-export function runMapItem(
-  graph: Graph,
-  options: MapItemRunOptions,
-  store: CheckpointStoreService | undefined,
-  shared: Shared,
-): Effect.Effect<RunResult, RunError | GraphConfigError> {
-  return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError> => {
-    if (store === undefined)
-      return Effect.fail(new GraphConfigError("runner.runMapItem() needs a runner with a checkpointer."));
-    try {
-      checkMapItemOptions(options);
-      checkChildIdRoom("runner.runMapItem()", options.workflowId, graph);
-    } catch (error) {
-      return Effect.fail(error as InvalidOptionError);
-    }
-    const control = new RunControl();
-    const signal = options.signal;
-    const onAbort = () => control.stop(signal?.reason);
-    if (signal?.aborted === true) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-    const lease = new RootLease(options.fence.workflowId, shared.owner, control);
-    const itemShared = itemSharedOf(shared);
-    lease.fence = { epoch: options.fence.epoch };
-    const config: RunConfig = {
-      values: options.values,
-      parentVersions: options.parentVersions,
-      workflowId: options.workflowId,
-      runId: crypto.randomUUID(),
-      maxIterations: options.maxIterations,
-      shared: itemShared,
-      emitter: makeEmitter(shared.processors, undefined),
-      control,
-      completeOnStop: options.completeOnStop,
-      parentSpanId: undefined,
-      depth: 1,
-      checkpoint: undefined,
-      force: false,
-      isChild: true,
-      parentWorkflowId: options.parentWorkflowId,
-      lease,
-      unknownValues: undefined,
-    };
-    return new Engine(graph, config).run().pipe(
-      Effect.tap(() => store.flush(options.workflowId)),
-      Effect.ensuring(Effect.sync(() => signal?.removeEventListener("abort", onAbort))),
-    );
-  });
 }

@@ -55,6 +55,9 @@ export function checkRunnerOptions(options: unknown): void {
       );
     }
   }
+  const closeCheckpointer = options["closeCheckpointer"];
+  if (closeCheckpointer !== undefined && typeof closeCheckpointer !== "boolean")
+    fail(where, "closeCheckpointer", closeCheckpointer, "true or false");
   const processors = options["eventProcessors"];
   if (processors !== undefined) {
     if (!Array.isArray(processors) || processors.some((p) => !isRecord(p) || typeof p["onEvent"] !== "function"))
@@ -137,9 +140,9 @@ export function checkRunOptions(options: unknown, method: string): void {
     fail(where, "checkpoint", cp, "a Checkpoint (from checkpointer.getCheckpoint / listCheckpoints)");
 }
 
-/** `runner.runMapItem` options: what a dispatcher copies from the request, checked before anything is written. */
+/** `runMapItem` options: what a dispatcher copies from the request, checked before anything is written. */
 export function checkMapItemOptions(options: unknown): void {
-  const where = "runner.runMapItem()";
+  const where = "runMapItem()";
   if (!isRecord(options)) fail(where, "options", options, "the options of one item of a MapDispatchRequest");
   for (const key of ["workflowId", "parentWorkflowId"]) {
     const v = options[key];

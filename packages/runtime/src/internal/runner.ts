@@ -2,23 +2,23 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { WorkflowConflictError } from "@graph/checkpoint";
 import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
-import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
-import { runResultAdapter, selectTree } from "@graph/select";
-import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect";
-import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
-import type { MapItemRunOptions, MapOptions, RunHandle, RunnerOptions, RunOptions } from "../options.js";
+import { type Graph, GraphConfigError } from "@graph/core";
+import { Deferred, Effect, Exit, Scope } from "effect";
+import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
+import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { checkChildIdRoom } from "./childIds.js";
-import { makeEmitter, type RunConfig, RunControl, type Shared, type Subscriber } from "./context.js";
+import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
-import { RootLease } from "./lease.js";
-import { runMapItem } from "./mapDispatch.js";
+import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } from "./options.js";
 import type { RunError } from "./outcome.js";
+import { RunConfig } from "./runConfig.js";
+import { finalize, linkSignal, runPromise, settle } from "./settle.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
-export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
+export type { MapOptions, RunnerOptions, RunOptions };
 
 const isGraph = (value: unknown): value is Graph =>
   typeof value === "object" &&
@@ -35,6 +35,8 @@ export class RunnerCore {
   readonly #scope: Scope.CloseableScope;
   #store: Effect.Effect<CheckpointStoreService | undefined, RunError> | undefined;
   readonly #live = new Map<string, RunControl>();
+  /** Dispatched map items running here (`runMapItem`): `close()` stops them too. */
+  readonly #items = new Set<RunControl>();
   /** Completes when each live run has ended (status written, lease released): `close()` waits for them. */
   readonly #ended = new Set<Deferred.Deferred<void>>();
   readonly #semaphore: Effect.Semaphore | undefined;
@@ -67,7 +69,7 @@ export class RunnerCore {
     if (cp === undefined) return Effect.succeed(undefined);
     this.#store ??= Effect.runSync(
       Effect.cached(
-        makeCheckpointStore(cp).pipe(
+        makeCheckpointStore(cp, { closeAdapter: this.options.closeCheckpointer !== false }).pipe(
           Scope.extend(this.#scope),
           Effect.tap((s) => s.setup),
         ),
@@ -100,16 +102,16 @@ export class RunnerCore {
     return shared;
   }
 
-  #reject(graph: unknown, method: string): GraphConfigError | undefined {
-    if (this.#closed)
-      return new GraphConfigError(`runner.${method}() was called after runner.close(). Create a new Runner.`);
+  /** Why a call can't go on (the runner is closed, `graph` is no Graph); `call` names it in the message. */
+  #reject(graph: unknown, call: string, argument = "first"): GraphConfigError | undefined {
+    if (this.#closed) return new GraphConfigError(`${call} was called after runner.close(). Create a new Runner.`);
     if (!isGraph(graph))
-      return new GraphConfigError(`runner.${method}() expects a Graph as its first argument (new Graph([...])).`);
+      return new GraphConfigError(`${call} expects a Graph as its ${argument} argument (new Graph([...])).`);
     return undefined;
   }
 
-  #check(graph: unknown, method: string): Effect.Effect<Graph, GraphConfigError> {
-    const rejected = this.#reject(graph, method);
+  #check(graph: unknown, call: string): Effect.Effect<Graph, GraphConfigError> {
+    const rejected = this.#reject(graph, call);
     return rejected === undefined ? Effect.succeed(graph as Graph) : Effect.fail(rejected);
   }
 
@@ -121,7 +123,7 @@ export class RunnerCore {
     control = new RunControl(),
   ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
     return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> => {
-      const rejected = this.#reject(graph, "run");
+      const rejected = this.#reject(graph, "runner.run()");
       if (rejected !== undefined) return Effect.fail(rejected);
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
       try {
@@ -152,7 +154,7 @@ export class RunnerCore {
   runPromise(graph: Graph, options: RunOptions = {}): Promise<RunResult> {
     if (this.options.checkpointer !== undefined || (this.options.eventProcessors?.length ?? 0) > 0)
       return runPromise(this.run(graph, options));
-    const rejected = this.#reject(graph, "run");
+    const rejected = this.#reject(graph, "runner.run()");
     if (rejected !== undefined) return Promise.reject(rejected);
     try {
       checkRunOptions(options, "run");
@@ -193,7 +195,7 @@ export class RunnerCore {
     control: RunControl,
   ): Effect.Effect<RunResult, RunError | GraphConfigError> {
     // close() may have begun while the store was being opened: a run registered now would outlive the store.
-    const rejected = this.#reject(graph, "run");
+    const rejected = this.#reject(graph, "runner.run()");
     if (rejected !== undefined) return Effect.fail(rejected);
     const workflowId = options.workflowId ?? randomUUID();
     if (this.#live.has(workflowId)) {
@@ -240,45 +242,19 @@ export class RunnerCore {
     control: RunControl,
     subscriber: Subscriber | undefined,
   ): RunConfig {
-    const emitter = makeEmitter(this.options.eventProcessors ?? [], subscriber);
-    const runId = randomUUID();
-    if (emitter.active)
-      control.onStop((info) => {
-        emitter.emit({
-          type: "StopRequested",
-          info,
-          runId,
-          workflowId,
-          spanId: "stop",
-          parentSpanId: undefined,
-          timestamp: Date.now(),
-        });
-      });
-    return {
-      values: options.values ?? {},
+    return RunConfig.root({
+      graph,
+      options,
       workflowId,
-      runId,
-      maxIterations: options.maxIterations ?? 1000,
       shared: this.#shared(store),
-      emitter,
       control,
-      completeOnStop: graph.completeOnStop,
-      parentSpanId: undefined,
-      depth: 0,
-      checkpoint: options.checkpoint,
-      force: options.force ?? false,
-      isChild: false,
-      parentWorkflowId: undefined,
-      lease:
-        store === undefined
-          ? undefined
-          : new RootLease(workflowId, this.#owner, control, options.recover === true, waitMs(options, this.options)),
-      unknownValues: options.unknownValues ?? "error",
-    };
+      subscriber,
+      waitForLeaseMs: waitMs(options, this.options),
+    });
   }
 
   map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunError | GraphConfigError | InvalidOptionError> {
-    return this.#check(graph, "map").pipe(
+    return this.#check(graph, "runner.map()").pipe(
       Effect.flatMap(() => Effect.try({ try: () => checkMapOptions(options), catch: (e) => e as InvalidOptionError })),
       Effect.flatMap(() => {
         if (graph.hasInterrupts) {
@@ -339,9 +315,27 @@ export class RunnerCore {
     );
   }
 
-  /** One item of a dispatched map, in a process that did not start the map (see `mapDispatch.ts`). */
+  /**
+   * One item of a dispatched map, in a process that did not start the map (see `mapItem.ts`). Tracked like a run:
+   * `close()` stops it and waits for it to end before closing the store.
+   */
   mapItem(graph: Graph, options: MapItemRunOptions): Effect.Effect<RunResult, RunError | GraphConfigError> {
-    return Effect.flatMap(this.store(), (store) => runMapItem(graph, options, store, this.#shared(store)));
+    return Effect.suspend(() => {
+      const rejected = this.#reject(graph, "runMapItem()", "second");
+      if (rejected !== undefined) return Effect.fail(rejected);
+      const control = new RunControl();
+      this.#items.add(control);
+      const ended = this.#track();
+      return this.store().pipe(
+        Effect.flatMap((store) => runMapItem(graph, options, store, this.#shared(store), control)),
+        Effect.ensuring(
+          Effect.sync(() => {
+            this.#items.delete(control);
+            this.#untrack(ended);
+          }),
+        ),
+      );
+    });
   }
 
   /**
@@ -374,6 +368,7 @@ export class RunnerCore {
       if (this.#closed) return Effect.void;
       this.#closed = true;
       for (const c of this.#live.values()) c.stop({ reason: "runner closed" });
+      for (const c of this.#items) c.stop({ reason: "runner closed" });
       const processors = this.options.eventProcessors ?? [];
       // The stopped runs still write their end (status `stopped`, lease released): the store closes after them.
       const running = [...this.#ended];
@@ -409,43 +404,4 @@ function waitMs(options: RunOptions, runner: RunnerOptions): number | undefined 
   const wait = options.waitForLease;
   if (wait === undefined || wait === false) return undefined;
   return wait === true ? leaseTiming(runner).ttlMs : wait;
-}
-
-function linkSignal(signal: AbortSignal | undefined, control: RunControl): () => void {
-  if (signal === undefined) return () => {};
-  const onAbort = () => control.stop(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
-}
-
-/** The caller's view of a finished run: `select` applied; with `errorHandling: "raise"` a failure is the error. */
-function settle(result: RunResult, options: RunOptions): { readonly result: RunResult } | { readonly error: RunError } {
-  const selected =
-    options.select === undefined ? result : selectTree(result, options.select, { adapter: runResultAdapter });
-  if (result.status === "failed" && (options.errorHandling ?? "raise") === "raise") {
-    const error = result.error;
-    if (isTaggedError<NodeExecutionError>(error, "NodeExecutionError"))
-      return { error: new NodeExecutionError(error.nodeName, error.cause, selected) };
-    return { error: error as RunError };
-  }
-  return { result: selected };
-}
-
-function finalize(result: RunResult, options: RunOptions): Effect.Effect<RunResult, RunError> {
-  const settled = settle(result, options);
-  return "error" in settled ? Effect.fail(settled.error) : Effect.succeed(settled.result);
-}
-
-/** Runs an Effect as a Promise that rejects with the typed error itself (not Effect's wrapper). */
-export async function runPromise<A>(effect: Effect.Effect<A, unknown>): Promise<A> {
-  const exit = await Effect.runPromiseExit(effect);
-  return unwrap(exit);
-}
-
-export function unwrap<A>(exit: Exit.Exit<A, unknown>): A {
-  if (Exit.isSuccess(exit)) return exit.value;
-  const failure = Cause.failureOption(exit.cause);
-  if (Option.isSome(failure)) throw failure.value;
-  throw Cause.squash(exit.cause);
 }

@@ -2,6 +2,7 @@ import type { Checkpointer } from "@graph/checkpoint";
 import { Graph, interrupt, node } from "@graph/core";
 import { expect } from "vitest";
 import { Runner } from "../../src/index.js";
+import { runMapItem } from "../../src/worker.js";
 
 /**
  * What a caller that never held the lease may change: nothing. Each scenario puts a workflow in one state (a live
@@ -67,7 +68,7 @@ async function losers(
   out["missing inputs"] = await rejection(() => runner.run(needsMore, { workflowId: id, force: true } as never));
   // A map item of this workflow whose root fence is stale (the root was claimed since).
   out["runMapItem"] = await rejection(() =>
-    runner.runMapItem(current, {
+    runMapItem(runner, current, {
       workflowId: `${id}/m/0`,
       parentWorkflowId: `${id}/m`,
       values: { text: "item" },

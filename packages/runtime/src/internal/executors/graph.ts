@@ -2,13 +2,13 @@ import { INPUT_STEP } from "@graph/checkpoint";
 import type { GraphNode } from "@graph/core";
 import { Effect } from "effect";
 import { RunResult } from "../../RunResult.js";
-import type { RunConfig } from "../context.js";
 import type { ChildRun, EngineHost } from "../host.js";
 import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
 import { MappedResults } from "../mappedResults.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
+import { RunConfig } from "../runConfig.js";
 
 export interface ChildValues {
   readonly values: Record<string, unknown>;
@@ -30,6 +30,7 @@ export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Eff
     );
 }
 
+/** The config of the child run of `n` (the nested graph, or one item of it) under this run. */
 function childConfig(
   host: EngineHost,
   ex: Execution,
@@ -37,27 +38,13 @@ function childConfig(
   workflowId: string,
   passed: ChildValues,
 ): RunConfig {
-  const config = host.config;
-  // Every field spelled out (no spread): one object shape for every child config.
-  return {
+  return RunConfig.child(host.config, {
+    workflowId,
     values: passed.values,
     parentVersions: passed.versions,
-    workflowId,
-    runId: config.runId,
-    maxIterations: config.maxIterations,
-    shared: config.shared,
-    emitter: config.emitter,
-    control: config.control.child(),
     completeOnStop: n.completeOnStop,
     parentSpanId: ex.spanId,
-    depth: config.depth + 1,
-    checkpoint: undefined,
-    force: config.force,
-    isChild: true,
-    parentWorkflowId: config.workflowId,
-    lease: config.lease,
-    unknownValues: config.unknownValues,
-  };
+  });
 }
 
 /**
