@@ -137,6 +137,7 @@ export {
 } from "./conflicts.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
+export { describeWaitForLease } from "./waitForLease.js";
 export { claimRounds, runTogether, startWorker, type Worker, waitUntil, workerStart } from "./workers.js";
 /**
  * The contract areas of the storage suite, one test file each: `lifecycle`, `workflows`, `steps`, `listing`,
