@@ -4,7 +4,7 @@ import fc from "fast-check";
 // property tests compare it with what the built graph requires (the rule never demands more) and with what the
 // compiler infers (the types implement exactly this rule).
 
-export const VALUES = ["a", "b", "c", "d", "e", "f", "g"] as const;
+const VALUES = ["a", "b", "c", "d", "e", "f", "g"] as const;
 
 export interface NodeSpec {
   readonly name: string;
