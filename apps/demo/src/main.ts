@@ -363,19 +363,24 @@ class Demo {
     const abort = new AbortController();
     this.#abort = abort;
     try {
+      if (this.pool === undefined) {
+        // A process killed while running keeps its lease until it expires: the run waits for it (up to the TTL).
+        await this.noteHeldLease(id);
+        return await this.runner.run(supportGraph, {
+          workflowId: id,
+          values,
+          signal: abort.signal,
+          errorHandling: "continue",
+          waitForLease: true,
+        });
+      }
       for (let attempt = 1; ; attempt++) {
         try {
-          if (this.pool !== undefined) return await this.runRemote(this.pool, id, values, abort.signal);
-          return await this.runner.run(supportGraph, {
-            workflowId: id,
-            values,
-            signal: abort.signal,
-            errorHandling: "continue",
-          });
+          return await this.runRemote(this.pool, id, values, abort.signal);
         } catch (error) {
-          // A process killed while running keeps its lease until it expires; wait for that, once or twice.
+          // The queue's RemoteRunner has no waitForLease option: wait for a dead holder's lease here, once or twice.
           if (!isWorkflowConflictError(error) || attempt > 2) throw error;
-          if (!(await this.waitForLease(id))) throw error;
+          if (!(await this.waitOutLease(id))) throw error;
         }
       }
     } finally {
@@ -402,20 +407,29 @@ class Demo {
     }
   }
 
-  /** Waits for another process's lease on the workflow to expire. False when there is none to wait for. */
-  async waitForLease(id: string): Promise<boolean> {
+  /**
+   * Says so when another process still holds the workflow's lease (it crashed, or still runs): the run's
+   * `waitForLease` then waits for it. Returns how long it has left, in ms (0: no live lease).
+   */
+  async noteHeldLease(id: string): Promise<number> {
     const workflow = await this.checkpointer.getWorkflow(id);
     const expires = workflow?.lease?.expiresAt;
-    if (expires === undefined) return false;
-    const waitMs = new Date(expires).getTime() - Date.now();
-    if (waitMs <= 0) return true;
-    if (waitMs > LEASE_TTL_MS * 2) return false;
+    const waitMs = expires === undefined ? 0 : new Date(expires).getTime() - Date.now();
+    if (waitMs <= 0) return 0;
     this.print(
       this.style.yellow(
         `… '${id}' is still leased by the process that ran it (${workflow?.lease?.owner ?? "unknown"}). If that process ` +
           `crashed, its lease expires in ${(waitMs / 1000).toFixed(1)} s; waiting.`,
       ),
     );
+    return waitMs;
+  }
+
+  /** For a run on the worker pool: waits out a dead holder's lease. False when there is none to wait for. */
+  async waitOutLease(id: string): Promise<boolean> {
+    if ((await this.checkpointer.getWorkflow(id))?.lease === undefined) return false;
+    const waitMs = await this.noteHeldLease(id);
+    if (waitMs > LEASE_TTL_MS * 2) return false;
     await new Promise((resolve) => setTimeout(resolve, waitMs + 100));
     return true;
   }
@@ -573,7 +587,6 @@ class Demo {
       }
       default:
         // running (the process died holding it), stopped (Ctrl-C) or failed: continue where the steps end.
-        if (workflow.status === "running") await this.waitForLease(id);
         return exitCode(await this.drive(id, {}));
     }
   }

@@ -139,6 +139,7 @@ export {
 export { CRASH_MATRIX_ENV, sampledKillPoints } from "./internal/crashMatrix.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
+export { describeWaitForLease } from "./waitForLease.js";
 export {
   claimRounds,
   runTogether,

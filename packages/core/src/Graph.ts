@@ -14,7 +14,7 @@ import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import { InterruptNode } from "./interrupt.js";
 import { FunctionNode } from "./node.js";
-import type { BindValues } from "./types/bind.js";
+import type { BindValues, MetaAfterBind } from "./types/bind.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
 import type { IsAny, Simplify } from "./types/util.js";
 
@@ -115,6 +115,14 @@ interface GraphState {
 }
 
 const isNode = (value: unknown): value is AnyNode => value instanceof BaseNode;
+
+type NewGraph<M extends { readonly in: unknown; readonly out: unknown; readonly meta: GraphMeta }> = Graph<
+  M["in"],
+  M["out"],
+  M["meta"]
+>;
+/** The configured entrypoints' literal names (none when a name is not a literal). */
+type EntryNames<E> = (E extends readonly (infer N)[] ? N : E) extends infer N ? (string extends N ? never : N) : never;
 
 /**
  * A workflow graph: plain nodes wired by name. Pure structure — no execution (see `@graph/runtime`). All methods
@@ -435,7 +443,7 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
    */
   bind<V extends BindValues<In, Meta["fed"], Out, Meta["name"], V>>(
     values: V,
-  ): Graph<Simplify<Omit<In, keyof V> & Partial<Pick<In, keyof V & keyof In>>>, Out, Meta>;
+  ): Graph<Simplify<Omit<In, keyof V> & Partial<Pick<In, keyof V & keyof In>>>, Out, MetaAfterBind<Meta, keyof V>>;
   /** A new graph without the given bindings (all of them when no key is given). */
   unbind(...keys: (keyof In & string)[]): Graph<In, Out, Meta>;
   /** Wraps this graph as a node of another graph. The name comes from `options.name`, else the graph's name. */
@@ -451,12 +459,17 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
  * is not a node of the graph.
  */
 export interface GraphConstructor {
-  new <const Ns extends readonly AnyNode[], const Name extends string = string>(
+  new <
+    const Ns extends readonly AnyNode[],
+    const Name extends string = string,
+    const Entry extends string | readonly string[] = never,
+    const Edges extends readonly EdgeDefinition[] | undefined = undefined,
+  >(
     nodes: CheckedNodes<Ns>,
-    options?: GraphOptions & { readonly name?: Name },
+    options?: GraphOptions & { readonly name?: Name; readonly entrypoint?: Entry; readonly edges?: Edges },
   ): IsAny<Ns[number]> extends true
     ? Graph
-    : Graph<MergedGraph<Ns, Name>["in"], MergedGraph<Ns, Name>["out"], MergedGraph<Ns, Name>["meta"]>;
+    : NewGraph<MergedGraph<Ns, Name, EntryNames<Entry>, [Edges] extends [undefined] ? false : true>>;
   readonly prototype: Graph;
 }
 

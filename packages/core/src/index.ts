@@ -36,4 +36,11 @@ export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node 
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
 export type { GraphResult, PathValue, ResultPath, RunStatus } from "./types/result.js";
-export type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf, UnknownValuesOf } from "./types/run.js";
+export type {
+  NoValuesNeeded,
+  PausesOf,
+  ResultOutputsOf,
+  RunValuesOf,
+  SeedChoiceOf,
+  UnknownValuesOf,
+} from "./types/run.js";

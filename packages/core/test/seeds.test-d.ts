@@ -2,6 +2,7 @@ import { describe, expectTypeOf, test } from "vitest";
 import { END, Graph, type InputsOf, node, route } from "../src/index.js";
 
 type Message = { role: "user" | "assistant" | "tool"; text: string };
+type SeedChoice<G> = G extends { readonly "~types": { readonly meta: { readonly seedChoice: infer C } } } ? C : "none";
 
 // The LangGraph-style agent: the model and the tools both read the conversation and write it back.
 const agent = node({ output: "messages" }, function agent({ messages }: { messages: Message[] }) {
@@ -61,14 +62,64 @@ describe("loop seeds the runtime requires are required inputs", () => {
     expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ fresh: boolean; prompt: string }>();
   });
 
-  test("not detected: a seed fed back by another node of the loop (A → B → C → A) stays optional", () => {
-    // The runtime requires `x` here (A is the loop's entry), but which node is the entry depends on the whole
-    // loop's shape: the checker does not compute it (see docs/types.md, "What stays untyped").
+  test("a seed fed back by another node of the loop (A → B → C → A), entrypoint named: required", () => {
+    // The runtime requires `x`: A is the loop's entry, and `x` comes back to it around the loop.
     const A = node({ name: "A", output: "y" }, ({ x }: { x: number }) => x + 1);
     const B = node({ name: "B", output: "z" }, ({ y }: { y: number }) => y);
     const check = route({ name: "check", targets: ["C", END] }, ({ z }: { z: number }) => (z >= 3 ? END : "C"));
     const C = node({ name: "C", output: "x" }, ({ z }: { z: number }) => z);
     const g = new Graph([A, B, check, C], { entrypoint: "A" });
-    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<Record<never, never>>();
+    expectTypeOf<InputsOf<typeof g>>().toEqualTypeOf<{ x: number }>();
+    expectTypeOf<SeedChoice<typeof g>>().toEqualTypeOf<never>();
+    // Any node order, an entrypoint list.
+    const reordered = new Graph([C, check, B, A], { entrypoint: ["A"] });
+    expectTypeOf<InputsOf<typeof reordered>>().toEqualTypeOf<{ x: number }>();
+  });
+
+  test("a loop whose entry the checker can't tell (nodes named by their functions): one of its values", () => {
+    // The README's style: the gate targets 'draft' by name, which the checker can't map to a node. The runtime reads
+    // `feedback` first (the gate's target starts the loop); the types require one of the loop's values.
+    const draft = node({ output: "text" }, function draft({ topic, feedback }: { topic: string; feedback: string }) {
+      return `${topic}: ${feedback}`;
+    });
+    const critique = node({ output: "feedback" }, function critique({ text }: { text: string }) {
+      return text.length > 40 ? "ok" : "longer";
+    });
+    const decide = route({ targets: ["draft", END] }, function decide({ feedback }: { feedback: string }) {
+      return feedback === "ok" ? END : "draft";
+    });
+    const publish = node({ output: "url" }, function publish({ text }: { text: string }) {
+      return `/posts/${text.length}`;
+    });
+    const refine = new Graph([draft, critique, decide, publish], { name: "refine" });
+    expectTypeOf<InputsOf<typeof refine>>().toEqualTypeOf<{ topic: string }>();
+    // Values downstream of the loop (`url`) are not in the choice: passing one would not start it.
+    expectTypeOf<SeedChoice<typeof refine>>().toEqualTypeOf<"feedback" | "text">();
+    // A default in the reading node, or a bound value of the loop, settles it.
+    const withDefault = node(
+      { output: "text" },
+      function draft({ topic, feedback = "" }: { topic: string; feedback?: string }) {
+        return `${topic}: ${feedback}`;
+      },
+    );
+    const settled = new Graph([withDefault, critique, decide, publish], { name: "refine" });
+    expectTypeOf<SeedChoice<typeof settled>>().toEqualTypeOf<never>();
+    const bound = refine.bind({ feedback: "" });
+    expectTypeOf<SeedChoice<typeof bound>>().toEqualTypeOf<never>();
+    // Binding an input outside the loop leaves it.
+    const boundTopic = refine.bind({ topic: "graphs" });
+    expectTypeOf<SeedChoice<typeof boundTopic>>().toEqualTypeOf<"feedback" | "text">();
+  });
+
+  test("explicit edges: the wiring is not the names', nothing is inferred", () => {
+    const A = node({ name: "A", output: "y" }, ({ x }: { x: number }) => x + 1);
+    const B = node({ name: "B", output: "x" }, ({ y }: { y: number }) => y);
+    const g = new Graph([A, B], {
+      edges: [
+        ["A", "B"],
+        ["B", "A"],
+      ],
+    });
+    expectTypeOf<SeedChoice<typeof g>>().toEqualTypeOf<never>();
   });
 });

@@ -32,6 +32,22 @@ describe("1. gate targets must exist", () => {
     );
   });
 
+  it("nodes named by their functions (the README's style): a misspelled target compiles, the build names it", () => {
+    // TypeScript types a function's `name` as `string`, so the checker can't tell 'drfat' from a node called so; this
+    // file compiles (no @ts-expect-error), and `new Graph` — at module load, before any run — throws.
+    const draft = node({ output: "draft" }, function draft({ topic }: { topic: string }) {
+      return `On ${topic}`;
+    });
+    const decide = route({ targets: ["drfat", END] }, function decide({ draft }: { draft: string }) {
+      return draft.length > 3 ? END : "drfat";
+    });
+    expect(configError(() => new Graph([draft, decide], { name: "writer" }))).toBe(
+      "Gate 'decide' targets 'drfat', but there is no node named 'drfat' in graph 'writer'. Did you mean 'draft'?\n" +
+        "  → Nodes: 'draft', 'decide'\n" +
+        "  How to fix: add the node, or fix the name in the gate's targets.",
+    );
+  });
+
   it("no suggestion when nothing is close", () => {
     expect(configError(() => new Graph([gate("decide", "q", ["zzzzzz"]), retrieve]))).not.toContain("Did you mean");
   });

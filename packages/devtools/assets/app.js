@@ -42,7 +42,11 @@ function currentNodes() {
 }
 
 function currentGraphName() {
-  if (state.selected?.kind === "live") return state.runs.get(state.selected.id)?.graph;
+  if (state.selected?.kind === "live") {
+    const run = state.runs.get(state.selected.id);
+    // A run whose start was dropped came with no graph name: the stored workflow knows it.
+    return run?.graph ?? state.stored.find((w) => w.id === run?.root)?.graphName;
+  }
   return state.detail?.graphName;
 }
 
@@ -86,6 +90,7 @@ function render() {
   renderActions(currentTarget());
   renderStart();
   const live = state.selected?.kind === "live" ? state.runs.get(state.selected.id) : undefined;
+  renderDropped(live);
   put(
     $("timeline"),
     ...(live === undefined ? [] : [h("h2", {}, "Timeline"), ...liveTimeline(live, selectNode, scheduleRender)]),
@@ -108,6 +113,19 @@ function render() {
   renderHistory(state.selected?.kind === "stored" ? state.detail : undefined);
 }
 
+/** The marker of a live run some of whose events never reached the page. */
+function renderDropped(run) {
+  const count = run?.dropped ?? 0;
+  const el = $("dropped");
+  el.hidden = count === 0;
+  el.dataset.dropped = String(count);
+  const stored = state.stored.some((w) => w.id === run?.root);
+  el.textContent =
+    count === 0
+      ? ""
+      : `⚠ ${count} event${count === 1 ? "" : "s"} of this run were dropped before reaching devtools (the run handle's event buffer was full): node states and the timeline may be incomplete.${stored ? " The stored workflow has the full history." : ""}`;
+}
+
 function renderLists() {
   const live = [...state.runs.values()].sort((a, b) => b.startedAt - a.startedAt);
   put(
@@ -123,6 +141,15 @@ function renderLists() {
         },
         `${r.root} `,
         h("span", { class: "badge", "data-state": liveStatus(r) }, liveStatus(r)),
+        ...(r.dropped > 0
+          ? [
+              h(
+                "span",
+                { class: "badge dropped", "data-dropped": r.dropped, title: "events dropped before reaching devtools" },
+                `⚠ ${r.dropped} dropped`,
+              ),
+            ]
+          : []),
       ),
     ),
   );
@@ -203,8 +230,12 @@ async function start() {
     state.connection = "reconnecting";
     scheduleRender();
   });
-  source.addEventListener("reset", () => {
+  source.addEventListener("reset", (e) => {
     state.runs.clear();
+    // The server's log is bounded: what it no longer keeps, this page can't show.
+    const notKept = JSON.parse(e.data).notKept ?? 0;
+    if (notKept > 0)
+      state.notice = `${notKept} earlier event${notKept === 1 ? " is" : "s are"} no longer kept by devtools (bufferSize): runs that began before show only what followed.`;
     scheduleRender();
   });
   source.addEventListener("message", (e) => {

@@ -64,6 +64,37 @@ function itemEvent(run, ev) {
   if (item !== undefined) Object.assign(item, { state: ev.status, durationMs: ev.durationMs, error: ev.error });
 }
 
+/**
+ * The runtime dropped events of this workflow before devtools got them (a run handle's buffer was full): count them
+ * for the marker. When the run's start was among them, the run is shown from what arrives next.
+ */
+function dropped(ev) {
+  let run = state.runs.get(ev.root);
+  if (run === undefined) {
+    run = {
+      root: ev.root,
+      graph: ev.graph,
+      status: "running",
+      nodes: new Map(),
+      values: new Map(),
+      pause: undefined,
+      startedAt: ev.timestamp,
+      firstStartedAt: ev.timestamp,
+      resumes: 0,
+      dropped: 0,
+    };
+    state.runs.set(ev.root, run);
+    if (state.follow) state.selected = { kind: "live", id: ev.root };
+  }
+  run.dropped = ev.dropped ?? run.dropped + ev.count;
+}
+
+/** The one registered graph with a node at `path` (a run whose start was dropped names no graph), if any. */
+function graphHaving(path) {
+  const names = [...state.views.values()].filter((v) => v.nodes.some((n) => n.path === path)).map((v) => v.name);
+  return names.length === 1 ? names[0] : undefined;
+}
+
 /** Applies one server event to the model. */
 export function apply(ev) {
   if (ev.type === "Notice") {
@@ -85,12 +116,15 @@ export function apply(ev) {
       startedAt: ev.timestamp,
       firstStartedAt: previous?.firstStartedAt ?? ev.timestamp,
       resumes: previous === undefined ? 0 : previous.resumes + 1,
+      dropped: previous?.dropped ?? 0,
     });
     if (state.follow) state.selected = { kind: "live", id: ev.root };
     return;
   }
+  if (ev.type === "EventsDropped") return dropped(ev);
   const run = state.runs.get(ev.root);
   if (run === undefined) return;
+  if (run.graph === undefined && ev.path) run.graph = graphHaving(ev.path);
   if ((ev.type === "RunStart" || ev.type === "RunEnd") && ev.item !== undefined) return itemEvent(run, ev);
   switch (ev.type) {
     case "RunEnd":

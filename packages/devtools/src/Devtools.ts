@@ -269,7 +269,24 @@ export class Devtools {
     const now = Date.now();
     return [...page.workflows]
       .sort((a, b) => new Date(b.updatedAt).getTime() - new Date(a.updatedAt).getTime())
-      .map((w) => summary(w, shownStatus(w, this.#events.roots.get(w.id)?.running === true, now)));
+      .map((w) => ({
+        ...summary(w, shownStatus(w, this.#events.roots.get(w.id)?.running === true, now)),
+        ...this.#dropped(w.id),
+      }));
+  }
+
+  /**
+   * Events of a workflow's runs that never reached this devtools: the runtime dropped them from a run handle's
+   * bounded buffer (`EventsDropped`) before they were read into it. The live view of such a run is incomplete; the
+   * stored workflow has its full history.
+   */
+  droppedEvents(workflowId: string): number {
+    return this.#events.roots.get(workflowId)?.dropped ?? 0;
+  }
+
+  #dropped(workflowId: string): { droppedEvents?: number } {
+    const n = this.droppedEvents(workflowId);
+    return n > 0 ? { droppedEvents: n } : {};
   }
 
   /** One stored workflow (a nested one too): its record, step history with value diffs, and final values. */
@@ -278,7 +295,8 @@ export class Devtools {
     const record = await checkpointer.getWorkflow(id);
     if (record === undefined) return undefined;
     const status = shownStatus(record, this.#events.roots.get(id)?.running === true);
-    return workflowDetail(checkpointer, record, status, this.options.previewLength ?? 2000);
+    const detail = await workflowDetail(checkpointer, record, status, this.options.previewLength ?? 2000);
+    return { ...detail, ...this.#dropped(id) };
   }
 
   /** The items of a stored mapped GraphNode (`<workflow>/<node>`), with counts by status. */

@@ -59,6 +59,11 @@ export class EventLog {
     return this.#nextId - 1;
   }
 
+  /** Events appended but no longer kept (the log is bounded): a page that starts over can't see them. */
+  get notKept(): number {
+    return (this.#events[0]?.id ?? this.#nextId) - 1;
+  }
+
   subscribe(listener: (event: PageEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

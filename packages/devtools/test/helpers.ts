@@ -43,7 +43,12 @@ export function readEvents(
   token: string,
   count: number,
   lastEventId?: number,
-): Promise<{ names: string[]; events: { id: number; type: string; [k: string]: unknown }[] }> {
+): Promise<{
+  names: string[];
+  events: { id: number; type: string; [k: string]: unknown }[];
+  /** The data of each `reset` (what the server's bounded log no longer keeps). */
+  resets: { notKept?: number }[];
+}> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -56,6 +61,7 @@ export function readEvents(
         let buffer = "";
         const names: string[] = [];
         const events: { id: number; type: string }[] = [];
+        const resets: { notKept?: number }[] = [];
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           buffer += chunk;
@@ -67,11 +73,12 @@ export function readEvents(
             names.push(name);
             const data = /^data: (.*)$/m.exec(block)?.[1];
             if (name === "message" && data !== undefined) events.push(JSON.parse(data));
+            if (name === "reset" && data !== undefined) resets.push(JSON.parse(data));
             end = buffer.indexOf("\n\n");
           }
           if (events.length >= count) {
             req.destroy();
-            resolve({ names, events });
+            resolve({ names, events, resets });
           }
         });
       },

@@ -81,4 +81,18 @@ describe("page model", () => {
     ev("NodeError", { path: "m", error: "boom", attempt: 1, willRetry: false });
     expect(progressOf(node("m"))).toBe("11 stopped / 8 done / 1 failed");
   });
+
+  it("EventsDropped: a run whose start was dropped is shown from what arrives next, with the dropped count", () => {
+    ev("EventsDropped", { count: 40, dropped: 40 });
+    const run = state.runs.get("w") as unknown as { status: string; dropped: number };
+    expect(run).toMatchObject({ status: "running", dropped: 40 });
+    ev("NodeEnd", { path: "n7", status: "completed", replayed: false, outputs: { v7: "8" }, durationMs: 1 });
+    ev("RunEnd", { path: "", status: "completed" });
+    expect(node("n7").state).toBe("completed");
+    expect(run.status).toBe("completed");
+    // A later drop (a resume read late) adds up; a resume keeps the count.
+    ev("RunStart", { depth: 0, graph: "g", path: "" });
+    ev("EventsDropped", { count: 2, dropped: 42 });
+    expect((state.runs.get("w") as unknown as { dropped: number }).dropped).toBe(42);
+  });
 });

@@ -156,6 +156,8 @@ describe("devtools server", () => {
     expect(devtools.log.all().map((e) => e.id)).toEqual([7, 8, 9, 10]);
     const r = await readEvents(port, devtools.token, 4, 2);
     expect(r.names[0]).toBe("reset");
+    // The reset says how many events the page can no longer get (the page shows it as a notice).
+    expect(r.resets).toEqual([{ notKept: 6 }]);
     expect(r.events.map((e) => e.id)).toEqual([7, 8, 9, 10]);
   });
 });

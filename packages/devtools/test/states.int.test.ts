@@ -1,3 +1,6 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Graph, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { type Browser, chromium } from "playwright-core";
@@ -6,6 +9,8 @@ import { Devtools } from "../src/index.js";
 import { CHROMIUM_ARGS, ensureChromium } from "./chromium.js";
 
 const ITEMS = 2000;
+const REPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../reports");
+mkdirSync(REPORTS, { recursive: true });
 
 /** slow (waits for `release`) → fanout × ITEMS → boom (fails). */
 function statesGraph(release: Promise<void> = Promise.resolve()) {
@@ -51,6 +56,17 @@ function stoppedMapGraph() {
     .withOutputs({ y: "ys" })
     .mapOver("xs");
   return new Graph([make, items], { name: "stopmap" });
+}
+
+/** An 8-node chain n0 → … → n7, named in the options. */
+function chainGraph() {
+  const nodes = Array.from({ length: 8 }, (_, i) =>
+    node({ name: `n${i}`, inputs: [i === 0 ? "seed" : `v${i - 1}`], output: `v${i}` }, (inputs) => {
+      const [value] = Object.values(inputs) as number[];
+      return value! + 1;
+    }),
+  );
+  return new Graph(nodes, { name: "chain" });
 }
 
 describe("live view states and render throttling (Chromium)", () => {
@@ -115,6 +131,48 @@ describe("live view states and render throttling (Chromium)", () => {
     await page.waitForSelector('[data-node="wait"][data-state="stopped"]');
     expect((await stoppable).status).toBe("stopped");
     await page.close();
+  }, 60_000);
+
+  it("a run whose handle dropped events shows a marker with the count, in the run list and above the graph", async () => {
+    // Fed from the run's handle (not an event processor): the handle kept only its 6 newest events.
+    const fed = new Devtools({ graphs: [chainGraph()] });
+    const chainRunner = new Runner();
+    fed.connect(chainRunner);
+    await fed.listen();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    try {
+      await page.goto(fed.url);
+      await page.waitForSelector('body[data-connection="live"]');
+      const handle = chainRunner.start(chainGraph(), {
+        workflowId: "dropped",
+        values: { seed: 0 },
+        eventBufferSize: 6,
+      });
+      expect((await handle.result).status).toBe("completed");
+      for await (const e of handle.events) fed.onEvent(e);
+      const dropped = fed.droppedEvents("dropped");
+      expect(dropped).toBeGreaterThan(10);
+
+      await page.waitForSelector(`[data-run="dropped"] .badge.dropped[data-dropped="${dropped}"]`, { timeout: 30_000 });
+      expect(await page.textContent('[data-run="dropped"] .badge.dropped')).toBe(`⚠ ${dropped} dropped`);
+      await page.click('[data-run="dropped"]');
+      await page.waitForSelector(`#dropped[data-dropped="${dropped}"]:not([hidden])`);
+      expect(await page.textContent("#dropped")).toContain(
+        `⚠ ${dropped} events of this run were dropped before reaching devtools`,
+      );
+      // What was kept still shows: the last node completed, the run completed, the graph drawn.
+      await page.waitForSelector('[data-node="n7"][data-state="completed"]');
+      await page.waitForSelector('[data-run="dropped"][data-status="completed"]');
+      expect(await page.textContent("#title")).toBe("dropped · graph chain");
+      await page.screenshot({ path: path.join(REPORTS, "live-view-events-dropped.png") });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      await chainRunner.close();
+      await fed.close();
+    }
   }, 60_000);
 
   it("a stopped map shows how many items were stopped and how many were done, not total/total", async () => {

@@ -38,6 +38,8 @@ interface RunSpan {
   /** The context with this run's span active: the parent of its node spans. */
   readonly ctx: Context;
   superstep: number;
+  /** Events of this workflow the runtime dropped before this processor saw them (`EventsDropped`). */
+  dropped?: number;
 }
 
 interface NodeSpan {
@@ -74,6 +76,8 @@ export class OtelProcessor {
   readonly #roots = new Map<string, RunSpan>();
   readonly #nodes = new Map<string, NodeSpan>();
   readonly #links: TraceLinkStore | undefined;
+  /** Spans standing in for top-level runs whose `RunStart` was dropped, by workflow id. */
+  readonly #standIns = new Map<string, RunSpan>();
 
   constructor(options: OtelOptions = {}) {
     this.#tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, "0.1.0");
@@ -96,8 +100,11 @@ export class OtelProcessor {
       case "RunEnd":
         this.#runEnd(event);
         return;
+      case "EventsDropped":
+        this.#eventsDropped(event);
+        return;
       case "SuperstepStart": {
-        const run = this.#runs.get(event.spanId);
+        const run = this.#run(event.spanId, event.workflowId);
         if (run !== undefined) run.superstep = event.superstep;
         return;
       }
@@ -117,9 +124,11 @@ export class OtelProcessor {
         // A replayed decision was made (and traced) by an earlier run.
         if (event.replayed) return;
         const decision = decisionText(event.decision);
-        this.#runs
-          .get(event.spanId)
-          ?.span.addEvent("route_decision", { "graph.gate": event.gate, "graph.decision": decision }, event.timestamp);
+        this.#run(event.spanId, event.workflowId)?.span.addEvent(
+          "route_decision",
+          { "graph.gate": event.gate, "graph.decision": decision },
+          event.timestamp,
+        );
         return;
       }
       case "StopRequested": {
@@ -134,16 +143,18 @@ export class OtelProcessor {
         return;
       }
       case "CheckpointSaved":
-        this.#runs
-          .get(event.spanId)
-          ?.span.addEvent(
-            "checkpoint_saved",
-            { "graph.superstep": event.superstep, "graph.node.name": event.nodeName },
-            event.timestamp,
-          );
+        this.#run(event.spanId, event.workflowId)?.span.addEvent(
+          "checkpoint_saved",
+          { "graph.superstep": event.superstep, "graph.node.name": event.nodeName },
+          event.timestamp,
+        );
         return;
       case "Warning":
-        this.#runs.get(event.spanId)?.span.addEvent("warning", { "graph.warning": event.message }, event.timestamp);
+        this.#run(event.spanId, event.workflowId)?.span.addEvent(
+          "warning",
+          { "graph.warning": event.message },
+          event.timestamp,
+        );
         return;
       default:
         return; // StreamingChunk, MapProgress: too fine-grained for spans
@@ -161,9 +172,64 @@ export class OtelProcessor {
   shutdown(): void {
     for (const n of this.#nodes.values()) n.span.end();
     for (const r of this.#runs.values()) r.span.end();
+    for (const r of this.#standIns.values()) if (![...this.#runs.values()].includes(r)) r.span.end();
     this.#nodes.clear();
     this.#runs.clear();
     this.#roots.clear();
+    this.#standIns.clear();
+  }
+
+  /** A run by its span; a span of a run whose start was dropped gets the workflow's stand-in. */
+  #run(spanId: string, workflowId: string): RunSpan | undefined {
+    const run = this.#runs.get(spanId);
+    if (run !== undefined) return run;
+    const standIn = this.#standIns.get(workflowId);
+    if (standIn !== undefined) this.#runs.set(spanId, standIn);
+    return standIn;
+  }
+
+  /**
+   * `EventsDropped` (a run handle's buffer overflowed before it was read into this processor): the workflow's run
+   * span gets an `events_dropped` event with the count and the total as `graph.events.dropped`, so the trace says it
+   * is incomplete. When the run's start was dropped, a span stands in for it (`graph.events.incomplete`), so the
+   * events that were kept still have a parent.
+   */
+  #eventsDropped(event: Extract<GraphEvent, { type: "EventsDropped" }>): void {
+    const rootId = this.#rootOf(event.workflowId);
+    let run = this.#roots.get(rootId);
+    if (run === undefined) {
+      const attributes: Attributes = {
+        ...this.#attributes,
+        "gen_ai.operation.name": "invoke_workflow",
+        "graph.workflow_id": rootId,
+        "graph.events.incomplete": true,
+      };
+      const span = this.#tracer.startSpan(
+        "invoke_workflow",
+        { kind: SpanKind.INTERNAL, startTime: event.timestamp, attributes },
+        context.active(),
+      );
+      run = { span, ctx: trace.setSpan(context.active(), span), superstep: 0 };
+      this.#roots.set(rootId, run);
+      this.#standIns.set(rootId, run);
+    }
+    run.dropped = (run.dropped ?? 0) + event.count;
+    run.span.setAttribute("graph.events.dropped", run.dropped);
+    run.span.addEvent(
+      "events_dropped",
+      { "graph.events.dropped": event.count, "graph.workflow_id": event.workflowId },
+      event.timestamp,
+    );
+  }
+
+  /** The top-level workflow a workflow id belongs to: a known one it is or lies under, else its first segment. */
+  #rootOf(workflowId: string): string {
+    for (let id = workflowId; ; ) {
+      if (this.#roots.has(id)) return id;
+      const cut = id.lastIndexOf("/");
+      if (cut <= 0) return workflowId.split("/")[0] || workflowId;
+      id = id.slice(0, cut);
+    }
   }
 
   #runStart(event: Extract<GraphEvent, { type: "RunStart" }>): void {
@@ -225,10 +291,11 @@ export class OtelProcessor {
   }
 
   #runEnd(event: Extract<GraphEvent, { type: "RunEnd" }>): void {
-    const run = this.#runs.get(event.spanId);
+    const run = this.#run(event.spanId, event.workflowId);
     if (run === undefined) return;
     this.#runs.delete(event.spanId);
     if (this.#roots.get(event.workflowId) === run) this.#roots.delete(event.workflowId);
+    if (this.#standIns.get(event.workflowId) === run) this.#standIns.delete(event.workflowId);
     run.span.setAttribute("graph.status", event.status);
     if (event.status === "failed") {
       run.span.setAttribute("error.type", errorType(event.error));
@@ -240,7 +307,7 @@ export class OtelProcessor {
   }
 
   #nodeStart(event: Extract<GraphEvent, { type: "NodeStart" }>): void {
-    const run = event.parentSpanId === undefined ? undefined : this.#runs.get(event.parentSpanId);
+    const run = event.parentSpanId === undefined ? undefined : this.#run(event.parentSpanId, event.workflowId);
     if (run === undefined) return;
     const attributes: Attributes = {
       ...this.#attributes,

@@ -7,7 +7,14 @@
  * `W` and `C` from `workflowId` and `checkpoint` (given, the stored values fill the rest, so `values` is partial).
  */
 import type { Checkpoint } from "@graph/checkpoint";
-import type { NoValuesNeeded, PausesOf, ResultOutputsOf, RunValuesOf, UnknownValuesOf } from "@graph/core";
+import type {
+  NoValuesNeeded,
+  PausesOf,
+  ResultOutputsOf,
+  RunValuesOf,
+  SeedChoiceOf,
+  UnknownValuesOf,
+} from "@graph/core";
 import type { RunOptions } from "./options.js";
 import type { MapResult, RunResult } from "./RunResult.js";
 
@@ -26,14 +33,15 @@ type StartCommon = Omit<Common, "signal">;
 type IsResume<W, C> = [W] extends [string] ? true : [C] extends [Checkpoint] ? true : false;
 
 /**
- * `values` of a run of `G`: on a fresh run every required input (an unknown key, a wrong type or a missing input is
- * an error naming the key), produced values optional; on a resume or fork any subset.
+ * `values` of a run of `G`: on a fresh run every required input and a first value for each loop (an unknown key, a
+ * wrong type or a missing input is an error naming the key), produced values optional; on a resume or fork any
+ * subset.
  */
 type ValuesOption<G extends AnyGraph, K extends PropertyKey, Resume> = Resume extends true
   ? { readonly values?: (UnknownValuesOf<G, K> & Partial<RunValuesOf<G>>) | undefined }
   : NoValuesNeeded<G> extends true
     ? { readonly values?: (UnknownValuesOf<G, K> & RunValuesOf<G>) | undefined }
-    : { readonly values: UnknownValuesOf<G, K> & RunValuesOf<G> };
+    : { readonly values: UnknownValuesOf<G, K> & RunValuesOf<G> & SeedChoiceOf<G, K> };
 
 /**
  * The options of a run of `G` over `Base` (see {@link RunArgs}, {@link StartArgs}). One alias for both, so the

@@ -60,6 +60,56 @@ describe("a loop's first-run inputs are required by every run signature", () => 
   });
 });
 
+describe("a loop whose first node the checker can't tell needs one of its values on a fresh run", () => {
+  // Nodes named by their functions: the gate's target 'draft' is a name the checker can't map to a node, so it can't
+  // tell which of the loop's values the first turn reads (the runtime: `feedback`). It requires one of them.
+  const draft = node({ output: "text" }, function draft({ topic, feedback }: { topic: string; feedback: string }) {
+    return `${topic}: ${feedback}`;
+  });
+  const critique = node({ output: "feedback" }, function critique({ text }: { text: string }) {
+    return text.length > 40 ? "ok" : "longer";
+  });
+  const decide = route({ targets: ["draft", END] }, function decide({ feedback }: { feedback: string }) {
+    return feedback === "ok" ? END : "draft";
+  });
+  const refine = new Graph([draft, critique, decide], { name: "refine" });
+
+  test("run without options, or with only the inputs, does not compile; with a loop value it does", () => {
+    // @ts-expect-error the loop needs a first value: runner.run(refine) would throw MissingInputError
+    void runner.run(refine);
+    // @ts-expect-error ✖ Missing a first value for the loop of graph 'refine': pass one of 'feedback', 'text' …
+    void runner.run(refine, { values: { topic: "graphs" } });
+    void runner.run(refine, { values: { topic: "graphs", feedback: "" } });
+    // @ts-expect-error a loop value keeps its type
+    void runner.run(refine, { values: { topic: "graphs", feedback: 1 } });
+  });
+
+  test("a resume, a bound value of the loop, or a default needs none", () => {
+    void runner.run(refine, { workflowId: "post-1" });
+    void runner.run(refine.bind({ feedback: "" }), { values: { topic: "graphs" } });
+    // @ts-expect-error binding an input outside the loop leaves the loop's need
+    void runner.run(refine.bind({ topic: "graphs" }));
+  });
+
+  test("start, stream, runSync and the Effect runner check the same", () => {
+    // @ts-expect-error one of the loop's values is needed
+    runner.start(refine, { values: { topic: "graphs" } });
+    // @ts-expect-error one of the loop's values is needed
+    runner.stream(refine, { values: { topic: "graphs" } });
+    // @ts-expect-error one of the loop's values is needed
+    runner.runSync(refine, { values: { topic: "graphs" } });
+    void runner.start(refine, { values: { topic: "graphs", text: "draft" } }).result;
+    void Effect.scoped(
+      Effect.gen(function* () {
+        const effectRunner = yield* makeRunner();
+        // @ts-expect-error one of the loop's values is needed
+        yield* effectRunner.run(refine, { values: { topic: "graphs" } });
+        return yield* effectRunner.run(refine, { values: { topic: "graphs", feedback: "" } });
+      }),
+    );
+  });
+});
+
 describe("unknown run values are messages naming the key", () => {
   const draft = node({ name: "draft", output: "draft" }, ({ topic }: { topic: string }) => topic);
   const writer = new Graph([draft], { name: "writer" });

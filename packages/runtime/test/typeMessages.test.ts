@@ -27,6 +27,10 @@ const answer = node({ name: "answer", output: "answer" }, ({ embedding, query }:
 const rag = new Graph([embed, answer], { name: "rag" });
 const draft = node({ output: "draft" }, function draft({ topic }: { topic: string }) { return topic; });
 const publish = node({ name: "publish", output: "url" }, ({ draft }: { draft: string }) => draft);
+const write = node({ output: "text" }, function write({ topic, feedback }: { topic: string; feedback: string }) { return topic + feedback; });
+const critique = node({ output: "feedback" }, function critique({ text }: { text: string }) { return text.length > 9 ? "ok" : "more"; });
+const again = route({ targets: ["write", END] }, function again({ feedback }: { feedback: string }) { return feedback === "ok" ? END : "write"; });
+const refine = new Graph([write, critique, again], { name: "refine" });
 const runner = new Runner();
 `;
 
@@ -41,6 +45,16 @@ const cases: readonly { readonly name: string; readonly code: string; readonly s
     name: "a loop graph run with no options at all",
     code: `void runner.run(chat);`,
     says: ["Expected 2 arguments, but got 1."],
+  },
+  {
+    name: "a loop whose first node the checker can't tell, run with only its inputs",
+    code: `void runner.run(refine, { values: { topic: "graphs" } });`,
+    says: [
+      "✖ Missing a first value for the loop of graph 'refine': pass one of ",
+      "'feedback'",
+      "'text'",
+      "(the one its first node reads), bind it, or give its reader a default",
+    ],
   },
   {
     name: "a misspelled run value",

@@ -1,4 +1,5 @@
 import type { DidYouMean, GraphLabel, QuoteList } from "./messages.js";
+import type { IsAny } from "./util.js";
 
 /**
  * What `graph.bind(values)` accepts: the graph's inputs and loop-fed values, each with its type. Any other key must
@@ -16,3 +17,13 @@ export type BindValues<In, Fed, Out, Name, V> = {
           : `✖ Cannot bind '${K}': it is not an input of ${GraphLabel<Name>}.${DidYouMean<K, (keyof In | keyof Fed) & string, [keyof In] extends [never] ? " It takes no inputs." : ` Its inputs: ${QuoteList<keyof In & string>}.`>}`
         : never;
 };
+
+/** A graph's static facts after `bind(values)` with keys `Keys`: binding a value of a loop's seed choice settles it. */
+export type MetaAfterBind<Meta, Keys> =
+  IsAny<Meta> extends true
+    ? Meta
+    : Meta extends { readonly seedChoice?: infer C }
+      ? [C & Keys] extends [never]
+        ? Meta
+        : { readonly [K in keyof Meta]: K extends "seedChoice" ? never : Meta[K] }
+      : Meta;

@@ -3,6 +3,7 @@
  * node list (linear in the number of nodes); nothing scans the node tuple per key and nothing recurses over it.
  */
 
+import type { LoopNeedsOf } from "./loops.js";
 import type { DidYouMean, LastOf, QuoteList } from "./messages.js";
 import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
 import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
@@ -74,11 +75,29 @@ export interface GraphMeta {
   /** Produced values some node also consumes (loop seeds among them), with the consumers' type: `bind` and
    *  run values accept these. */
   readonly fed: object;
+  /**
+   * Values of a loop the checker can't tell the entry of (nodes named by their functions): a fresh run must pass at
+   * least one of them (the runtime reads the entry's). `never` when there is no such loop.
+   */
+  readonly seedChoice?: PropertyKey;
 }
 
-/** The types `new Graph(nodes, { name })` gets. */
-export interface MergedGraph<Ns extends readonly Typed[], Name extends string> {
-  readonly in: GraphInputs<AllInputs<Ns>, AllOutputs<Ns>, AnyOpen<TypesOf<Ns>>, RequiredSeeds<TypesOf<Ns>>>;
+/**
+ * What the loops of `Ns` need on a fresh run (see loops.ts), beyond the accumulators `RequiredSeeds` finds. With
+ * explicit `edges` the wiring is not the names', so nothing more is inferred.
+ */
+type LoopsOf<Ns extends readonly Typed[], Entry, Explicit> = Explicit extends true
+  ? { readonly required: never; readonly choice: never }
+  : LoopNeedsOf<Ns, Exclude<keyof AllInputs<Ns>, keyof AllOutputs<Ns>> | RequiredSeeds<TypesOf<Ns>>, Entry>;
+
+/** The types `new Graph(nodes, { name, entrypoint, edges })` gets. */
+export interface MergedGraph<Ns extends readonly Typed[], Name extends string, Entry = never, Explicit = false> {
+  readonly in: GraphInputs<
+    AllInputs<Ns>,
+    AllOutputs<Ns>,
+    AnyOpen<TypesOf<Ns>>,
+    RequiredSeeds<TypesOf<Ns>> | LoopsOf<Ns, Entry, Explicit>["required"]
+  >;
   readonly out: Simplify<AllOutputs<Ns>>;
   readonly meta: {
     readonly name: Name;
@@ -86,6 +105,7 @@ export interface MergedGraph<Ns extends readonly Typed[], Name extends string> {
     readonly pauses: ResolvePauses<TypesOf<Ns>["pauses"], AllOutputs<Ns>, AllInputs<Ns>>;
     readonly fed: FedValues<AllInputs<Ns>, AllOutputs<Ns>>;
     readonly dynamic: true extends TypesOf<Ns>["dynamic"] ? true : false;
+    readonly seedChoice: LoopsOf<Ns, Entry, Explicit>["choice"];
   };
 }
 

@@ -64,9 +64,45 @@ type InputList<G extends GraphTypes> = [keyof In<G>] extends [never]
   : ` Its inputs: ${QuoteList<keyof In<G> & string>}.`;
 type NameOf<G extends GraphTypes> = G["~types"]["meta"] extends { readonly name: infer N } ? N : string;
 
-/** True when a run of `G` needs no values (every input optional). */
+/** True when a run of `G` needs no values (every input optional, no loop waiting for a first value). */
 export type NoValuesNeeded<G extends GraphTypes> =
-  IsAny<In<G>> extends true ? true : Empty extends In<G> ? true : false;
+  IsAny<In<G>> extends true ? true : Empty extends In<G> ? ([Choice<G>] extends [never] ? true : false) : false;
+
+/** The values of which a fresh run must pass one (see `GraphMeta.seedChoice`). */
+type Choice<G extends GraphTypes> =
+  IsAny<G["~types"]["meta"]> extends true
+    ? never
+    : G["~types"]["meta"] extends { readonly seedChoice: infer C }
+      ? IsAny<C> extends true
+        ? never
+        : C
+      : never;
+
+/**
+ * The check that a fresh run's values (keys `K`) give each loop of `G` a first value: when the checker can't tell
+ * which of a loop's values its first node reads (its nodes are named by their functions), the values must hold at
+ * least one of them, else the compiler reports a missing property named by the message
+ * (`✖ Missing a first value for the loop of graph 'refine': pass one of 'feedback', 'text' …`). Intersect it with
+ * the values' type, `K` inferred from the values.
+ *
+ * @example
+ * ```ts
+ * declare function start<G extends Graph, K extends PropertyKey>(graph: G, values: RunValuesOf<G> & SeedChoiceOf<G, K>): void;
+ * ```
+ */
+export type SeedChoiceOf<G extends GraphTypes, K extends PropertyKey> =
+  Choice<G> extends infer C
+    ? [C] extends [never]
+      ? Empty
+      : [C & K] extends [never]
+        ? { readonly [P in SeedChoiceMessage<G, C>]: never }
+        : Empty
+    : Empty;
+
+type SeedChoiceMessage<
+  G extends GraphTypes,
+  C,
+> = `✖ Missing a first value for the loop of ${GraphLabel<NameOf<G>>}: pass one of ${QuoteList<C & string>} (the one its first node reads), bind it, or give its reader a default`;
 
 /**
  * Where a run of `G` may pause, typed: the interrupt's path, its value's type and the answer's key.

@@ -94,7 +94,7 @@ export function streamEvents(
   const lastId = header === undefined ? undefined : Number(header);
   const missed = lastId === undefined || !Number.isInteger(lastId) ? undefined : devtools.log.since(lastId);
   if (missed === undefined) {
-    res.write(`event: reset\ndata: {}\n\n`);
+    res.write(`event: reset\ndata: ${JSON.stringify({ notKept: devtools.log.notKept })}\n\n`);
     for (const e of devtools.log.all()) write(e);
   } else {
     for (const e of missed) write(e);

@@ -40,8 +40,14 @@ export class PageEvents {
   readonly #max: number;
   readonly #runs = new Map<string, RunInfo>();
   readonly #nodes = new Map<string, NodeAt>();
-  /** Root workflow → its graph's name and last unanswered pause. */
-  readonly roots = new Map<string, { graph: string; pause: LivePause | undefined; running: boolean }>();
+  /**
+   * Root workflow → its graph's name, last unanswered pause, and how many of its events the runtime dropped before
+   * they reached this devtools (`EventsDropped`, when it is fed from a run handle's bounded `events`).
+   */
+  readonly roots = new Map<
+    string,
+    { graph: string; pause: LivePause | undefined; running: boolean; dropped: number }
+  >();
 
   constructor(previewLength: number) {
     this.#max = previewLength;
@@ -52,8 +58,16 @@ export class PageEvents {
     switch (event.type) {
       case "RunStart":
         return this.#runStart(event, base);
+      case "EventsDropped": {
+        const root = this.#rootOf(event.workflowId);
+        const known = this.roots.get(root);
+        const dropped = (known?.dropped ?? 0) + event.count;
+        if (known === undefined) this.roots.set(root, { graph: "graph", pause: undefined, running: true, dropped });
+        else known.dropped = dropped;
+        return { ...base, root, count: event.count, dropped, ...(known === undefined ? {} : { graph: known.graph }) };
+      }
       case "RunEnd": {
-        const run = this.#runs.get(event.spanId);
+        const run = this.#runs.get(event.spanId) ?? this.#adopt(event.workflowId, event.spanId);
         if (run === undefined) return undefined;
         this.#runs.delete(event.spanId);
         for (const s of run.nodeSpans) this.#nodes.delete(s);
@@ -72,7 +86,10 @@ export class PageEvents {
         };
       }
       case "NodeStart": {
-        const run = event.parentSpanId === undefined ? undefined : this.#runs.get(event.parentSpanId);
+        const run =
+          event.parentSpanId === undefined
+            ? undefined
+            : (this.#runs.get(event.parentSpanId) ?? this.#adopt(event.workflowId, event.parentSpanId));
         if (run === undefined) return undefined;
         const path = `${run.prefix}${event.nodeName}`;
         this.#nodes.set(event.spanId, { path, root: run.root, workflowId: event.workflowId, nodeName: event.nodeName });
@@ -82,7 +99,9 @@ export class PageEvents {
       }
       case "NodeEnd": {
         // Replayed steps are reported on the run's span, with no NodeStart: history from an earlier run.
-        const at = event.replayed ? this.#runPath(event.spanId, event.nodeName) : this.#nodes.get(event.spanId);
+        const at = event.replayed
+          ? this.#runPath(event.spanId, event.nodeName, event.workflowId)
+          : (this.#nodes.get(event.spanId) ?? this.#adoptedNode(event.workflowId, event.nodeName));
         if (at === undefined) return undefined;
         return {
           ...base,
@@ -97,13 +116,13 @@ export class PageEvents {
         };
       }
       case "NodeError": {
-        const at = this.#nodes.get(event.spanId);
+        const at = this.#nodes.get(event.spanId) ?? this.#adoptedNode(event.workflowId, event.nodeName);
         if (at === undefined) return undefined;
         const retry = { attempt: event.attempt, willRetry: event.willRetry };
         return { ...base, root: at.root, path: at.path, error: errorMessage(event.error), ...retry };
       }
       case "Paused": {
-        const at = this.#nodes.get(event.spanId);
+        const at = this.#nodes.get(event.spanId) ?? this.#adoptedNode(event.workflowId, event.nodeName);
         if (at === undefined) return undefined;
         const root = this.roots.get(at.root);
         // Only the top-level run's pause is answerable: its responseKey is the outer name.
@@ -121,13 +140,13 @@ export class PageEvents {
       }
       case "MapProgress":
       case "CacheHit": {
-        const at = this.#nodes.get(event.spanId);
+        const at = this.#nodes.get(event.spanId) ?? this.#adoptedNode(event.workflowId, event.nodeName);
         if (at === undefined) return undefined;
         const extra = event.type === "MapProgress" ? { completed: event.completed, total: event.total } : {};
         return { ...base, root: at.root, path: at.path, ...extra };
       }
       case "RouteDecision": {
-        const at = this.#runPath(event.spanId, event.gate);
+        const at = this.#runPath(event.spanId, event.gate, event.workflowId);
         if (at === undefined) return undefined;
         const d = event.decision;
         const one = (t: unknown) => (typeof t === "symbol" ? "END" : String(t));
@@ -150,7 +169,8 @@ export class PageEvents {
     let info: RunInfo;
     if (event.parentSpanId === undefined) {
       info = { root: event.workflowId, prefix: "", item: undefined, nodeSpans: new Set() };
-      this.roots.set(event.workflowId, { graph: event.graphName ?? "graph", pause: undefined, running: true });
+      const dropped = this.roots.get(event.workflowId)?.dropped ?? 0;
+      this.roots.set(event.workflowId, { graph: event.graphName ?? "graph", pause: undefined, running: true, dropped });
     } else {
       const parent = this.#nodes.get(event.parentSpanId);
       if (parent === undefined) return undefined;
@@ -173,8 +193,35 @@ export class PageEvents {
     };
   }
 
-  #runPath(runSpan: string, nodeName: string): { path: string; root: string } | undefined {
-    const run = this.#runs.get(runSpan);
+  #runPath(runSpan: string, nodeName: string, workflowId: string): { path: string; root: string } | undefined {
+    const run = this.#runs.get(runSpan) ?? this.#adopt(workflowId, runSpan);
     return run === undefined ? undefined : { path: `${run.prefix}${nodeName}`, root: run.root };
+  }
+
+  /** The root a workflow id belongs to: the longest known root it is or lies under, else its first segment. */
+  #rootOf(workflowId: string): string {
+    for (let id = workflowId; ; ) {
+      if (this.roots.has(id)) return id;
+      const cut = id.lastIndexOf("/");
+      if (cut <= 0) return workflowId.split("/")[0] || workflowId;
+      id = id.slice(0, cut);
+    }
+  }
+
+  /**
+   * The run of a top-level workflow whose `RunStart` was dropped (the runtime said so with `EventsDropped`): its
+   * events still place its nodes at the top level. Nested runs whose start was dropped stay unplaced.
+   */
+  #adopt(workflowId: string, runSpan: string): RunInfo | undefined {
+    if (!((this.roots.get(workflowId)?.dropped ?? 0) > 0)) return undefined;
+    const info: RunInfo = { root: workflowId, prefix: "", item: undefined, nodeSpans: new Set() };
+    this.#runs.set(runSpan, info);
+    return info;
+  }
+
+  /** A node of such a run whose `NodeStart` was dropped too. */
+  #adoptedNode(workflowId: string, nodeName: string): NodeAt | undefined {
+    if (!((this.roots.get(workflowId)?.dropped ?? 0) > 0)) return undefined;
+    return { path: nodeName, root: workflowId, workflowId, nodeName };
   }
 }
