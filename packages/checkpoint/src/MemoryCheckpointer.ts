@@ -8,6 +8,36 @@
  *
  * @module
  */
+
+// The shared rules through the public module, as any other backend would use them.
+import {
+  assembleCheckpoint,
+  compareWorkflowPosition,
+  decodeStopRequest,
+  decodeWorkflowCursor,
+  encodeStopRequest,
+  encodeWorkflowCursor,
+  encodeWorkflowUpdate,
+  foldSteps,
+  isReleasable,
+  isStorableText,
+  leaseHeldError,
+  leaseLostError,
+  requireStorableText,
+  resolveListLimit,
+  selectSteps,
+  stopAction,
+  superstepBound,
+  unknownWorkflowError,
+  validateClaimOptions,
+  validateFence,
+  validateFinish,
+  validateNewWorkflow,
+  validateRenewal,
+  validateStartSteps,
+  validateStatusFilter,
+  validateStepGroup,
+} from "./adapter.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -29,25 +59,6 @@ import type {
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import { resolvePolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
-import { assembleCheckpoint } from "./internal/checkpoints.js";
-import {
-  isReleasable,
-  requireStorableText,
-  validateFinish,
-  validateNewWorkflow,
-  validateStartSteps,
-  validateStatusFilter,
-  validateStepGroup,
-} from "./internal/inputs.js";
-import {
-  leaseHeldError,
-  leaseLostError,
-  stopAction,
-  unknownWorkflowError,
-  validateClaimOptions,
-  validateFence,
-  validateRenewal,
-} from "./internal/leases.js";
 import type { StoredStep, StoredWorkflow } from "./internal/memoryRecords.js";
 import {
   applyUpdate,
@@ -59,20 +70,8 @@ import {
   writeSteps,
 } from "./internal/memoryRecords.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
-import { selectSteps } from "./internal/records.js";
-import { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
-import { encodeWorkflowUpdate } from "./internal/updates.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer } from "./Serializer.js";
-import {
-  compareWorkflowPosition,
-  decodeWorkflowCursor,
-  encodeWorkflowCursor,
-  foldSteps,
-  isStorableText,
-  resolveListLimit,
-  superstepBound,
-} from "./state.js";
 
 /**
  * Options of {@link MemoryCheckpointer}.

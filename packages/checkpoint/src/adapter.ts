@@ -33,59 +33,26 @@
  * @module
  */
 
-/** Building a `getCheckpoint` answer from one snapshot. */
-export { assembleCheckpoint } from "./internal/checkpoints.js";
-/** Input checks: ids and names every store keeps verbatim, new workflows, step groups, starts, finishes, filters. */
-export type { StoredTextKind } from "./internal/inputs.js";
-export {
-  isLeaseRef,
-  isReleasable,
-  requireStorableText,
-  validateFinish,
-  validateNewWorkflow,
-  validateStartSteps,
-  validateStatusFilter,
-  validateStepGroup,
-} from "./internal/inputs.js";
-/** Leases and fences: argument checks, the stop decision, and the conflict errors. */
-export {
-  leaseHeldError,
-  leaseLostError,
-  staleFenceError,
-  stopAction,
-  unknownWorkflowError,
-  validateClaimOptions,
-  validateFence,
-  validateRenewal,
-} from "./internal/leases.js";
-/** Stored parts of records, and reading them back with the contract's checks. */
-export type {
-  EncodedStepTexts,
-  StepPart,
-  StoredStepParts,
-  StoredWorkflowParts,
-  WorkflowPart,
-} from "./internal/recordCodec.js";
-export { decodeStepRecord, decodeWorkflowRecord, encodeStepTexts } from "./internal/recordCodec.js";
-/** Guards of what is read back, and the error for a record that does not fit. */
-export {
-  corruptRecordError,
-  isPlainRecord,
-  isStepDecision,
-  isStepStatus,
-  isStoredError,
-  isWorkflowStatus,
-  normalizeStoredError,
-  STEP_STATUSES,
-  WORKFLOW_STATUSES,
-} from "./internal/recordGuards.js";
-/** Input records (a run's caller-supplied values) among the steps. */
-export { isInputRecord, readStoredStep, selectSteps, storedDecision } from "./internal/records.js";
+// Each internal module below was written as part of this surface: everything it exports is public.
+/** Building a `getCheckpoint` answer from one snapshot: `assembleCheckpoint`. */
+export * from "./internal/checkpoints.js";
+/**
+ * Input checks: ids and names every store keeps verbatim (`requireStorableText`), new workflows, step groups, the
+ * steps of a start, the frame of a finish, the status filter, and lease references a release can match.
+ */
+export * from "./internal/inputs.js";
+/** Leases and fences: argument checks, the decision of a stop request, and the conflict errors. */
+export * from "./internal/leases.js";
+/** Stored parts of records (`encodeStepTexts`), and reading them back with the contract's checks. */
+export * from "./internal/recordCodec.js";
+/** Guards of what is read back, the statuses, and the error for a record that does not fit. */
+export * from "./internal/recordGuards.js";
+/** Input records (a run's caller-supplied values) among the steps: `selectSteps` for `getSteps`. */
+export * from "./internal/records.js";
 /** The stored form of a stop request. */
-export { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
-/** Updates checked and serialised before anything is written. */
-export type { EncodedWorkflowUpdate } from "./internal/updates.js";
-export { encodeWorkflowUpdate } from "./internal/updates.js";
+export * from "./internal/stopRequests.js";
+/** Updates checked and serialised before anything is written: `encodeWorkflowUpdate`. */
+export * from "./internal/updates.js";
 /** Values through the serializer, with the value's path in errors. */
 export { deserializeStored, serializeStored } from "./Serializer.js";
 /** State, retention, step keys, read bounds, list cursors, and the text and id rules. */

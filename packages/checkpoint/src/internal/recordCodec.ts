@@ -4,9 +4,9 @@
  * a backend parses its own numbers and layout, then hands the parts to {@link decodeStepRecord} /
  * {@link decodeWorkflowRecord}.
  */
-import type { StepRecord, WorkflowRecord } from "../Checkpointer.js";
+import type { StepRecord, StoredError, WorkflowRecord } from "../Checkpointer.js";
 import type { CheckpointError } from "../errors.js";
-import type { Serializer } from "../Serializer.js";
+import type { Serializer, StoredValueContext } from "../Serializer.js";
 import { deserializeStored, serializeStored } from "../Serializer.js";
 import {
   isPlainRecord,
@@ -45,6 +45,22 @@ export function encodeStepTexts(step: StepRecord, serializer: Serializer, operat
         : serializeStored(serializer, normalizeStoredError(step.error), { ...where, path: "error" }),
     decision: storedDecision(step),
   };
+}
+
+/** Reads a record's pause and error texts (either may be absent) and checks their shapes. */
+function readPauseAndError(
+  texts: { readonly pause: string | undefined; readonly error: string | undefined },
+  serializer: Serializer,
+  where: Omit<StoredValueContext, "path">,
+  corrupt: (part: "pause" | "error") => CheckpointError,
+): { readonly pause: Record<string, unknown> | undefined; readonly error: StoredError | undefined } {
+  const read = <T>(text: string | undefined, path: "pause" | "error", fits: (value: unknown) => value is T) => {
+    if (text === undefined) return undefined;
+    const value = deserializeStored(serializer, text, { ...where, path });
+    if (!fits(value)) throw corrupt(path);
+    return value;
+  };
+  return { pause: read(texts.pause, "pause", isPlainRecord), error: read(texts.error, "error", isStoredError) };
 }
 
 /** A stored step as a backend read it: its numbers parsed, its serializer texts not yet read. */
@@ -86,12 +102,7 @@ export function decodeStepRecord(
   const where = { workflowId, nodeName, operation };
   const values = deserializeStored(serializer, parts.values, { ...where, path: "values" });
   if (!isPlainRecord(values)) throw corrupt("values");
-  const pause =
-    parts.pause === undefined ? undefined : deserializeStored(serializer, parts.pause, { ...where, path: "pause" });
-  if (pause !== undefined && !isPlainRecord(pause)) throw corrupt("pause");
-  const error =
-    parts.error === undefined ? undefined : deserializeStored(serializer, parts.error, { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw corrupt("error");
+  const { pause, error } = readPauseAndError(parts, serializer, where, corrupt);
   return readStoredStep({
     workflowId,
     superstep: parts.superstep,
@@ -140,13 +151,7 @@ export function decodeWorkflowRecord(
 ): WorkflowRecord {
   const workflowId = parts.id;
   if (!isWorkflowStatus(parts.status)) throw corrupt("status");
-  const where = { workflowId, operation };
-  const pause =
-    parts.pause === undefined ? undefined : deserializeStored(serializer, parts.pause, { ...where, path: "pause" });
-  if (pause !== undefined && !isPlainRecord(pause)) throw corrupt("pause");
-  const error =
-    parts.error === undefined ? undefined : deserializeStored(serializer, parts.error, { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw corrupt("error");
+  const { pause, error } = readPauseAndError(parts, serializer, { workflowId, operation }, corrupt);
   const stop =
     parts.stopRequested === undefined
       ? undefined

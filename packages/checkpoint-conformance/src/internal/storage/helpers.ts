@@ -36,6 +36,16 @@ export async function create(checkpointer: Checkpointer, id: string, parentId?: 
   return result.workflow;
 }
 
+/** Everything stored about some workflows (record and steps, inputs included), to compare before and after a call. */
+export async function storedRecords(checkpointer: Checkpointer, workflowIds: readonly string[]) {
+  return Promise.all(
+    workflowIds.map(async (id) => ({
+      workflow: await checkpointer.getWorkflow(id),
+      steps: await checkpointer.getSteps(id, { includeInputs: true }),
+    })),
+  );
+}
+
 /** Walks every page of `listWorkflows` and returns the ids in page order. */
 export async function listAll(
   checkpointer: Checkpointer,

@@ -3,11 +3,11 @@
  * `createWorkflow` then `claimWorkflow` in one transaction / script; `finishWorkflow` is `saveStepBatch`,
  * `updateWorkflow` and `releaseWorkflow` in one transaction / script, all or none.
  */
-import type { Checkpointer, Fence, StepRecord } from "@graph/checkpoint";
+import type { Fence, StepRecord } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, assertConflictError, ids, rejection, sleep, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
-import { create, mergedWrites } from "./helpers.js";
+import { create, mergedWrites, storedRecords } from "./helpers.js";
 
 const newWorkflow = (id: string, parentId?: string) => ({
   id,
@@ -20,15 +20,6 @@ const chain = (workflowId: string, from: number, count: number): StepRecord[] =>
   Array.from({ length: count }, (_, i) =>
     step(workflowId, { superstep: from + i, nodeName: `n${from + i}`, index: from + i, values: { v: from + i } }),
   );
-
-async function everything(checkpointer: Checkpointer, workflowIds: readonly string[]) {
-  return Promise.all(
-    workflowIds.map(async (id) => ({
-      workflow: await checkpointer.getWorkflow(id),
-      steps: await checkpointer.getSteps(id, { includeInputs: true }),
-    })),
-  );
-}
 
 /** Registers the "runWrites" tests. */
 export function describeRunWrites({ run }: StorageContext): void {
@@ -118,7 +109,7 @@ export function describeRunWrites({ run }: StorageContext): void {
         const second = await adapter.claimWorkflow(id, { owner: "b", ttlMs: 10_000 });
         const stale: Fence = { epoch: first.lease.epoch };
         const current: Fence = { epoch: second.epoch };
-        const before = await everything(adapter, [id, child]);
+        const before = await storedRecords(adapter, [id, child]);
 
         const staleUpdate = await rejection(
           adapter.finishWorkflow({
@@ -170,7 +161,7 @@ export function describeRunWrites({ run }: StorageContext): void {
         );
         assertCheckpointError(missingChild);
         expect(missingChild.workflowId).toBe(`${id}/missing`);
-        expect(await everything(adapter, [id, child])).toStrictEqual(before);
+        expect(await storedRecords(adapter, [id, child])).toStrictEqual(before);
         expect((await adapter.getWorkflow(id))?.lease).toMatchObject({ owner: "b", epoch: second.epoch });
       });
     });

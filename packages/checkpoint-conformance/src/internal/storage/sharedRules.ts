@@ -8,11 +8,10 @@
  *   means none, `NaN` is an error;
  * - the arguments of `startWorkflow` / `finishWorkflow` are checked whole; a release that names no lease is ignored.
  */
-import type { Checkpointer } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, ids, rejection, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
-import { create, mergedWrites } from "./helpers.js";
+import { create, mergedWrites, storedRecords } from "./helpers.js";
 
 const graph = { graphName: "conformance", graphHash: "hash-1" };
 
@@ -23,14 +22,6 @@ async function refused(call: Promise<unknown>) {
   return error;
 }
 
-/** What a workflow holds, to compare before and after refused calls. */
-async function stored(checkpointer: Checkpointer, id: string) {
-  return {
-    workflow: await checkpointer.getWorkflow(id),
-    steps: await checkpointer.getSteps(id, { includeInputs: true }),
-  };
-}
-
 /** Registers the "sharedRules" tests. */
 export function describeSharedRules({ run }: StorageContext): void {
   describe("shared input rules (@graph/checkpoint/adapter)", () => {
@@ -39,7 +30,7 @@ export function describeSharedRules({ run }: StorageContext): void {
         const adapter = mergedWrites(checkpointer);
         const id = ids("owner")();
         await create(adapter, id);
-        const before = await stored(adapter, id);
+        const before = await storedRecords(adapter, [id]);
         for (const owner of ["half\uD800", "\uDC00low", "nul\u0000owner", ""]) {
           const claim = await refused(adapter.claimWorkflow(id, { owner, ttlMs: 10_000 }));
           expect(claim).toMatchObject({ path: "owner", workflowId: id });
@@ -49,7 +40,7 @@ export function describeSharedRules({ run }: StorageContext): void {
           expect(start.path).toBe("owner");
           expect(await adapter.getWorkflow(fresh)).toBeUndefined();
         }
-        expect(await stored(adapter, id)).toStrictEqual(before);
+        expect(await storedRecords(adapter, [id])).toStrictEqual(before);
       });
     });
 
@@ -57,7 +48,7 @@ export function describeSharedRules({ run }: StorageContext): void {
       await run(async (checkpointer) => {
         const id = ids("surrogate")();
         await create(checkpointer, id);
-        const before = await stored(checkpointer, id);
+        const before = await storedRecords(checkpointer, [id]);
         const lone = `${id}-\uD800`;
         for (const call of [
           checkpointer.createWorkflow({ id: lone, ...graph }),
@@ -76,7 +67,7 @@ export function describeSharedRules({ run }: StorageContext): void {
         expect(node.path).toBe("nodeName");
         expect(await checkpointer.getWorkflow(lone)).toBeUndefined();
         expect(await checkpointer.getWorkflow(`${id}-child`)).toBeUndefined();
-        expect(await stored(checkpointer, id)).toStrictEqual(before);
+        expect(await storedRecords(checkpointer, [id])).toStrictEqual(before);
       });
     });
 
@@ -93,9 +84,9 @@ export function describeSharedRules({ run }: StorageContext): void {
         }
         expect(await adapter.getWorkflow(id)).toBeUndefined();
         await create(adapter, id);
-        const before = await stored(adapter, id);
+        const before = await storedRecords(adapter, [id]);
         expect((await refused(adapter.updateWorkflow(id, { graphHash: "h\u0000" }))).path).toBe("graphHash");
-        expect(await stored(adapter, id)).toStrictEqual(before);
+        expect(await storedRecords(adapter, [id])).toStrictEqual(before);
       });
     });
 
@@ -104,7 +95,7 @@ export function describeSharedRules({ run }: StorageContext): void {
         const adapter = mergedWrites(checkpointer);
         const id = ids("bad-update")();
         const { lease } = await adapter.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 });
-        const before = await stored(adapter, id);
+        const before = await storedRecords(adapter, [id]);
         const stale = { epoch: lease.epoch + 5 };
         const cases = [
           [null, undefined],
@@ -128,7 +119,7 @@ export function describeSharedRules({ run }: StorageContext): void {
             expect(error.operation).toMatch(/^(updateWorkflow|finishWorkflow)$/);
           }
         }
-        expect(await stored(adapter, id)).toStrictEqual(before);
+        expect(await storedRecords(adapter, [id])).toStrictEqual(before);
       });
     });
 
@@ -141,7 +132,7 @@ export function describeSharedRules({ run }: StorageContext): void {
         expect(start).toMatchObject({ path: "steps", workflowId: id });
         expect(await adapter.getWorkflow(id)).toBeUndefined();
         const { lease } = await adapter.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 });
-        const before = await stored(adapter, id);
+        const before = await storedRecords(adapter, [id]);
         const finish = await refused(
           adapter.finishWorkflow({
             workflowId: id,
@@ -152,7 +143,7 @@ export function describeSharedRules({ run }: StorageContext): void {
           }),
         );
         expect(finish.path).toBe("release");
-        expect(await stored(adapter, id)).toStrictEqual(before);
+        expect(await storedRecords(adapter, [id])).toStrictEqual(before);
       });
     });
 
