@@ -9,14 +9,17 @@ import type {
   CheckpointPolicy,
   Fence,
   Lease,
+  LeaseClaim,
   ListWorkflowsOptions,
   NewWorkflow,
   RenewedLease,
   Serializer,
+  StartedWorkflow,
   StepReadOptions,
   StepRecord,
   StopRequest,
   WorkflowConflictError,
+  WorkflowFinish,
   WorkflowPage,
   WorkflowRecord,
   WorkflowUpdate,
@@ -24,13 +27,13 @@ import type {
 import {
   CheckpointError,
   defaultSerializer,
-  foldSteps,
   isCheckpointError,
-  isInputRecord,
   isWorkflowConflictError,
   resolvePolicy,
 } from "@graph/checkpoint";
+import { assembleCheckpoint, foldSteps, selectSteps } from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
+import { configError, positive } from "./internal/config.js";
 import type { ServerAddress } from "./internal/connection.js";
 import {
   addressOfClient,
@@ -43,94 +46,9 @@ import type { IndexContext } from "./internal/indexes.js";
 import { clearAll, storageBytes } from "./internal/indexes.js";
 import { KeySpace } from "./internal/keys.js";
 import { WorkflowOperations } from "./internal/operations.js";
+import { finishWorkflow, startWorkflow } from "./internal/runWrites.js";
 import { defineScripts } from "./internal/scripts.js";
-
-/**
- * What happens when the server may evict keys (`maxmemory-policy` other than `noeviction`): an evicted key is a
- * lost workflow. `"warn"` (default) reports it through `onWarning`, `"fail"` makes `setup()` (and the first call)
- * fail, `"ignore"` skips the check.
- *
- * @example
- * ```ts
- * const check: EvictionPolicyCheck = "fail";
- * ```
- */
-export type EvictionPolicyCheck = "warn" | "fail" | "ignore";
-
-/**
- * Options every way of connecting shares.
- *
- * @example
- * ```ts
- * const common: RedisCommonOptions = { prefix: "myapp:graph:", policy: { retention: "latest" } };
- * ```
- */
-export interface RedisCommonOptions {
-  /** Prefix of every key (no `{` or `}`). Default `"graph:"`. Stores with different prefixes are independent. */
-  readonly prefix?: string;
-  /** Partial policy; defaults filled by `resolvePolicy` (async + full). Retention and `ttlMs` apply here. */
-  readonly policy?: Partial<CheckpointPolicy>;
-  /** How values become text. Default: `defaultSerializer`. */
-  readonly serializer?: Serializer;
-  /** The `maxmemory-policy` check of `setup()`. Default `"warn"`. */
-  readonly evictionPolicy?: EvictionPolicyCheck;
-  /** Receives warnings (the eviction-policy check). Default: `process.emitWarning`. */
-  readonly onWarning?: (message: string) => void;
-}
-
-/**
- * Connect with a URL; the checkpointer owns the client and closes it in `close()`.
- *
- * @example
- * ```ts
- * const options: RedisUrlOptions = { url: "redis://127.0.0.1:6379/0", commandTimeoutMs: 5000 };
- * ```
- */
-export interface RedisUrlOptions extends RedisCommonOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://…`. Default: `process.env.REDIS_URL`, else `redis://127.0.0.1:6379`. */
-  readonly url?: string;
-  /** How long one connection attempt may take. Default 3000 ms. */
-  readonly connectTimeoutMs?: number;
-  /** How long a command may wait for its answer. Default 10000 ms. */
-  readonly commandTimeoutMs?: number;
-  /** Reconnect attempts a command waits through before failing with a `CheckpointError`. Default 2. */
-  readonly maxRetriesPerRequest?: number;
-}
-
-/**
- * Use an application's ioredis client (`Redis` or `Cluster`); `close()` leaves it open.
- *
- * @example
- * ```ts
- * import { Cluster } from "ioredis";
- * const options: RedisClientOptions = { client: new Cluster([{ host: "10.0.0.1", port: 7000 }]) };
- * ```
- */
-export interface RedisClientOptions extends RedisCommonOptions {
-  readonly client: Redis | Cluster;
-}
-
-/**
- * Options of {@link RedisCheckpointer}: a `url` or a `client`, plus the common options.
- *
- * @example
- * ```ts
- * const options: RedisCheckpointerOptions = { url: "redis://cache:6379/1", policy: { ttlMs: 7 * 86_400_000 } };
- * ```
- */
-export type RedisCheckpointerOptions = RedisUrlOptions | RedisClientOptions;
-
-function configError(message: string, path: string): CheckpointError {
-  return new CheckpointError({ message: `RedisCheckpointer: ${message}`, operation: "constructor", path });
-}
-
-function positive(value: number | undefined, fallback: number, path: string, integer = false): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw configError(`${path} must be a non-negative ${integer ? "integer" : "number"}, got ${String(value)}.`, path);
-  }
-  return value;
-}
+import type { EvictionPolicyCheck, RedisCheckpointerOptions, RedisUrlOptions } from "./RedisCheckpointerOptions.js";
 
 /**
  * A {@link Checkpointer} on Redis through ioredis.
@@ -361,6 +279,23 @@ export class RedisCheckpointer implements Checkpointer {
     return this.#run("saveSteps", id, () => this.#operations.saveSteps(steps, fence, "saveSteps"));
   }
 
+  /** Creates the workflow if missing, claims it and saves `steps` under the new lease, in one script. */
+  startWorkflow(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow> {
+    const id = typeof workflow?.id === "string" ? workflow.id : undefined;
+    return this.#run("startWorkflow", id, () =>
+      startWorkflow(this.#context, this.#operations, this.policy, workflow, claim, steps),
+    );
+  }
+
+  /**
+   * Writes a run's last steps, its final update (fenced) and the lease release in one script. The steps must be of
+   * the finished workflow's tree (one script reaches one hash slot).
+   */
+  finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
+    const id = typeof finish?.workflowId === "string" ? finish.workflowId : undefined;
+    return this.#run("finishWorkflow", id, () => finishWorkflow(this.#context, this.policy, finish));
+  }
+
   /** Changes status, graph hash, pause or error of a workflow. */
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
     return this.#run("updateWorkflow", id, () => this.#operations.updateWorkflow(id, update, fence));
@@ -375,8 +310,7 @@ export class RedisCheckpointer implements Checkpointer {
   getSteps(id: string, options: StepReadOptions = {}): Promise<readonly StepRecord[]> {
     return this.#run("getSteps", id, async () => {
       const read = await this.#operations.readSteps(id, options?.throughSuperstep, "getSteps");
-      const steps = read?.steps ?? [];
-      return options?.includeInputs === true ? steps : steps.filter((step) => !isInputRecord(step));
+      return read === undefined ? [] : selectSteps(read.steps, options);
     });
   }
 
@@ -395,16 +329,7 @@ export class RedisCheckpointer implements Checkpointer {
   getCheckpoint(id: string, options: { readonly superstep?: number } = {}): Promise<Checkpoint | undefined> {
     return this.#run("getCheckpoint", id, async () => {
       const read = await this.#operations.readSteps(id, options?.superstep, "getCheckpoint");
-      if (read === undefined) return undefined;
-      const { values, versions } = foldSteps(read.steps);
-      const last = read.bound === undefined ? read.lastSuperstep : Math.min(read.bound, read.lastSuperstep);
-      return {
-        workflowId: id,
-        superstep: read.steps.length === 0 ? -1 : Math.max(last, -1),
-        values,
-        versions,
-        steps: read.steps,
-      };
+      return read === undefined ? undefined : assembleCheckpoint(id, read.lastSuperstep, read.steps, read.bound);
     });
   }
 

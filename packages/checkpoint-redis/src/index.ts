@@ -4,11 +4,11 @@
  * @module
  */
 
+export { RedisCheckpointer } from "./RedisCheckpointer.js";
 export type {
   EvictionPolicyCheck,
   RedisCheckpointerOptions,
   RedisClientOptions,
   RedisCommonOptions,
   RedisUrlOptions,
-} from "./RedisCheckpointer.js";
-export { RedisCheckpointer } from "./RedisCheckpointer.js";
+} from "./RedisCheckpointerOptions.js";

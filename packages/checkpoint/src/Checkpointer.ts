@@ -405,7 +405,7 @@ export interface SkippedWorkflow {
 
 /**
  * The adapter contract. Implementations: `MemoryCheckpointer`, `SqliteCheckpointer`, `PostgresCheckpointer`,
- * `RedisCheckpointer`.
+ * `RedisCheckpointer`, each built on the shared rules of `@graph/checkpoint/adapter`.
  * Every implementation must pass `@graph/checkpoint-conformance`.
  *
  * Rules every adapter keeps:
@@ -510,14 +510,14 @@ export interface Checkpointer {
    * transaction, fenced by the lease just taken: a run's inputs are durable before its first node starts, whatever
    * the durability mode, and a crash right after the start never leaves a workflow without them. When the claim
    * fails nothing of them is written. Without the method the runtime calls `createWorkflow`, `claimWorkflow` and
-   * `saveSteps` one after the other.
+   * `saveSteps` one after the other; the conformance kit requires it (every backend of this repository has it).
    */
   startWorkflow?(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow>;
   /**
    * Optional: `saveStepBatch(finish.steps)`, `updateWorkflow(id, update, fence)` and `releaseWorkflow(id, release)`
    * in one transaction (all or none: a stale fence anywhere writes nothing). Returns the updated record. The runtime
    * ends a run with it (its last queued steps, final status and lease release in one write); without it the calls
-   * are made one after the other.
+   * are made one after the other. The conformance kit requires it.
    */
   finishWorkflow?(finish: WorkflowFinish): Promise<WorkflowRecord>;
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord>;

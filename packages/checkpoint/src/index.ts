@@ -1,6 +1,7 @@
 /**
- * `@graph/checkpoint` — the `Checkpointer` contract, record types, policy, serializer, shared helpers and the
- * in-memory checkpointer. The Effect-facing store lives in `@graph/checkpoint/effect`.
+ * `@graph/checkpoint` — the `Checkpointer` contract, record types, policy, serializer and the in-memory
+ * checkpointer. The Effect-facing store lives in `@graph/checkpoint/effect`, the rules every backend shares in
+ * `@graph/checkpoint/adapter`, the SQL store in `@graph/checkpoint/kysely`.
  *
  * @module
  */
@@ -47,42 +48,22 @@ export {
 /** The guard the runtime wraps every adapter in. */
 export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
 export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
-/** Lease and fencing helpers for adapters: claim/fence validation and conflict errors worded like every backend. */
-export {
-  leaseHeldError,
-  leaseLostError,
-  staleFenceError,
-  stopAction,
-  unknownWorkflowError,
-  validateClaimOptions,
-  validateFence,
-  validateRenewal,
-} from "./internal/leases.js";
 export { isInputRecord } from "./internal/records.js";
-/** How adapters store a stop request (one text through the serializer). */
-export { decodeStopRequest, encodeStopRequest } from "./internal/stopRequests.js";
 /** The in-memory checkpointer. */
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";
 export { MemoryCheckpointer } from "./MemoryCheckpointer.js";
 /** Serialisation. */
 export type { Serializer, StoredValueContext } from "./Serializer.js";
 export { defaultSerializer, deserializeStored, serializeStored } from "./Serializer.js";
-/** Pure helpers shared by every adapter. */
-export type { FoldedState, StepSummary, WorkflowPosition } from "./state.js";
+/**
+ * The state of a workflow from its steps, and the workflow id rules. Adapter authors: every shared rule (leases,
+ * fences, updates, record checks, cursors, retention) is in `@graph/checkpoint/adapter`.
+ */
+export type { FoldedState } from "./state.js";
 export {
-  compactSteps,
-  compareWorkflowPosition,
   DEFAULT_LIST_LIMIT,
-  decodeWorkflowCursor,
-  encodeWorkflowCursor,
   foldSteps,
-  hasLoneSurrogate,
-  isStorableText,
   MAX_WORKFLOW_ID_BYTES,
-  resolveListLimit,
-  stepKey,
-  superstepBound,
-  validateStepRecord,
   validateWorkflowId,
   workflowIdTooLong,
 } from "./state.js";

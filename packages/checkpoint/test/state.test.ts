@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CheckpointError, StepRecord, StepSummary } from "../src/index.js";
+import type { StepSummary } from "../src/adapter.js";
 import {
   compactSteps,
   compareWorkflowPosition,
@@ -8,10 +8,11 @@ import {
   encodeWorkflowCursor,
   foldSteps,
   resolveListLimit,
-  resolvePolicy,
   stepKey,
   validateStepRecord,
-} from "../src/index.js";
+} from "../src/adapter.js";
+import type { CheckpointError, StepRecord } from "../src/index.js";
+import { resolvePolicy } from "../src/index.js";
 
 const s = (index: number, superstep: number, nodeName: string, values: Record<string, unknown>): StepSummary => ({
   index,

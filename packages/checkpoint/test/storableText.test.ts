@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hasLoneSurrogate, isCheckpointError, isStorableText, superstepBound } from "../src/index.js";
+import { hasLoneSurrogate, isStorableText, superstepBound } from "../src/adapter.js";
+import { isCheckpointError } from "../src/index.js";
 
 describe("adapter helpers: storable text and superstep bounds", () => {
   it.each([

@@ -37,6 +37,13 @@ function recording(): {
     writes.push({ op: "updateWorkflow", workflowId: id, fence });
     return inner.updateWorkflow(id, update, fence);
   };
+  // A run's last write: its queued steps and its final update, each under its own fence.
+  cp.finishWorkflow = (finish) => {
+    for (const group of finish.steps ?? [])
+      for (const step of group.steps) writes.push({ op: "saveStep", workflowId: step.workflowId, fence: group.fence });
+    writes.push({ op: "updateWorkflow", workflowId: finish.workflowId, fence: finish.fence });
+    return inner.finishWorkflow(finish);
+  };
   return { cp, writes };
 }
 

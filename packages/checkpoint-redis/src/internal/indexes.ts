@@ -10,7 +10,7 @@ import {
   decodeWorkflowCursor,
   encodeWorkflowCursor,
   resolveListLimit,
-} from "@graph/checkpoint";
+} from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
 import { scanNodes } from "./connection.js";
 import type { KeySpace } from "./keys.js";

@@ -68,9 +68,7 @@ export class KeySpace {
   }
 
   workflow(id: string): WorkflowKeys {
-    // The root is the id up to its first "/" (a leading "/" belongs to the root, so the tag is never empty).
-    const slash = id.indexOf("/", 1);
-    const root = slash < 0 ? id : id.slice(0, slash);
+    const root = rootOf(id);
     const base = `${this.prefix}{${tagOf(root)}}${tagOf(id.slice(root.length))}`;
     return { workflow: `${base}:w`, steps: `${base}:s`, order: `${base}:o` };
   }
@@ -79,6 +77,15 @@ export class KeySpace {
   get pattern(): string {
     return `${this.prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
   }
+}
+
+/**
+ * The root of a workflow id: the id up to its first "/" (a leading "/" belongs to the root, so the hash tag is never
+ * empty). Workflows with the same root share one hash slot.
+ */
+export function rootOf(id: string): string {
+  const slash = id.indexOf("/", 1);
+  return slash < 0 ? id : id.slice(0, slash);
 }
 
 /** The field (and sorted-set member) of a step: its upsert key. */

@@ -12,61 +12,35 @@ import type {
   StopRequest,
   WorkflowPage,
   WorkflowRecord,
-  WorkflowStatus,
   WorkflowUpdate,
 } from "@graph/checkpoint";
 import {
-  CheckpointError,
   decodeStopRequest,
   encodeStopRequest,
+  encodeWorkflowUpdate,
+  isReleasable,
   isStorableText,
   leaseHeldError,
   leaseLostError,
-  serializeStored,
-  staleFenceError,
+  requireStorableText,
   superstepBound,
-  unknownWorkflowError,
+  validateClaimOptions,
   validateFence,
+  validateNewWorkflow,
   validateRenewal,
-  validateStepRecord,
-} from "@graph/checkpoint";
+  validateStatusFilter,
+} from "@graph/checkpoint/adapter";
 import type { IndexContext } from "./indexes.js";
 import { deleteWorkflows, descendantsOf, listWorkflows, pruneExpired } from "./indexes.js";
-import { stepField } from "./keys.js";
-import { decodeStep, decodeWorkflow, encodeStep, hashFromPairs, normalizeError } from "./records.js";
-import { requireStorableId, validateClaimOptions } from "./validation.js";
-
-const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
+import type { WorkflowHash } from "./records.js";
+import { decodeStep, decodeWorkflow, hashFromPairs } from "./records.js";
+import { rejected, stepArgs, updateArgs } from "./replies.js";
 
 /** Steps read in one snapshot, with the workflow's last superstep. */
 export interface StepsRead {
   readonly lastSuperstep: number;
   readonly bound: number | undefined;
   readonly steps: StepRecord[];
-}
-
-/** Turns a script's rejection reply into the error of the contract. */
-function rejected(reply: unknown[], id: string, operation: string, fence: Fence | undefined): never {
-  const guard = fence?.workflowId ?? id;
-  if (reply[0] === "conflict") {
-    const [, epoch, owner, expiresAt] = reply as string[];
-    throw staleFenceError(
-      guard,
-      operation,
-      fence?.epoch ?? 0,
-      {
-        epoch: Number(epoch),
-        ...(owner === "" || owner === undefined ? {} : { owner, expiresAt: new Date(Number(expiresAt)) }),
-      },
-      id,
-    );
-  }
-  if (reply[0] === "missing") throw unknownWorkflowError(reply[1] === "guard" ? guard : id, operation);
-  throw new CheckpointError({
-    message: `${operation}('${id}'): unexpected reply from Redis: ${JSON.stringify(reply)}.`,
-    workflowId: id,
-    operation,
-  });
 }
 
 /** The operations of one store. */
@@ -87,24 +61,7 @@ export class WorkflowOperations {
     workflow: NewWorkflow,
     fence: Fence | undefined,
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
-    if (typeof workflow !== "object" || workflow === null) {
-      throw new CheckpointError({
-        message: "createWorkflow expects { id, graphName, graphHash }.",
-        operation: "createWorkflow",
-      });
-    }
-    requireStorableId(workflow.id, "createWorkflow");
-    for (const field of ["graphName", "graphHash"] as const) {
-      if (typeof workflow[field] !== "string" || workflow[field].includes("\u0000")) {
-        throw new CheckpointError({
-          message: `createWorkflow('${workflow.id}'): ${field} must be a string without NUL characters.`,
-          workflowId: workflow.id,
-          operation: "createWorkflow",
-          path: field,
-        });
-      }
-    }
-    if (workflow.parentId !== undefined) requireStorableId(workflow.parentId, "createWorkflow", "parent id");
+    validateNewWorkflow(workflow, "createWorkflow");
     const guard = validateFence(workflow.id, fence, "createWorkflow") ?? workflow.id;
     await this.pruneIfConfigured();
     const { scripts, keys } = this.#context;
@@ -119,25 +76,32 @@ export class WorkflowOperations {
     )) as [number | string, unknown];
     if (typeof reply[0] === "string") rejected(reply, workflow.id, "createWorkflow", fence);
     const hash = hashFromPairs(reply[1]);
-    // Indexed on every call (idempotent): repairs the index after a crash between the two writes.
-    const { all, roots, ids, ttl } = keys.index;
-    await scripts.graphIndexAdd(
-      all,
-      roots,
-      ids,
-      ttl,
-      workflow.id,
-      hash["ca"] ?? "0",
-      hash["pid"] === undefined ? "1" : "0",
-    );
+    await this.index(workflow.id, hash);
     return {
       workflow: decodeWorkflow(workflow.id, hash, this.#context.serializer, "createWorkflow"),
       created: reply[0] === 1,
     };
   }
 
+  /**
+   * Adds a workflow to the listing indexes. Done on every create and start (idempotent): it repairs the index after
+   * a crash between the workflow's script and this one (their keys live in different slots).
+   */
+  async index(id: string, hash: WorkflowHash): Promise<void> {
+    const { all, roots, ids, ttl } = this.#context.keys.index;
+    await this.#context.scripts.graphIndexAdd(
+      all,
+      roots,
+      ids,
+      ttl,
+      id,
+      hash["ca"] ?? "0",
+      hash["pid"] === undefined ? "1" : "0",
+    );
+  }
+
   async claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
-    requireStorableId(id, "claimWorkflow");
+    requireStorableText(id, "claimWorkflow");
     validateClaimOptions(id, options);
     const reply = (await this.#context.scripts.graphClaim(
       this.#context.keys.workflow(id).workflow,
@@ -152,8 +116,7 @@ export class WorkflowOperations {
   }
 
   async releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
-    if (!isStorableText(id) || typeof lease !== "object" || lease === null) return;
-    if (typeof lease.owner !== "string" || !Number.isSafeInteger(lease.epoch)) return;
+    if (!isReleasable(id, lease)) return;
     await this.#context.scripts.graphRelease(
       this.#context.keys.workflow(id).workflow,
       lease.owner,
@@ -166,7 +129,7 @@ export class WorkflowOperations {
     lease: Pick<Lease, "owner" | "epoch">,
     options: { readonly ttlMs: number },
   ): Promise<RenewedLease> {
-    requireStorableId(id, "renewWorkflow");
+    requireStorableText(id, "renewWorkflow");
     validateRenewal(id, lease, options);
     const reply = (await this.#context.scripts.graphRenew(
       this.#context.keys.workflow(id).workflow,
@@ -214,35 +177,14 @@ export class WorkflowOperations {
   }
 
   async saveSteps(steps: readonly StepRecord[], fence: Fence | undefined, operation: string): Promise<void> {
-    if (!Array.isArray(steps)) {
-      throw new CheckpointError({ message: `${operation} expects an array of steps.`, operation });
-    }
-    if (steps.length === 0) return;
-    const first = steps[0]!;
-    const args: string[] = [];
-    for (const step of steps) {
-      validateStepRecord(step, operation);
-      requireStorableId(step.workflowId, operation);
-      requireStorableId(step.nodeName, operation, "node name");
-      if (step.workflowId !== first.workflowId) {
-        throw new CheckpointError({
-          message: `${operation}: every step of one call must belong to one workflow ('${first.workflowId}' and '${step.workflowId}').`,
-          operation,
-          workflowId: first.workflowId,
-        });
-      }
-      // Encode everything before the script runs: a value that cannot be stored leaves nothing behind.
-      const encoded = encodeStep(step, this.#context.serializer, operation);
-      args.push(stepField(step.superstep, step.nodeName), String(step.index), String(step.superstep), encoded);
-    }
-    const id = first.workflowId;
-    const guard = validateFence(id, fence, operation) ?? id;
+    if (Array.isArray(steps) && steps.length === 0) return;
+    const { workflowId: id, guardId, args } = stepArgs(steps, fence, this.#context.serializer, operation);
     const keys = this.#context.keys.workflow(id);
     const reply = (await this.#context.scripts.graphSave(
       keys.workflow,
       keys.steps,
       keys.order,
-      this.#context.keys.workflow(guard).workflow,
+      this.#context.keys.workflow(guardId ?? id).workflow,
       fence === undefined ? "" : String(fence.epoch),
       this.#policy.retention,
       String(this.#policy.window ?? 0),
@@ -252,74 +194,18 @@ export class WorkflowOperations {
   }
 
   async updateWorkflow(id: string, update: WorkflowUpdate, fence: Fence | undefined): Promise<WorkflowRecord> {
-    requireStorableId(id, "updateWorkflow");
+    requireStorableText(id, "updateWorkflow");
     const guard = validateFence(id, fence, "updateWorkflow") ?? id;
-    if (typeof update !== "object" || update === null) {
-      throw new CheckpointError({
-        message: `updateWorkflow('${id}') expects an update object.`,
-        workflowId: id,
-        operation: "updateWorkflow",
-      });
-    }
-    if (update.status !== undefined && !WORKFLOW_STATUSES.includes(update.status)) {
-      throw new CheckpointError({
-        message: `updateWorkflow('${id}'): status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(update.status)}.`,
-        workflowId: id,
-        operation: "updateWorkflow",
-        path: "status",
-      });
-    }
-    if (
-      update.graphHash !== undefined &&
-      (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))
-    ) {
-      throw new CheckpointError({
-        message: `updateWorkflow('${id}'): graphHash must be a string without NUL characters.`,
-        workflowId: id,
-        operation: "updateWorkflow",
-        path: "graphHash",
-      });
-    }
     // Serialise everything before changing anything.
-    const sets: string[] = [];
-    const deletes: string[] = [];
-    if (update.status !== undefined) sets.push("st", update.status);
-    if (update.graphHash !== undefined) sets.push("gh", update.graphHash);
-    const serializer = this.#context.serializer;
-    if (update.pause === null) deletes.push("pa");
-    else if (update.pause !== undefined) {
-      sets.push(
-        "pa",
-        serializeStored(serializer, update.pause, {
-          workflowId: id,
-          ...(typeof update.pause.nodeName === "string" ? { nodeName: update.pause.nodeName } : {}),
-          operation: "updateWorkflow",
-          path: "pause",
-        }),
-      );
-    }
-    if (update.stopRequested === null) deletes.push("sr");
-    if (update.error === null) deletes.push("er");
-    else if (update.error !== undefined) {
-      sets.push(
-        "er",
-        serializeStored(serializer, normalizeError(update.error), {
-          workflowId: id,
-          operation: "updateWorkflow",
-          path: "error",
-        }),
-      );
-    }
+    const changes = encodeWorkflowUpdate(id, update, this.#context.serializer, "updateWorkflow");
     const reply = (await this.#context.scripts.graphUpdate(
       this.#context.keys.workflow(id).workflow,
       this.#context.keys.workflow(guard).workflow,
       fence === undefined ? "" : String(fence.epoch),
-      String(sets.length / 2),
-      ...sets,
-      ...deletes,
+      ...updateArgs(changes),
     )) as unknown[];
     if (reply[0] !== "ok") rejected(reply, id, "updateWorkflow", fence);
-    return decodeWorkflow(id, hashFromPairs(reply[1]), serializer, "updateWorkflow");
+    return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "updateWorkflow");
   }
 
   async getWorkflow(id: string): Promise<WorkflowRecord | undefined> {
@@ -349,13 +235,7 @@ export class WorkflowOperations {
   }
 
   listWorkflows(options: ListWorkflowsOptions): Promise<WorkflowPage> {
-    if (options.status !== undefined && !WORKFLOW_STATUSES.includes(options.status)) {
-      throw new CheckpointError({
-        message: `listWorkflows: status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(options.status)}.`,
-        operation: "listWorkflows",
-        path: "status",
-      });
-    }
+    validateStatusFilter(options.status);
     return listWorkflows(this.#context, options);
   }
 

@@ -8,88 +8,22 @@
  *   valuesLength, pauseLength, errorLength]` (`-1` length = absent);
  * - then the serializer's texts, back to back (lengths in UTF-16 code units).
  */
-import type {
-  Serializer,
-  StepRecord,
-  StepStatus,
-  StoredError,
-  WorkflowRecord,
-  WorkflowStatus,
-} from "@graph/checkpoint";
-import {
-  CheckpointError,
-  decodeStopRequest,
-  deserializeStored,
-  isInputRecord,
-  serializeStored,
-} from "@graph/checkpoint";
+import type { Serializer, StepRecord, WorkflowRecord } from "@graph/checkpoint";
+import type { StepPart } from "@graph/checkpoint/adapter";
+import { corruptRecordError, decodeStepRecord, decodeWorkflowRecord, encodeStepTexts } from "@graph/checkpoint/adapter";
 import { parseStepField } from "./keys.js";
 
-const WORKFLOW_STATUSES: readonly string[] = ["running", "completed", "paused", "stopped", "failed"];
-const STEP_STATUSES: readonly string[] = ["completed", "failed", "paused", "stopped"];
-
-function corrupt(workflowId: string, what: string, operation: string, nodeName?: string): CheckpointError {
-  return new CheckpointError({
-    message:
-      `Stored ${what} of workflow '${workflowId}'${nodeName === undefined ? "" : ` (node '${nodeName}')`} in Redis ` +
-      "is corrupt. The key was modified outside the checkpointer or written by an incompatible version; delete " +
-      "the workflow or restore the data from a backup.",
-    workflowId,
-    operation,
-    ...(nodeName === undefined ? {} : { nodeName }),
-    path: what,
-  });
-}
-
-/**
- * Input records keep their turn boundary where node steps keep a gate's decision (input records have no other use
- * for it), as the other adapters do: stored as the decision `["turn"]`, read back as `turnStart: true`.
- */
-const TURN_MARK = "turn";
-
-function isTurnMark(decision: StepRecord["decision"]): boolean {
-  return Array.isArray(decision) && decision.length === 1 && decision[0] === TURN_MARK;
-}
-
-/** The decision stored for a step: an input record's turn boundary, else the gate's decision. */
-function storedDecision(step: StepRecord): StepRecord["decision"] {
-  if (!isInputRecord(step)) return step.decision;
-  return step.turnStart === true || isTurnMark(step.decision) ? [TURN_MARK] : undefined;
-}
-
-/** A decoded step as the contract describes it: input records get `kind: "input"` and `turnStart`, no decision. */
-function asContractRecord(step: StepRecord): StepRecord {
-  if (!isInputRecord(step)) return step;
-  const { decision, turnStart, kind: _kind, ...rest } = step;
-  const turn = turnStart === true || isTurnMark(decision);
-  return { ...rest, kind: "input", ...(turn ? { turnStart: true } : {}) };
-}
+/** What to restore a corrupt key from. */
+const BACKUP = "the Redis data";
 
 /** The retention token of one value key. */
 function keyToken(key: string): string {
   return `k${Buffer.from(key, "utf16le").toString("base64")}`;
 }
 
-/** Keeps only the fields of a `StoredError`, as strings. */
-export function normalizeError(error: StoredError): StoredError {
-  return {
-    name: String(error.name),
-    message: String(error.message),
-    ...(error.tag === undefined ? {} : { tag: String(error.tag) }),
-    ...(error.stack === undefined ? {} : { stack: String(error.stack) }),
-  };
-}
-
 /** Encodes a step. Throws `CheckpointError` (with the value's path) before anything is written. */
 export function encodeStep(step: StepRecord, serializer: Serializer, operation: string): string {
-  const where = { workflowId: step.workflowId, nodeName: step.nodeName, operation };
-  const values = serializeStored(serializer, step.values, { ...where, path: "values" });
-  const pause = step.pause === undefined ? "" : serializeStored(serializer, step.pause, { ...where, path: "pause" });
-  const error =
-    step.error === undefined
-      ? ""
-      : serializeStored(serializer, normalizeError(step.error), { ...where, path: "error" });
-  const decision = storedDecision(step);
+  const { values, pause, error, decision } = encodeStepTexts(step, serializer, operation);
   const header = [
     step.index,
     step.status,
@@ -100,26 +34,15 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     step.startedAt.getTime(),
     step.completedAt.getTime(),
     values.length,
-    step.pause === undefined ? -1 : pause.length,
-    step.error === undefined ? -1 : error.length,
+    pause === undefined ? -1 : pause.length,
+    error === undefined ? -1 : error.length,
   ];
   const tokens = Object.keys(step.values).map(keyToken).join(",");
-  return `${tokens}\n${JSON.stringify(header)}\n${values}${pause}${error}`;
+  return `${tokens}\n${JSON.stringify(header)}\n${values}${pause ?? ""}${error ?? ""}`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isDecision(value: unknown): boolean {
-  return (
-    value === null || typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string"))
-  );
-}
-
-function isStoredError(value: unknown): value is StoredError {
-  return isRecord(value) && typeof value["name"] === "string" && typeof value["message"] === "string";
-}
+/** The header holds the structural parts; the serializer's texts follow it. */
+const HEADER_PARTS: ReadonlySet<StepPart> = new Set(["status", "inputVersions", "decision"]);
 
 /** Decodes a step stored under `field`. Throws `CheckpointError` for corrupt data. */
 export function decodeStep(
@@ -130,7 +53,8 @@ export function decodeStep(
   operation: string,
 ): StepRecord {
   const { superstep, nodeName } = parseStepField(field);
-  const bad = (what: string) => corrupt(workflowId, `step ${what}`, operation, nodeName);
+  const bad = (what: string) =>
+    corruptRecordError({ workflowId, field: `step ${what}`, operation, nodeName, backup: BACKUP });
   const first = text.indexOf("\n");
   const second = first < 0 ? -1 : text.indexOf("\n", first + 1);
   if (second < 0 || !Number.isSafeInteger(superstep)) throw bad("encoding");
@@ -143,10 +67,7 @@ export function decodeStep(
   if (!Array.isArray(header) || header.length !== 11) throw bad("header");
   const [index, status, inputVersions, decision, child, truncated, startedAt, completedAt, vLen, pLen, eLen] =
     header as unknown[];
-  if (!Number.isSafeInteger(index) || !STEP_STATUSES.includes(status as string)) throw bad("header");
-  if (!isRecord(inputVersions) || (decision !== 0 && !isDecision(decision))) throw bad("header");
-  if (![vLen, pLen, eLen, startedAt, completedAt].every(Number.isSafeInteger)) throw bad("header");
-  const where = { workflowId, nodeName, operation };
+  if (![index, vLen, pLen, eLen, startedAt, completedAt].every(Number.isSafeInteger)) throw bad("header");
   let at = second + 1;
   const take = (length: number): string | undefined => {
     if (length < 0) return undefined;
@@ -154,33 +75,30 @@ export function decodeStep(
     at += length;
     return part;
   };
-  const valuesText = take(vLen as number) ?? "";
-  const pauseText = take(pLen as number);
-  const errorText = take(eLen as number);
-  const values = deserializeStored(serializer, valuesText, { ...where, path: "values" });
-  if (!isRecord(values)) throw bad("values");
-  const pause =
-    pauseText === undefined ? undefined : deserializeStored(serializer, pauseText, { ...where, path: "pause" });
-  if (pause !== undefined && !isRecord(pause)) throw bad("pause");
-  const error =
-    errorText === undefined ? undefined : deserializeStored(serializer, errorText, { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw bad("error");
-  return asContractRecord({
-    workflowId,
-    superstep,
-    nodeName,
-    index: index as number,
-    status: status as StepStatus,
-    inputVersions: inputVersions as Record<string, number>,
-    values,
-    ...(decision === 0 ? {} : { decision: decision as string | readonly string[] | null }),
-    ...(typeof child === "string" ? { childWorkflowId: child } : {}),
-    ...(pause === undefined ? {} : { pause: pause as NonNullable<StepRecord["pause"]> }),
-    truncated: truncated === 1,
-    ...(error === undefined ? {} : { error }),
-    startedAt: new Date(startedAt as number),
-    completedAt: new Date(completedAt as number),
-  });
+  const values = take(vLen as number) ?? "";
+  const pause = take(pLen as number);
+  const error = take(eLen as number);
+  return decodeStepRecord(
+    {
+      workflowId,
+      superstep,
+      nodeName,
+      index: index as number,
+      status,
+      inputVersions,
+      decision: decision === 0 ? undefined : decision,
+      childWorkflowId: typeof child === "string" ? child : undefined,
+      truncated: truncated === 1,
+      startedAt: startedAt as number,
+      completedAt: completedAt as number,
+      values,
+      pause,
+      error,
+    },
+    serializer,
+    operation,
+    (part) => bad(HEADER_PARTS.has(part) ? "header" : part),
+  );
 }
 
 /** A workflow hash as a flat `[field, value, …]` list (script replies) or an object (HGETALL). */
@@ -195,6 +113,9 @@ export function hashFromPairs(pairs: unknown): WorkflowHash {
   return hash;
 }
 
+/** The hash field of each part of a workflow record. */
+const FIELDS = { status: "st", pause: "pa", error: "er" } as const;
+
 /** Reads a workflow hash back into a record. Throws `CheckpointError` for corrupt data. */
 export function decodeWorkflow(
   id: string,
@@ -202,39 +123,35 @@ export function decodeWorkflow(
   serializer: Serializer,
   operation: string,
 ): WorkflowRecord {
-  const bad = (what: string) => () => corrupt(id, `workflow field ${what}`, operation);
+  const bad = (field: string) =>
+    corruptRecordError({ workflowId: id, field: `workflow field ${field}`, operation, backup: BACKUP });
   const int = (field: string): number => {
     const value = Number(hash[field]);
-    if (hash[field] === undefined || !Number.isSafeInteger(value)) throw bad(field)();
+    if (hash[field] === undefined || !Number.isSafeInteger(value)) throw bad(field);
     return value;
   };
-  const status = hash["st"];
-  if (status === undefined || !WORKFLOW_STATUSES.includes(status)) throw bad("st")();
-  if (hash["gn"] === undefined || hash["gh"] === undefined) throw bad("gn")();
-  const where = { workflowId: id, operation };
-  const pause =
-    hash["pa"] === undefined ? undefined : deserializeStored(serializer, hash["pa"], { ...where, path: "pause" });
-  if (pause !== undefined && !isRecord(pause)) throw bad("pa")();
-  const error =
-    hash["er"] === undefined ? undefined : deserializeStored(serializer, hash["er"], { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw bad("er")();
+  const graphName = hash["gn"];
+  const graphHash = hash["gh"];
+  if (graphName === undefined || graphHash === undefined) throw bad("gn");
   const owner = hash["lo"];
-  const stop = hash["sr"] === undefined ? undefined : decodeStopRequest(serializer, id, hash["sr"], operation);
-  return {
-    id,
-    status: status as WorkflowStatus,
-    graphName: hash["gn"],
-    graphHash: hash["gh"],
-    ...(hash["pid"] === undefined ? {} : { parentId: hash["pid"] }),
-    ...(pause === undefined ? {} : { pause: pause as NonNullable<WorkflowRecord["pause"]> }),
-    ...(error === undefined ? {} : { error }),
-    lastSuperstep: int("ls"),
-    stepCount: int("sc"),
-    ...(owner === undefined
-      ? {}
-      : { lease: { workflowId: id, owner, epoch: int("ep"), expiresAt: new Date(int("le")) } }),
-    ...(stop === undefined ? {} : { stopRequested: stop }),
-    createdAt: new Date(int("ca")),
-    updatedAt: new Date(int("ua")),
-  };
+  return decodeWorkflowRecord(
+    {
+      id,
+      status: hash["st"],
+      graphName,
+      graphHash,
+      parentId: hash["pid"],
+      pause: hash["pa"],
+      error: hash["er"],
+      lastSuperstep: int("ls"),
+      stepCount: int("sc"),
+      lease: owner === undefined ? undefined : { owner, epoch: int("ep"), expiresAt: int("le") },
+      stopRequested: hash["sr"],
+      createdAt: int("ca"),
+      updatedAt: int("ua"),
+    },
+    serializer,
+    operation,
+    (part) => bad(FIELDS[part]),
+  );
 }

@@ -1,46 +1,27 @@
 /**
  * The Lua scripts of the store, registered with ioredis `defineCommand` (EVALSHA, falling back to EVAL after a
- * server restart flushed the script cache). Each script touches the keys of ONE workflow (one hash slot) or only
- * the index keys, so everything works on Redis Cluster.
+ * server restart flushed the script cache). Each script touches the keys of ONE workflow tree (a root and its child
+ * workflows share one hash slot) or only the index keys, so everything works on Redis Cluster.
  *
  * Why scripts: Redis runs a script atomically, so the fencing check and the write it guards happen in one step —
  * no other client can claim the workflow between them (validate-then-write would be a race). Times come from the
  * server's clock (`TIME`), so lease expiry never depends on the clocks of the machines running workflows.
  */
 import type { Cluster, Redis } from "ioredis";
-
-/** Helpers every script starts with. */
-const PRELUDE = `
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local function fmt(n) return string.format('%.0f', n) end
-local function fenced(w, fence)
-  if fence == '' then return false end
-  return tonumber(redis.call('HGET', w, 'ep')) ~= tonumber(fence)
-end
-local function conflict(w)
-  local v = redis.call('HMGET', w, 'ep', 'lo', 'le')
-  return {'conflict', v[1] or '0', v[2] or '', v[3] or ''}
-end
-`;
+import { PRELUDE, SAVE_STEPS, WRITES } from "./lua.js";
 
 /**
  * KEYS: w, g (the workflow whose lease guards the creation: w itself or an ancestor, same slot). ARGV: graphName,
  * graphHash, parentId, hasParent ("1"/"0"), fence ("" = none). → {created 0/1, HGETALL} | conflict | {'missing',
  * 'guard'}. The fence is checked before anything is created: a zombie of a taken-over root creates no child.
  */
-const CREATE = `${PRELUDE}
+const CREATE = `${PRELUDE}${WRITES}
 if ARGV[5] ~= '' then
   if redis.call('EXISTS', KEYS[2]) == 0 then return {'missing', 'guard'} end
   if fenced(KEYS[2], ARGV[5]) then return conflict(KEYS[2]) end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('HGETALL', KEYS[1])} end
-local now = fmt(now_ms())
-redis.call('HSET', KEYS[1], 'st', 'running', 'gn', ARGV[1], 'gh', ARGV[2], 'ls', '-1', 'sc', '0', 'ep', '0',
-  'ca', now, 'ua', now)
-if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'pid', ARGV[3]) end
+create(KEYS[1], ARGV, 1)
 return {1, redis.call('HGETALL', KEYS[1])}
 `;
 
@@ -66,115 +47,88 @@ return 1
  * A live lease of the same owner is renewed with its epoch kept (even just after expiry: nobody claimed in
  * between, since a claim changes the owner); every other successful claim bumps the epoch.
  */
-const CLAIM = `${PRELUDE}
+const CLAIM = `${PRELUDE}${WRITES}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
-local now = now_ms()
-local v = redis.call('HMGET', KEYS[1], 'lo', 'le', 'ep')
-local owner = ARGV[1]
-if v[1] and v[1] ~= owner and tonumber(v[2]) > now then return {'held', v[1], v[2]} end
-local epoch = tonumber(v[3])
-if v[1] ~= owner then epoch = epoch + 1 end
-local expires = fmt(now + math.ceil(tonumber(ARGV[2])))
-redis.call('HSET', KEYS[1], 'lo', owner, 'le', expires, 'ep', fmt(epoch))
-return {'ok', fmt(epoch), expires}
+return claim(KEYS[1], ARGV[1], ARGV[2])
 `;
 
 /** KEYS: w. ARGV: owner, epoch. Clears the lease only when both match. */
-const RELEASE = `
-local v = redis.call('HMGET', KEYS[1], 'lo', 'ep')
-if v[1] and v[1] == ARGV[1] and tonumber(v[2]) == tonumber(ARGV[2]) then
-  redis.call('HDEL', KEYS[1], 'lo', 'le')
-  return 1
-end
-return 0
+const RELEASE = `${PRELUDE}${WRITES}
+return release(KEYS[1], ARGV[1], ARGV[2])
 `;
 
 /**
  * KEYS: w, g (the workflow whose lease guards the write: w itself or its root, same slot). ARGV: fence ("" =
- * none), number of fields to set n, n field/value pairs, then fields to delete.
+ * none), then the update (number of fields to set n, to delete m, n field/value pairs, m fields).
  * → {'ok', HGETALL} | conflict | {'missing'} | {'missing', 'guard'}
  */
-const UPDATE = `${PRELUDE}
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
-if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 then return {'missing', 'guard'} end
-if fenced(KEYS[2], ARGV[1]) then return conflict(KEYS[2]) end
-local i = 3
-for _ = 1, tonumber(ARGV[2]) do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  i = i + 2
-end
-while i <= #ARGV do
-  redis.call('HDEL', KEYS[1], ARGV[i])
-  i = i + 1
-end
-redis.call('HSET', KEYS[1], 'ua', fmt(now_ms()))
+const UPDATE = `${PRELUDE}${WRITES}
+local err = check_write(KEYS[1], KEYS[2], ARGV[1])
+if err then return err end
+apply_update(KEYS[1], ARGV, 2)
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `;
 
 /**
- * Retention in Lua, the same rule as \`compactSteps\` of @graph/checkpoint: a step is removed unless it is the
- * newest step of its node, it still holds the last write of some value, or (windowed) it is in the last
- * \`window\` supersteps. An encoded step starts with its written keys (comma-separated tokens) and a newline.
+ * KEYS: w, s, o, g (the guarding workflow: w or its root). ARGV: fence, retention, window, then the steps. Upserts
+ * the steps in order, all or none. → {'ok'} | conflict | {'missing'} | {'missing', 'guard'}
  */
-const COMPACT = `
-local function compact(s, o, retention, window)
-  local entries = redis.call('ZRANGE', o, 0, -1, 'WITHSCORES')
-  local lastWriter, newest, steps = {}, {}, {}
-  local maxSuperstep = nil
-  for i = 1, #entries, 2 do
-    local member, idx = entries[i], tonumber(entries[i + 1])
-    local colon = string.find(member, ':', 1, true)
-    local superstep = tonumber(string.sub(member, 1, colon - 1))
-    local node = string.sub(member, colon + 1)
-    local blob = redis.call('HGET', s, member) or ''
-    local nl = string.find(blob, '\\n', 1, true) or (#blob + 1)
-    local keys = {}
-    for key in string.gmatch(string.sub(blob, 1, nl - 1), '[^,]+') do
-      keys[#keys + 1] = key
-      lastWriter[key] = idx
-    end
-    newest[node] = idx
-    if maxSuperstep == nil or superstep > maxSuperstep then maxSuperstep = superstep end
-    steps[#steps + 1] = {member, idx, superstep, node, keys}
-  end
-  local firstKept = math.huge
-  if retention == 'windowed' and maxSuperstep ~= nil then firstKept = maxSuperstep - window + 1 end
-  for _, step in ipairs(steps) do
-    if step[3] < firstKept and newest[step[4]] ~= step[2] then
-      local holds = false
-      for _, key in ipairs(step[5]) do
-        if lastWriter[key] == step[2] then holds = true break end
-      end
-      if not holds then
-        redis.call('HDEL', s, step[1])
-        redis.call('ZREM', o, step[1])
-      end
-    end
-  end
-end
+const SAVE = `${PRELUDE}${SAVE_STEPS}
+local err = check_write(KEYS[1], KEYS[4], ARGV[1])
+if err then return err end
+save_steps(KEYS[1], KEYS[2], KEYS[3], ARGV, 4, (#ARGV - 3) / 4, ARGV[2], tonumber(ARGV[3]))
+return {'ok'}
 `;
 
 /**
- * KEYS: w, s, o, g (the guarding workflow: w or its root). ARGV: fence, retention, window, then per step: field,
- * index, superstep, encoded step. Upserts the steps in order (all or none: checks come first, and nothing after
- * them can fail). → {'ok'} | conflict | {'missing'} | {'missing', 'guard'}
+ * KEYS: w, s, o. ARGV: graphName, graphHash, parentId, hasParent, owner, ttlMs, retention, window, then the steps.
+ * Creates the workflow unless it exists, claims it, and saves the steps under the lease just taken.
+ * → {'ok', created 0/1, epoch, expiresAt, HGETALL (as created, or as it was before the claim)} | {'held', owner,
+ * expiresAt} (nothing written: a new workflow has no holder, so only an existing one can be held)
  */
-const SAVE = `${PRELUDE}${COMPACT}
-local w, s, o = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('EXISTS', w) == 0 then return {'missing'} end
-if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[4]) == 0 then return {'missing', 'guard'} end
-if fenced(KEYS[4], ARGV[1]) then return conflict(KEYS[4]) end
-local retention, window = ARGV[2], tonumber(ARGV[3])
-local last = tonumber(redis.call('HGET', w, 'ls'))
-for i = 4, #ARGV, 4 do
-  local field, superstep = ARGV[i], tonumber(ARGV[i + 2])
-  redis.call('HSET', s, field, ARGV[i + 3])
-  redis.call('ZADD', o, ARGV[i + 1], field)
-  if superstep > last then last = superstep end
-  if retention ~= 'full' then compact(s, o, retention, window) end
+const START = `${PRELUDE}${WRITES}${SAVE_STEPS}
+local w = KEYS[1]
+local created, record = 0, nil
+if redis.call('EXISTS', w) == 0 then
+  create(w, ARGV, 1)
+  created = 1
+else
+  record = redis.call('HGETALL', w)
 end
-redis.call('HSET', w, 'ls', fmt(last), 'sc', redis.call('HLEN', s), 'ua', fmt(now_ms()))
-return {'ok'}
+local claimed = claim(w, ARGV[5], ARGV[6])
+if claimed[1] ~= 'ok' then return claimed end
+record = record or redis.call('HGETALL', w)
+if #ARGV > 8 then save_steps(w, KEYS[2], KEYS[3], ARGV, 9, (#ARGV - 8) / 4, ARGV[7], tonumber(ARGV[8])) end
+return {'ok', created, claimed[2], claimed[3], record}
+`;
+
+/**
+ * KEYS: w, g (the guard of the update), then per group of steps: its w, s, o and guard (all in w's slot). ARGV:
+ * fence, release owner ("" = none), release epoch, retention, window, the update (as in UPDATE), then per group:
+ * fence, number of steps, the steps. Every check runs before the first write: all or none.
+ * → {'ok', HGETALL} | conflict | {'missing'} | {'missing', 'guard'} | {'group', i, <one of those>}
+ */
+const FINISH = `${PRELUDE}${WRITES}${SAVE_STEPS}
+local i = 6 + 2 + tonumber(ARGV[6]) * 2 + tonumber(ARGV[7])
+local groups = {}
+for k = 1, (#KEYS - 2) / 4 do
+  groups[k] = {ARGV[i], i + 2, tonumber(ARGV[i + 1])}
+  i = i + 2 + groups[k][3] * 4
+end
+for k, group in ipairs(groups) do
+  local base = 2 + (k - 1) * 4
+  local err = check_write(KEYS[base + 1], KEYS[base + 4], group[1])
+  if err then return {'group', k, unpack(err)} end
+end
+local err = check_write(KEYS[1], KEYS[2], ARGV[1])
+if err then return err end
+for k, group in ipairs(groups) do
+  local base = 2 + (k - 1) * 4
+  save_steps(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], ARGV, group[2], group[3], ARGV[4], tonumber(ARGV[5]))
+end
+apply_update(KEYS[1], ARGV, 6)
+if ARGV[2] ~= '' then release(KEYS[1], ARGV[2], ARGV[3]) end
+return {'ok', redis.call('HGETALL', KEYS[1])}
 `;
 
 /**
@@ -270,13 +224,16 @@ export interface ScriptCommands {
   graphRelease(w: string, owner: string, epoch: string): Promise<Reply>;
   graphUpdate(w: string, g: string, ...args: string[]): Promise<Reply>;
   graphSave(w: string, s: string, o: string, g: string, ...args: string[]): Promise<Reply>;
+  graphStart(w: string, s: string, o: string, ...args: string[]): Promise<Reply>;
+  /** Its keys are as many as its groups need: the first argument is their number. */
+  graphFinish(numberOfKeys: number, ...keysThenArgs: string[]): Promise<Reply>;
   graphRenew(w: string, owner: string, epoch: string, ttlMs: string): Promise<Reply>;
   graphStop(w: string, stop: string): Promise<Reply>;
   graphRead(w: string, s: string, o: string, through: string): Promise<Reply>;
   graphPrune(w: string, s: string, o: string, ttlMs: string): Promise<Reply>;
 }
 
-const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys: number; readonly lua: string }> = {
+const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; readonly lua: string }> = {
   graphCreate: { numberOfKeys: 2, lua: CREATE },
   graphIndexAdd: { numberOfKeys: 4, lua: INDEX_ADD },
   graphIndexRemove: { numberOfKeys: 4, lua: INDEX_REMOVE },
@@ -284,6 +241,8 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys: number; rea
   graphRelease: { numberOfKeys: 1, lua: RELEASE },
   graphUpdate: { numberOfKeys: 2, lua: UPDATE },
   graphSave: { numberOfKeys: 4, lua: SAVE },
+  graphStart: { numberOfKeys: 3, lua: START },
+  graphFinish: { lua: FINISH },
   graphRenew: { numberOfKeys: 1, lua: RENEW },
   graphStop: { numberOfKeys: 1, lua: STOP },
   graphRead: { numberOfKeys: 3, lua: READ },

@@ -1,10 +1,15 @@
 /**
- * Lease and fencing helpers shared by the adapters (memory and SQL), so every backend validates claim options
- * and words conflicts the same way.
+ * Lease and fencing rules shared by every adapter (memory, SQL, Redis): the checks of claim, fence and renewal
+ * arguments, the decision of a stop request, and the conflict errors, worded the same on every backend.
  */
 import { CheckpointError, WorkflowConflictError } from "../errors.js";
+import { isStorableText } from "../state.js";
 
-/** Validates `claimWorkflow` options. */
+/**
+ * Validates `claimWorkflow` options (also the claim of `startWorkflow`). The owner is stored and compared verbatim,
+ * so it must be text every store keeps as given: non-empty, no NUL, no lone surrogate (a UTF-8 store would keep
+ * U+FFFD instead, and the owner's own renewals and claims would then no longer match it).
+ */
 export function validateClaimOptions(id: string, options: { readonly owner: string; readonly ttlMs: number }): void {
   if (typeof options !== "object" || options === null) {
     throw new CheckpointError({
@@ -13,12 +18,12 @@ export function validateClaimOptions(id: string, options: { readonly owner: stri
       operation: "claimWorkflow",
     });
   }
-  if (typeof options.owner !== "string" || options.owner === "") {
+  if (!isStorableText(options.owner)) {
     throw new CheckpointError({
       message:
         `claimWorkflow('${id}'): owner must be a non-empty string identifying this run ` +
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholders are meant literally.
-        "(for example `${hostname}:${pid}:${runId}`).",
+        "(for example `${hostname}:${pid}:${runId}`), without NUL characters or lone surrogates.",
       workflowId: id,
       operation: "claimWorkflow",
       path: "owner",

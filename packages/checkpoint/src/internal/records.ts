@@ -21,7 +21,7 @@ const isTurnMark = (decision: StepRecord["decision"]): boolean =>
   Array.isArray(decision) && decision.length === 1 && decision[0] === TURN_MARK;
 
 /** A stored step as the contract describes it: input records get `kind: "input"` and `turnStart`, no decision. */
-export function readRecord(step: StepRecord): StepRecord {
+export function readStoredStep(step: StepRecord): StepRecord {
   if (!isInputRecord(step)) return step;
   const { decision, turnStart, kind: _kind, ...rest } = step;
   const turn = turnStart === true || isTurnMark(decision);
@@ -29,6 +29,6 @@ export function readRecord(step: StepRecord): StepRecord {
 }
 
 /** `getSteps`: node steps only, unless the caller asks for the input records too. */
-export function selectRecords(steps: readonly StepRecord[], options: StepReadOptions | undefined): StepRecord[] {
+export function selectSteps(steps: readonly StepRecord[], options: StepReadOptions | undefined): StepRecord[] {
   return options?.includeInputs === true ? [...steps] : steps.filter((s) => !isInputRecord(s));
 }

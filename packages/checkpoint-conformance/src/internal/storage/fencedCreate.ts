@@ -10,7 +10,7 @@ import { INPUT_STEP } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, assertConflictError, ids, rejection, sleep, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
-import { create } from "./helpers.js";
+import { create, mergedWrites } from "./helpers.js";
 
 const graph = { graphName: "conformance", graphHash: "hash-1" };
 
@@ -101,10 +101,10 @@ export function describeFencedCreate({ run }: StorageContext): void {
 
     it("startWorkflow with steps: created, claimed and the input record stored in one write", async () => {
       await run(async (checkpointer) => {
-        if (checkpointer.startWorkflow === undefined) return;
+        const adapter = mergedWrites(checkpointer);
         const id = ids("start-steps")();
         const input = step(id, { superstep: 1, nodeName: INPUT_STEP, index: 1, values: { text: "hi" } });
-        const started = await checkpointer.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [
+        const started = await adapter.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [
           { ...input, kind: "input", turnStart: true },
         ]);
         expect(started.created).toBe(true);
@@ -118,14 +118,14 @@ export function describeFencedCreate({ run }: StorageContext): void {
 
     it("startWorkflow with steps while another owner holds the lease: WorkflowConflictError, no step written", async () => {
       await run(async (checkpointer) => {
-        if (checkpointer.startWorkflow === undefined) return;
+        const adapter = mergedWrites(checkpointer);
         const id = ids("start-held")();
         await create(checkpointer, id);
         await checkpointer.claimWorkflow(id, { owner: "holder", ttlMs: 10_000 });
         const before = await checkpointer.getWorkflow(id);
         const input = step(id, { superstep: 1, nodeName: INPUT_STEP, index: 1, values: { text: "late" } });
         const error = await rejection(
-          checkpointer.startWorkflow({ id, ...graph }, { owner: "loser", ttlMs: 10_000 }, [input]),
+          adapter.startWorkflow({ id, ...graph }, { owner: "loser", ttlMs: 10_000 }, [input]),
         );
         assertConflictError(error);
         expect(error.heldBy).toBe("holder");
@@ -136,12 +136,10 @@ export function describeFencedCreate({ run }: StorageContext): void {
 
     it("startWorkflow with a step that cannot be stored: CheckpointError, no workflow created", async () => {
       await run(async (checkpointer) => {
-        if (checkpointer.startWorkflow === undefined) return;
+        const adapter = mergedWrites(checkpointer);
         const id = ids("start-bad")();
         const bad = step(id, { superstep: 1, nodeName: INPUT_STEP, index: 1, values: { f: () => 1 } });
-        const error = await rejection(
-          checkpointer.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [bad]),
-        );
+        const error = await rejection(adapter.startWorkflow({ id, ...graph }, { owner: "a", ttlMs: 10_000 }, [bad]));
         assertCheckpointError(error);
         expect(await checkpointer.getWorkflow(id)).toBeUndefined();
       });

@@ -7,7 +7,7 @@ import type { Checkpointer, Fence, StepRecord } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, assertConflictError, ids, rejection, sleep, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
-import { create } from "./helpers.js";
+import { create, storedRecords } from "./helpers.js";
 
 /** A root with a nested child and a map item under it, the root claimed by "a" and then taken over by "b". */
 async function takenOver(checkpointer: Checkpointer, label: string) {
@@ -26,16 +26,6 @@ async function takenOver(checkpointer: Checkpointer, label: string) {
   return { root, child, item, stale, current: { epoch: second.epoch, workflowId: root } satisfies Fence };
 }
 
-/** Everything stored about some workflows, to compare before and after rejected writes. */
-async function snapshot(checkpointer: Checkpointer, workflowIds: readonly string[]) {
-  return Promise.all(
-    workflowIds.map(async (id) => ({
-      workflow: await checkpointer.getWorkflow(id),
-      steps: await checkpointer.getSteps(id, { includeInputs: true }),
-    })),
-  );
-}
-
 function assertStale(error: unknown, root: string): void {
   assertConflictError(error);
   expect(error.reason).toBe("stale-fence");
@@ -49,7 +39,7 @@ export function describeFencing({ run }: StorageContext): void {
     it("a child write with a stale root epoch is rejected (saveStep, updateWorkflow) and writes nothing", async () => {
       await run(async (checkpointer) => {
         const { root, child, item, stale } = await takenOver(checkpointer, "child-fence");
-        const before = await snapshot(checkpointer, [root, child, item]);
+        const before = await storedRecords(checkpointer, [root, child, item]);
         const write = (id: string, superstep: number) =>
           step(id, { superstep, nodeName: "n", index: superstep, values: { v: 9 } });
         assertStale(await rejection(checkpointer.saveStep(write(child, 1), stale)), root);
@@ -57,7 +47,7 @@ export function describeFencing({ run }: StorageContext): void {
         assertStale(await rejection(checkpointer.saveStep(write(item, 1), stale)), root);
         assertStale(await rejection(checkpointer.updateWorkflow(child, { status: "completed" }, stale)), root);
         assertStale(await rejection(checkpointer.updateWorkflow(item, { status: "failed" }, stale)), root);
-        expect(await snapshot(checkpointer, [root, child, item])).toStrictEqual(before);
+        expect(await storedRecords(checkpointer, [root, child, item])).toStrictEqual(before);
         const message = ((await rejection(checkpointer.saveStep(write(item, 1), stale))) as Error).message;
         expect(message).toContain(`child workflow '${item}'`);
         expect(message).toContain("nothing was written");
@@ -67,7 +57,7 @@ export function describeFencing({ run }: StorageContext): void {
     it("a child write with a stale root epoch is rejected in saveSteps and saveStepBatch, all or none", async () => {
       await run(async (checkpointer) => {
         const { root, child, item, stale, current } = await takenOver(checkpointer, "child-batch");
-        const before = await snapshot(checkpointer, [root, child, item]);
+        const before = await storedRecords(checkpointer, [root, child, item]);
         const steps = (id: string): StepRecord[] => [
           step(id, { superstep: 1, nodeName: "n", index: 1, values: { v: 2 } }),
           step(id, { superstep: 2, nodeName: "n", index: 2, values: { v: 3 } }),
@@ -86,7 +76,7 @@ export function describeFencing({ run }: StorageContext): void {
           );
           assertStale(error, root);
         }
-        expect(await snapshot(checkpointer, [root, child, item])).toStrictEqual(before);
+        expect(await storedRecords(checkpointer, [root, child, item])).toStrictEqual(before);
       });
     });
 

@@ -7,6 +7,25 @@ import type { DescribeCheckpointerOptions } from "../options.js";
 
 export const SLOW = 60_000;
 
+/** A checkpointer with the merged run writes, which the kit holds every backend to. */
+export type MergedWrites = Checkpointer & Required<Pick<Checkpointer, "startWorkflow" | "finishWorkflow">>;
+
+/**
+ * The checkpointer as one with `startWorkflow` and `finishWorkflow`. The runtime falls back to separate calls without
+ * them, but only the merged writes make a run's first and last write atomic, so the kit requires them.
+ */
+export function mergedWrites(checkpointer: Checkpointer): MergedWrites {
+  const missing = (["startWorkflow", "finishWorkflow"] as const).filter((name) => checkpointer[name] === undefined);
+  if (missing.length > 0) {
+    throw new Error(
+      `This checkpointer has no ${missing.join(" / ")}. The conformance kit holds every backend to the merged run ` +
+        "writes: implement them (one transaction or script each, see docs/adapters.md) with the checks of " +
+        "@graph/checkpoint/adapter (validateStartSteps, validateFinish, encodeWorkflowUpdate).",
+    );
+  }
+  return checkpointer as MergedWrites;
+}
+
 export async function create(checkpointer: Checkpointer, id: string, parentId?: string): Promise<WorkflowRecord> {
   const result = await checkpointer.createWorkflow({
     id,
@@ -15,6 +34,16 @@ export async function create(checkpointer: Checkpointer, id: string, parentId?: 
     ...(parentId === undefined ? {} : { parentId }),
   });
   return result.workflow;
+}
+
+/** Everything stored about some workflows (record and steps, inputs included), to compare before and after a call. */
+export async function storedRecords(checkpointer: Checkpointer, workflowIds: readonly string[]) {
+  return Promise.all(
+    workflowIds.map(async (id) => ({
+      workflow: await checkpointer.getWorkflow(id),
+      steps: await checkpointer.getSteps(id, { includeInputs: true }),
+    })),
+  );
 }
 
 /** Walks every page of `listWorkflows` and returns the ids in page order. */

@@ -19,6 +19,7 @@ import { describeRenewal } from "./renewal.js";
 import { describeRetention } from "./retention.js";
 import { describeRunWrites } from "./runWrites.js";
 import { describeSerialization } from "./serialization.js";
+import { describeSharedRules } from "./sharedRules.js";
 import { describeSteps } from "./steps.js";
 import { describeStops } from "./stops.js";
 import { describeUnknownIds } from "./unknownIds.js";
@@ -44,6 +45,7 @@ export const STORAGE_AREAS = [
   "unknownIds",
   "ids",
   "badInput",
+  "sharedRules",
   "growth",
 ] as const;
 
@@ -68,6 +70,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   unknownIds: describeUnknownIds,
   ids: describeIds,
   badInput: describeBadInput,
+  sharedRules: describeSharedRules,
   growth: describeGrowth,
 };
 

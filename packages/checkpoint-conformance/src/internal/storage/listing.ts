@@ -1,5 +1,5 @@
 /** Storage conformance, area "listing": listWorkflows: cursor pages, filters, malformed input. */
-import { compareWorkflowPosition } from "@graph/checkpoint";
+import { compareWorkflowPosition } from "@graph/checkpoint/adapter";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, ids, rejection } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";

@@ -1,22 +1,13 @@
 /**
- * Storage conformance, area "runWrites": the optional merged writes of a run. `startWorkflow` is `createWorkflow`
- * then `claimWorkflow` in one transaction; `finishWorkflow` is `saveStepBatch`, `updateWorkflow` and
- * `releaseWorkflow` in one transaction, all or none. An adapter without them is skipped here (the runtime then
- * makes the separate calls, which the other areas cover).
+ * Storage conformance, area "runWrites": the merged writes of a run, required of every backend. `startWorkflow` is
+ * `createWorkflow` then `claimWorkflow` in one transaction / script; `finishWorkflow` is `saveStepBatch`,
+ * `updateWorkflow` and `releaseWorkflow` in one transaction / script, all or none.
  */
-import type { Checkpointer, Fence, StepRecord } from "@graph/checkpoint";
+import type { Fence, StepRecord } from "@graph/checkpoint";
 import { describe, expect, it } from "vitest";
 import { assertCheckpointError, assertConflictError, ids, rejection, sleep, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
-import { create } from "./helpers.js";
-
-type Merged = Checkpointer & Required<Pick<Checkpointer, "startWorkflow" | "finishWorkflow">>;
-
-function merged(checkpointer: Checkpointer): Merged | undefined {
-  return checkpointer.startWorkflow !== undefined && checkpointer.finishWorkflow !== undefined
-    ? (checkpointer as Merged)
-    : undefined;
-}
+import { create, mergedWrites, storedRecords } from "./helpers.js";
 
 const newWorkflow = (id: string, parentId?: string) => ({
   id,
@@ -30,22 +21,12 @@ const chain = (workflowId: string, from: number, count: number): StepRecord[] =>
     step(workflowId, { superstep: from + i, nodeName: `n${from + i}`, index: from + i, values: { v: from + i } }),
   );
 
-async function everything(checkpointer: Checkpointer, workflowIds: readonly string[]) {
-  return Promise.all(
-    workflowIds.map(async (id) => ({
-      workflow: await checkpointer.getWorkflow(id),
-      steps: await checkpointer.getSteps(id, { includeInputs: true }),
-    })),
-  );
-}
-
 /** Registers the "runWrites" tests. */
 export function describeRunWrites({ run }: StorageContext): void {
   describe("merged run writes (startWorkflow / finishWorkflow)", () => {
-    it("startWorkflow creates and claims a new workflow (epoch 1), claims an existing one, refuses a held one", async (test) => {
+    it("startWorkflow creates and claims a new workflow (epoch 1), claims an existing one, refuses a held one", async () => {
       await run(async (checkpointer) => {
-        const adapter = merged(checkpointer);
-        if (adapter === undefined) return test.skip();
+        const adapter = mergedWrites(checkpointer);
         const id = ids("start")();
         const started = await adapter.startWorkflow(newWorkflow(id), { owner: "a", ttlMs: 10_000 });
         expect(started.created).toBe(true);
@@ -66,10 +47,24 @@ export function describeRunWrites({ run }: StorageContext): void {
       });
     });
 
-    it("finishWorkflow writes the steps, the update and the release: exact rows and counters", async (test) => {
+    it("startWorkflow returns the record as created (with its lease), or as it was before the claim", async () => {
       await run(async (checkpointer) => {
-        const adapter = merged(checkpointer);
-        if (adapter === undefined) return test.skip();
+        const adapter = mergedWrites(checkpointer);
+        const id = ids("start-record")();
+        const started = await adapter.startWorkflow(newWorkflow(id), { owner: "a", ttlMs: 10_000 });
+        expect(started.workflow.lease).toEqual(started.lease);
+        expect(started.workflow).toStrictEqual(await adapter.getWorkflow(id));
+        await adapter.releaseWorkflow(id, started.lease);
+        const before = await adapter.getWorkflow(id);
+        const again = await adapter.startWorkflow(newWorkflow(id), { owner: "b", ttlMs: 10_000 });
+        expect(again.workflow).toStrictEqual(before);
+        expect(again.workflow.lease).toBeUndefined();
+      });
+    });
+
+    it("finishWorkflow writes the steps, the update and the release: exact rows and counters", async () => {
+      await run(async (checkpointer) => {
+        const adapter = mergedWrites(checkpointer);
         const id = ids("finish")();
         const child = `${id}/inner`;
         const { lease } = await adapter.startWorkflow(newWorkflow(id), { owner: "a", ttlMs: 10_000 });
@@ -103,10 +98,9 @@ export function describeRunWrites({ run }: StorageContext): void {
       });
     });
 
-    it("finishWorkflow with a stale fence, or a stale group, or an unknown workflow writes nothing", async (test) => {
+    it("finishWorkflow with a stale fence, or a stale group, or an unknown workflow writes nothing", async () => {
       await run(async (checkpointer) => {
-        const adapter = merged(checkpointer);
-        if (adapter === undefined) return test.skip();
+        const adapter = mergedWrites(checkpointer);
         const id = ids("finish-stale")();
         const child = `${id}/map/0`;
         const first = await adapter.startWorkflow(newWorkflow(id), { owner: "a", ttlMs: 40 });
@@ -115,7 +109,7 @@ export function describeRunWrites({ run }: StorageContext): void {
         const second = await adapter.claimWorkflow(id, { owner: "b", ttlMs: 10_000 });
         const stale: Fence = { epoch: first.lease.epoch };
         const current: Fence = { epoch: second.epoch };
-        const before = await everything(adapter, [id, child]);
+        const before = await storedRecords(adapter, [id, child]);
 
         const staleUpdate = await rejection(
           adapter.finishWorkflow({
@@ -152,15 +146,29 @@ export function describeRunWrites({ run }: StorageContext): void {
           }),
         );
         assertCheckpointError(unknown);
-        expect(await everything(adapter, [id, child])).toStrictEqual(before);
+
+        // A child of the same tree that does not exist: reported by its id, nothing written.
+        const missingChild = await rejection(
+          adapter.finishWorkflow({
+            workflowId: id,
+            steps: [
+              { steps: chain(id, 0, 3), fence: current },
+              { steps: chain(`${id}/missing`, 0, 1), fence: { epoch: second.epoch, workflowId: id } },
+            ],
+            update: { status: "completed" },
+            fence: current,
+          }),
+        );
+        assertCheckpointError(missingChild);
+        expect(missingChild.workflowId).toBe(`${id}/missing`);
+        expect(await storedRecords(adapter, [id, child])).toStrictEqual(before);
         expect((await adapter.getWorkflow(id))?.lease).toMatchObject({ owner: "b", epoch: second.epoch });
       });
     });
 
-    it("finishWorkflow ignores a release by a stale epoch (the lease stays with its holder)", async (test) => {
+    it("finishWorkflow ignores a release by a stale epoch (the lease stays with its holder)", async () => {
       await run(async (checkpointer) => {
-        const adapter = merged(checkpointer);
-        if (adapter === undefined) return test.skip();
+        const adapter = mergedWrites(checkpointer);
         const id = ids("finish-release")();
         const { lease } = await adapter.startWorkflow(newWorkflow(id), { owner: "a", ttlMs: 10_000 });
         const record = await adapter.finishWorkflow({

@@ -5,13 +5,12 @@
  * columns (input versions, written keys, decisions) are plain JSON. Integers come back as numbers from SQLite
  * and as strings from Postgres `bigint` columns, hence `Number(…)` everywhere.
  */
-import type { Lease, StepRecord, StepStatus, StoredError, WorkflowRecord, WorkflowStatus } from "../../Checkpointer.js";
-import { CheckpointError } from "../../errors.js";
+import type { StepRecord, WorkflowRecord } from "../../Checkpointer.js";
+import type { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
-import { deserializeStored, serializeStored } from "../../Serializer.js";
-import { readRecord, storedDecision } from "../records.js";
-import { snapshotText } from "../snapshot.js";
-import { decodeStopRequest } from "../stopRequests.js";
+import type { StepPart } from "../recordCodec.js";
+import { decodeStepRecord, decodeWorkflowRecord, encodeStepTexts } from "../recordCodec.js";
+import { corruptRecordError } from "../recordGuards.js";
 
 type Int = number | string | bigint;
 
@@ -62,21 +61,17 @@ export interface StepSummaryRow {
   value_keys: string;
 }
 
-const WORKFLOW_STATUSES: readonly string[] = ["running", "completed", "paused", "stopped", "failed"];
-const STEP_STATUSES: readonly string[] = ["completed", "failed", "paused", "stopped"];
+/** Where a corrupt row can be restored from. */
+const BACKUP = "the database";
 
-function corrupt(workflowId: string, what: string, operation: string, nodeName?: string): CheckpointError {
-  return new CheckpointError({
-    message:
-      `Stored ${what} of workflow '${workflowId}'${nodeName === undefined ? "" : ` (node '${nodeName}')`} is corrupt. ` +
-      "The row was modified outside the checkpointer or written by an incompatible version; delete the workflow " +
-      "or restore the database from a backup.",
-    workflowId,
-    operation,
-    ...(nodeName === undefined ? {} : { nodeName }),
-    path: what,
-  });
-}
+const STEP_COLUMNS: Readonly<Record<StepPart, string>> = {
+  status: "status",
+  inputVersions: "input_versions",
+  decision: "decision",
+  values: "values",
+  pause: "pause",
+  error: "error",
+};
 
 function parseJson(text: string, onError: () => CheckpointError): unknown {
   try {
@@ -93,8 +88,8 @@ function toNumber(value: Int, onError: () => CheckpointError): number {
 }
 
 /** Serialises a step into a row. Throws `CheckpointError` (with the value path) before anything is written. */
-export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
-  const where = { workflowId: step.workflowId, nodeName: step.nodeName, operation: "saveStep" };
+export function encodeStep(step: StepRecord, serializer: Serializer, operation: string): StepRow {
+  const texts = encodeStepTexts(step, serializer, operation);
   return {
     workflow_id: step.workflowId,
     superstep: step.superstep,
@@ -103,16 +98,12 @@ export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
     status: step.status,
     input_versions: JSON.stringify(step.inputVersions),
     value_keys: JSON.stringify(Object.keys(step.values)),
-    values:
-      snapshotText(step.values, serializer) ?? serializeStored(serializer, step.values, { ...where, path: "values" }),
-    decision: storedDecision(step) === undefined ? null : JSON.stringify(storedDecision(step)),
+    values: texts.values,
+    decision: texts.decision === undefined ? null : JSON.stringify(texts.decision),
     child_workflow_id: step.childWorkflowId ?? null,
-    pause: step.pause === undefined ? null : serializeStored(serializer, step.pause, { ...where, path: "pause" }),
+    pause: texts.pause ?? null,
     truncated: step.truncated ? 1 : 0,
-    error:
-      step.error === undefined
-        ? null
-        : serializeStored(serializer, normalizeError(step.error), { ...where, path: "error" }),
+    error: texts.error ?? null,
     started_at: step.startedAt.getTime(),
     completed_at: step.completedAt.getTime(),
   };
@@ -122,35 +113,29 @@ export function encodeStep(step: StepRecord, serializer: Serializer): StepRow {
 export function decodeStep(row: StepRow, serializer: Serializer, operation: string): StepRecord {
   const workflowId = row.workflow_id;
   const nodeName = row.node_name;
-  const bad = (what: string) => () => corrupt(workflowId, `step column ${what}`, operation, nodeName);
-  const where = { workflowId, nodeName, operation };
-  if (!STEP_STATUSES.includes(row.status)) throw bad("status")();
-  const values = deserializeStored(serializer, row.values, { ...where, path: "values" });
-  if (!isRecord(values)) throw bad("values")();
-  const inputVersions = parseJson(row.input_versions, bad("input_versions"));
-  if (!isRecord(inputVersions)) throw bad("input_versions")();
-  const decision = row.decision === null ? undefined : parseJson(row.decision, bad("decision"));
-  if (decision !== undefined && !isDecision(decision)) throw bad("decision")();
-  const pause = row.pause === null ? undefined : deserializeStored(serializer, row.pause, { ...where, path: "pause" });
-  if (pause !== undefined && !isRecord(pause)) throw bad("pause")();
-  const error = row.error === null ? undefined : deserializeStored(serializer, row.error, { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw bad("error")();
-  return readRecord({
-    workflowId,
-    superstep: toNumber(row.superstep, bad("superstep")),
-    nodeName,
-    index: toNumber(row.idx, bad("idx")),
-    status: row.status as StepStatus,
-    inputVersions: inputVersions as Record<string, number>,
-    values,
-    ...(decision === undefined ? {} : { decision: decision as string | readonly string[] | null }),
-    ...(row.child_workflow_id === null ? {} : { childWorkflowId: row.child_workflow_id }),
-    ...(pause === undefined ? {} : { pause: pause as NonNullable<StepRecord["pause"]> }),
-    truncated: Number(row.truncated) !== 0,
-    ...(error === undefined ? {} : { error }),
-    startedAt: new Date(toNumber(row.started_at, bad("started_at"))),
-    completedAt: new Date(toNumber(row.completed_at, bad("completed_at"))),
-  });
+  const bad = (column: string) => () =>
+    corruptRecordError({ workflowId, field: `step column ${column}`, operation, nodeName, backup: BACKUP });
+  return decodeStepRecord(
+    {
+      workflowId,
+      superstep: toNumber(row.superstep, bad("superstep")),
+      nodeName,
+      index: toNumber(row.idx, bad("idx")),
+      status: row.status,
+      inputVersions: parseJson(row.input_versions, bad("input_versions")),
+      decision: row.decision === null ? undefined : parseJson(row.decision, bad("decision")),
+      childWorkflowId: row.child_workflow_id ?? undefined,
+      truncated: Number(row.truncated) !== 0,
+      startedAt: toNumber(row.started_at, bad("started_at")),
+      completedAt: toNumber(row.completed_at, bad("completed_at")),
+      values: row.values,
+      pause: row.pause ?? undefined,
+      error: row.error ?? undefined,
+    },
+    serializer,
+    operation,
+    (part) => bad(STEP_COLUMNS[part])(),
+  );
 }
 
 /** The keys a step wrote, as the `values`-shaped object retention (`compactSteps`) looks at. */
@@ -163,7 +148,14 @@ export function decodeSummary(
   index: number;
   values: Record<string, null>;
 } {
-  const bad = (what: string) => () => corrupt(workflowId, `step column ${what}`, "saveStep", row.node_name);
+  const bad = (column: string) => () =>
+    corruptRecordError({
+      workflowId,
+      field: `step column ${column}`,
+      operation: "saveStep",
+      nodeName: row.node_name,
+      backup: BACKUP,
+    });
   const keys = parseJson(row.value_keys, bad("value_keys"));
   if (!Array.isArray(keys) || !keys.every((key) => typeof key === "string")) throw bad("value_keys")();
   const values: Record<string, null> = {};
@@ -181,63 +173,33 @@ export function decodeSummary(
 /** Reads a workflow row back into a record. Throws `CheckpointError` for corrupt rows. */
 export function decodeWorkflow(row: WorkflowRow, serializer: Serializer, operation: string): WorkflowRecord {
   const workflowId = row.id;
-  const bad = (what: string) => () => corrupt(workflowId, `workflow column ${what}`, operation);
-  if (!WORKFLOW_STATUSES.includes(row.status)) throw bad("status")();
-  const where = { workflowId, operation };
-  const pause = row.pause === null ? undefined : deserializeStored(serializer, row.pause, { ...where, path: "pause" });
-  if (pause !== undefined && !isRecord(pause)) throw bad("pause")();
-  const error = row.error === null ? undefined : deserializeStored(serializer, row.error, { ...where, path: "error" });
-  if (error !== undefined && !isStoredError(error)) throw bad("error")();
-  const lease: Lease | undefined =
-    row.lease_owner === null
-      ? undefined
-      : {
-          workflowId,
-          owner: row.lease_owner,
-          epoch: toNumber(row.lease_epoch, bad("lease_epoch")),
-          expiresAt: new Date(toNumber(row.lease_expires_at ?? Number.NaN, bad("lease_expires_at"))),
-        };
-  const stop =
-    row.stop_requested === null || row.stop_requested === undefined
-      ? undefined
-      : decodeStopRequest(serializer, workflowId, row.stop_requested, operation);
-  return {
-    id: workflowId,
-    status: row.status as WorkflowStatus,
-    graphName: row.graph_name,
-    graphHash: row.graph_hash,
-    ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
-    ...(pause === undefined ? {} : { pause: pause as NonNullable<WorkflowRecord["pause"]> }),
-    ...(error === undefined ? {} : { error }),
-    lastSuperstep: toNumber(row.last_superstep, bad("last_superstep")),
-    stepCount: toNumber(row.step_count, bad("step_count")),
-    ...(lease === undefined ? {} : { lease }),
-    ...(stop === undefined ? {} : { stopRequested: stop }),
-    createdAt: new Date(toNumber(row.created_at, bad("created_at"))),
-    updatedAt: new Date(toNumber(row.updated_at, bad("updated_at"))),
-  };
-}
-
-/** Keeps only the fields of a `StoredError`, as strings. */
-export function normalizeError(error: StoredError): StoredError {
-  return {
-    name: String(error.name),
-    message: String(error.message),
-    ...(error.tag === undefined ? {} : { tag: String(error.tag) }),
-    ...(error.stack === undefined ? {} : { stack: String(error.stack) }),
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isDecision(value: unknown): boolean {
-  return (
-    value === null || typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string"))
+  const bad = (column: string) => () =>
+    corruptRecordError({ workflowId, field: `workflow column ${column}`, operation, backup: BACKUP });
+  return decodeWorkflowRecord(
+    {
+      id: workflowId,
+      status: row.status,
+      graphName: row.graph_name,
+      graphHash: row.graph_hash,
+      parentId: row.parent_id ?? undefined,
+      pause: row.pause ?? undefined,
+      error: row.error ?? undefined,
+      lastSuperstep: toNumber(row.last_superstep, bad("last_superstep")),
+      stepCount: toNumber(row.step_count, bad("step_count")),
+      lease:
+        row.lease_owner === null
+          ? undefined
+          : {
+              owner: row.lease_owner,
+              epoch: toNumber(row.lease_epoch, bad("lease_epoch")),
+              expiresAt: toNumber(row.lease_expires_at ?? Number.NaN, bad("lease_expires_at")),
+            },
+      stopRequested: row.stop_requested ?? undefined,
+      createdAt: toNumber(row.created_at, bad("created_at")),
+      updatedAt: toNumber(row.updated_at, bad("updated_at")),
+    },
+    serializer,
+    operation,
+    (part) => bad(part)(),
   );
-}
-
-function isStoredError(value: unknown): value is StoredError {
-  return isRecord(value) && typeof value["name"] === "string" && typeof value["message"] === "string";
 }

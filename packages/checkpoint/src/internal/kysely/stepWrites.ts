@@ -4,10 +4,10 @@
  */
 import type { Fence, StepRecord } from "../../Checkpointer.js";
 import type { CheckpointPolicy } from "../../CheckpointPolicy.js";
-import { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
-import { compactSteps, validateStepRecord } from "../../state.js";
-import { unknownWorkflowError, validateFence } from "../leases.js";
+import { compactSteps } from "../../state.js";
+import { validateStepGroup } from "../inputs.js";
+import { unknownWorkflowError } from "../leases.js";
 import type { BulkStatements } from "./bulkStatements.js";
 import { ROWS_PER_STATEMENT } from "./bulkStatements.js";
 import type { AnyDb, TableLayout } from "./layout.js";
@@ -46,33 +46,15 @@ type LockedRow = Pick<
   "lease_epoch" | "lease_owner" | "lease_expires_at" | "last_superstep" | "step_count"
 > & { existing?: unknown };
 
-/**
- * Validates one workflow's steps and serialises them, before any transaction opens. `checkId` rejects ids the
- * database cannot store.
- */
+/** Validates one workflow's steps and serialises them, before any transaction opens. */
 export function encodeGroup(
   steps: readonly StepRecord[],
   fence: Fence | undefined,
   operation: string,
   serializer: Serializer,
-  checkId: (id: unknown, what?: string) => void,
 ): EncodedGroup {
-  const first = steps[0]!;
-  const rows = steps.map((step) => {
-    validateStepRecord(step);
-    checkId(step.workflowId);
-    checkId(step.nodeName, "node name");
-    if (step.workflowId !== first.workflowId) {
-      throw new CheckpointError({
-        message: `${operation}: every step of one group must belong to one workflow ('${first.workflowId}' and '${step.workflowId}').`,
-        operation,
-        workflowId: first.workflowId,
-      });
-    }
-    return encodeStep(step, serializer);
-  });
-  validateFence(first.workflowId, fence, operation);
-  return { steps, rows, fence };
+  validateStepGroup(steps, fence, operation);
+  return { steps, rows: steps.map((step) => encodeStep(step, serializer, operation)), fence };
 }
 
 /**

@@ -28,12 +28,20 @@ import { CheckpointError } from "../../errors.js";
 import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import type { Serializer } from "../../Serializer.js";
 import { decodeWorkflowCursor, foldSteps, isStorableText, resolveListLimit, superstepBound } from "../../state.js";
+import { assembleCheckpoint } from "../checkpoints.js";
+import {
+  isReleasable,
+  requireStorableText,
+  validateFinish,
+  validateNewWorkflow,
+  validateStartSteps,
+  validateStatusFilter,
+} from "../inputs.js";
 import { validateClaimOptions, validateFence, validateRenewal } from "../leases.js";
 import { checkSerializer } from "../options.js";
-import { selectRecords } from "../records.js";
+import { selectSteps } from "../records.js";
 import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
-import { checkNewWorkflow, requireStorableId } from "./ids.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
 import { decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
@@ -47,7 +55,7 @@ import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
 import { encodeGroup, saveGroup } from "./stepWrites.js";
 import type { WorkflowContext } from "./workflowWrites.js";
-import { claimIn, createIn, encodeUpdate, finishIn, isWorkflowStatus, startIn, updateIn } from "./workflowWrites.js";
+import { claimIn, createIn, encodeUpdate, finishIn, startIn, updateIn } from "./workflowWrites.js";
 
 /** The store behind `KyselyCheckpointer`. */
 export class KyselyStore {
@@ -96,7 +104,7 @@ export class KyselyStore {
   }
 
   #encode(steps: readonly StepRecord[], fence: Fence | undefined, operation: string): EncodedGroup {
-    return encodeGroup(steps, fence, operation, this.#serializer, (id, what) => requireStorableId(id, operation, what));
+    return encodeGroup(steps, fence, operation, this.#serializer);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -120,7 +128,7 @@ export class KyselyStore {
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
     return this.#session.run("createWorkflow", workflowId, async () => {
-      checkNewWorkflow(workflow, "createWorkflow");
+      validateNewWorkflow(workflow, "createWorkflow");
       validateFence(workflow.id, fence, "createWorkflow");
       await this.#pruneExpired();
       const { row, created } = await this.#session.transact(() => createIn(this.#context, workflow, fence));
@@ -132,9 +140,10 @@ export class KyselyStore {
   startWorkflow(workflow: NewWorkflow, claim: LeaseClaim, steps?: readonly StepRecord[]): Promise<StartedWorkflow> {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : undefined;
     return this.#session.run("startWorkflow", workflowId, async () => {
-      checkNewWorkflow(workflow, "startWorkflow");
+      validateNewWorkflow(workflow, "startWorkflow");
       validateClaimOptions(workflow.id, claim);
-      const group = this.#startSteps(workflow.id, steps);
+      const start = validateStartSteps(workflow.id, steps);
+      const group = start.length === 0 ? undefined : this.#encode(start, undefined, "startWorkflow");
       await this.#pruneExpired();
       if (group !== undefined) {
         // The steps ride in the start's transaction, fenced by the lease it takes: all or nothing.
@@ -149,29 +158,6 @@ export class KyselyStore {
       const { row, created, lease } = await this.#startOne(workflow, claim);
       return { workflow: this.#decode(row, "startWorkflow"), created, lease };
     });
-  }
-
-  /** The steps a start writes, validated and encoded before any transaction opens (undefined: none). */
-  #startSteps(id: string, steps: readonly StepRecord[] | undefined): EncodedGroup | undefined {
-    if (steps === undefined || steps.length === 0) return undefined;
-    if (!Array.isArray(steps)) {
-      throw new CheckpointError({
-        message: `startWorkflow('${id}'): steps must be an array of step records of this workflow.`,
-        workflowId: id,
-        operation: "startWorkflow",
-        path: "steps",
-      });
-    }
-    const group = this.#encode(steps, undefined, "startWorkflow");
-    if (steps[0]!.workflowId !== id) {
-      throw new CheckpointError({
-        message: `startWorkflow('${id}'): its steps must belong to the started workflow, got one of '${steps[0]!.workflowId}'.`,
-        workflowId: id,
-        operation: "startWorkflow",
-        path: "steps",
-      });
-    }
-    return group;
   }
 
   /**
@@ -197,7 +183,7 @@ export class KyselyStore {
 
   claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
     return this.#session.run("claimWorkflow", id, async () => {
-      requireStorableId(id, "claimWorkflow");
+      requireStorableText(id, "claimWorkflow");
       validateClaimOptions(id, options);
       return this.#session.transact(() => claimIn(this.#context, id, options.owner, options.ttlMs, "claimWorkflow"));
     });
@@ -205,8 +191,7 @@ export class KyselyStore {
 
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {
     return this.#session.run("releaseWorkflow", id, async () => {
-      if (!isStorableText(id) || typeof lease !== "object" || lease === null) return;
-      if (typeof lease.owner !== "string" || !Number.isSafeInteger(lease.epoch)) return;
+      if (!isReleasable(id, lease)) return;
       const release = this.#context.statements.release(id, lease.owner, lease.epoch);
       await this.#session.transact(function* () {
         yield release;
@@ -220,7 +205,7 @@ export class KyselyStore {
     options: { readonly ttlMs: number },
   ): Promise<RenewedLease> {
     return this.#session.run("renewWorkflow", id, async () => {
-      requireStorableId(id, "renewWorkflow");
+      requireStorableText(id, "renewWorkflow");
       validateRenewal(id, lease, options);
       return this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
     });
@@ -284,7 +269,7 @@ export class KyselyStore {
 
   updateWorkflow(id: string, update: WorkflowUpdate, fence?: Fence): Promise<WorkflowRecord> {
     return this.#session.run("updateWorkflow", id, async () => {
-      requireStorableId(id, "updateWorkflow");
+      requireStorableText(id, "updateWorkflow");
       validateFence(id, fence, "updateWorkflow");
       // Serialise everything before changing anything.
       const changes = encodeUpdate(id, update, this.#serializer, "updateWorkflow");
@@ -298,26 +283,11 @@ export class KyselyStore {
     const operation = "finishWorkflow";
     const id = finish?.workflowId;
     return this.#session.run(operation, typeof id === "string" ? id : undefined, async () => {
-      if (typeof finish !== "object" || finish === null) {
-        throw new CheckpointError({ message: `${operation} expects { workflowId, update, … }.`, operation });
-      }
-      requireStorableId(id, operation);
-      validateFence(id, finish.fence, operation);
-      const changes = encodeUpdate(id, finish.update, this.#serializer, operation);
-      const groups = (finish.steps ?? [])
-        .filter((group) => group?.steps?.length > 0)
-        .map((group) => this.#encode(group.steps, group.fence, operation));
-      const release = finish.release;
-      if (release !== undefined && (typeof release?.owner !== "string" || !Number.isSafeInteger(release.epoch))) {
-        throw new CheckpointError({
-          message: `${operation}('${id}'): release must be { owner: string, epoch: integer } (the lease to give back).`,
-          workflowId: id,
-          operation,
-          path: "release",
-        });
-      }
+      const { workflowId, groups } = validateFinish(finish);
+      const changes = encodeUpdate(workflowId, finish.update, this.#serializer, operation);
+      const encoded = groups.map((group) => this.#encode(group.steps, group.fence, operation));
       const row = await this.#session.transact(() =>
-        finishIn(this.#context, id, groups, changes, finish.fence, release),
+        finishIn(this.#context, workflowId, encoded, changes, finish.fence, finish.release),
       );
       return this.#decode(row, operation);
     });
@@ -338,7 +308,7 @@ export class KyselyStore {
       const steps = await this.#session.read((db) =>
         readStepsIn(db, this.dialect, this.#serializer, id, bound, "getSteps"),
       );
-      return selectRecords(steps, options);
+      return selectSteps(steps, options);
     });
   }
 
@@ -362,15 +332,7 @@ export class KyselyStore {
       const bound = superstepBound(options?.superstep, "getCheckpoint", id);
       const read = await this.#session.read((db) => readCheckpointIn(db, this.dialect, this.#serializer, id, bound));
       if (read === undefined) return undefined;
-      const { values, versions } = foldSteps(read.steps);
-      const last = bound === undefined ? read.lastSuperstep : Math.min(bound, read.lastSuperstep);
-      return {
-        workflowId: id,
-        superstep: read.steps.length === 0 ? -1 : Math.max(last, -1),
-        values,
-        versions,
-        steps: read.steps,
-      };
+      return assembleCheckpoint(id, read.lastSuperstep, read.steps, bound);
     });
   }
 
@@ -379,13 +341,7 @@ export class KyselyStore {
       const opts = options ?? {};
       const limit = resolveListLimit(opts.limit);
       const after = opts.cursor === undefined ? undefined : decodeWorkflowCursor(opts.cursor);
-      if (opts.status !== undefined && !isWorkflowStatus(opts.status)) {
-        throw new CheckpointError({
-          message: `listWorkflows: status must be one of running, completed, paused, stopped, failed, got ${JSON.stringify(opts.status)}.`,
-          operation: "listWorkflows",
-          path: "status",
-        });
-      }
+      validateStatusFilter(opts.status);
       const query = listQuery(this.#db, this.dialect, opts, limit, after);
       const rows = (await this.#session.read(() => query.execute())) as WorkflowRow[];
       return pageOf(

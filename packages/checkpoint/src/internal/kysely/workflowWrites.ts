@@ -3,23 +3,19 @@
  * (`startWorkflow`, `finishWorkflow`) — as transaction programs (see `program.ts`), plus the validation and
  * serialisation of an update, done before any transaction opens.
  */
-import type { Fence, Lease, NewWorkflow, WorkflowStatus, WorkflowUpdate } from "../../Checkpointer.js";
-import { CheckpointError } from "../../errors.js";
+import type { Fence, Lease, NewWorkflow, WorkflowUpdate } from "../../Checkpointer.js";
 import type { Serializer } from "../../Serializer.js";
-import { serializeStored } from "../../Serializer.js";
 import { leaseHeldError, staleFenceError, unknownWorkflowError } from "../leases.js";
+import { encodeWorkflowUpdate } from "../updates.js";
 import type { BulkStatements, FinalUpdate } from "./bulkStatements.js";
 import type { AnyDb, TableLayout } from "./layout.js";
 import { checkFence, lockInOrder } from "./leases.js";
 import type { Program } from "./program.js";
 import { firstRow } from "./program.js";
 import type { WorkflowRow } from "./rows.js";
-import { normalizeError } from "./rows.js";
 import type { HotStatements } from "./statements.js";
 import type { Counters, EncodedGroup, StepContext } from "./stepWrites.js";
 import { saveGroup } from "./stepWrites.js";
-
-const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 
 /** What workflow writes need from the store. */
 export interface WorkflowContext extends StepContext {
@@ -31,58 +27,21 @@ export interface WorkflowContext extends StepContext {
 
 type LeaseColumns = Pick<WorkflowRow, "lease_epoch" | "lease_owner" | "lease_expires_at">;
 
-/** Whether `status` is a workflow status. */
-export function isWorkflowStatus(status: unknown): status is WorkflowStatus {
-  return WORKFLOW_STATUSES.includes(status as WorkflowStatus);
-}
-
-/** Validates an update and serialises its values: the changed columns. */
-export function encodeUpdate(id: string, update: WorkflowUpdate, serializer: Serializer, operation: string) {
-  if (typeof update !== "object" || update === null) {
-    throw new CheckpointError({
-      message: `${operation}('${id}') expects an update object.`,
-      workflowId: id,
-      operation,
-    });
-  }
-  if (update.status !== undefined && !isWorkflowStatus(update.status)) {
-    throw new CheckpointError({
-      message: `${operation}('${id}'): status must be one of ${WORKFLOW_STATUSES.join(", ")}, got ${JSON.stringify(update.status)}.`,
-      workflowId: id,
-      operation,
-      path: "status",
-    });
-  }
-  if (update.graphHash !== undefined && (typeof update.graphHash !== "string" || update.graphHash.includes("\u0000"))) {
-    throw new CheckpointError({
-      message: `${operation}('${id}'): graphHash must be a string without NUL characters.`,
-      workflowId: id,
-      operation,
-      path: "graphHash",
-    });
-  }
-  const changes: FinalUpdate["changes"] & Record<string, string | number | null> = {};
-  if (update.status !== undefined) changes.status = update.status;
-  if (update.graphHash !== undefined) changes.graph_hash = update.graphHash;
-  if (update.pause !== undefined) {
-    changes.pause =
-      update.pause === null
-        ? null
-        : serializeStored(serializer, update.pause, {
-            workflowId: id,
-            ...(typeof update.pause.nodeName === "string" ? { nodeName: update.pause.nodeName } : {}),
-            operation,
-            path: "pause",
-          });
-  }
-  if (update.error !== undefined) {
-    changes.error =
-      update.error === null
-        ? null
-        : serializeStored(serializer, normalizeError(update.error), { workflowId: id, operation, path: "error" });
-  }
-  if (update.stopRequested === null) changes.stop_requested = null;
-  return changes;
+/** Validates an update and serialises its values (see `encodeWorkflowUpdate`): the changed columns. */
+export function encodeUpdate(
+  id: string,
+  update: WorkflowUpdate,
+  serializer: Serializer,
+  operation: string,
+): FinalUpdate["changes"] {
+  const encoded = encodeWorkflowUpdate(id, update, serializer, operation);
+  return {
+    ...(encoded.status === undefined ? {} : { status: encoded.status }),
+    ...(encoded.graphHash === undefined ? {} : { graph_hash: encoded.graphHash }),
+    ...(encoded.pause === undefined ? {} : { pause: encoded.pause }),
+    ...(encoded.error === undefined ? {} : { error: encoded.error }),
+    ...(encoded.stopRequested === undefined ? {} : { stop_requested: null }),
+  };
 }
 
 /**
