@@ -9,6 +9,7 @@ import { Graph as GraphClass, interrupt, node } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { ANSWER, asyncTrampoline, trampoline } from "./engineGraph.js";
 import { borrowed } from "./handles.js";
+import { settledTree } from "./tree.js";
 
 /** The states of a workflow a losing caller meets. */
 export type ConflictState = "live holder" | "completed" | "failed" | "paused";
@@ -75,7 +76,8 @@ const HOLDER_TIMING = { leaseTtlMs: 120_000, leaseRenewIntervalMs: 60_000 } as c
 
 /**
  * Runs {@link conflictGraph} on `checkpointer` (a Runner of its own; the checkpointer stays open) until the
- * workflow is in `state`. A live holder waits inside `finalize` until `finish()`.
+ * workflow is in `state`. A live holder waits inside `finalize` until `finish()`, and is returned once what it
+ * stored before that has stopped changing.
  */
 export async function prepareConflictWorkflow(
   checkpointer: Checkpointer,
@@ -96,6 +98,9 @@ export async function prepareConflictWorkflow(
     const running = runner.run(graph, { workflowId, values: CONFLICT_VALUES });
     running.catch(() => undefined);
     await Promise.race([held, running]);
+    // Under `async` durability the steps before the hold may still be on their way: a test comparing the stored
+    // workflow before and after a losing call must start from what the holder has finished writing.
+    await settledTree(checkpointer, workflowId);
     return {
       workflowId,
       state,

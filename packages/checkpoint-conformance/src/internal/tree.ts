@@ -90,3 +90,24 @@ export function treeChanges(before: readonly StoredWorkflow[], after: readonly S
   }
   return changes;
 }
+
+/**
+ * The tree once it has stopped changing: read until two reads `quietMs` apart are equal (at most `timeoutMs`). A
+ * run holding a workflow under `async` durability may still be writing the steps before the point it waits at.
+ */
+export async function settledTree(
+  checkpointer: Checkpointer,
+  rootId: string,
+  { quietMs = 150, timeoutMs = 10_000 }: { readonly quietMs?: number; readonly timeoutMs?: number } = {},
+): Promise<StoredWorkflow[]> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await storedTree(checkpointer, rootId);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const again = await storedTree(checkpointer, rootId);
+    if (treeChanges(last, again).length === 0) return again;
+    if (Date.now() > deadline)
+      throw new Error(`the stored tree of '${rootId}' kept changing for ${timeoutMs} ms: ${treeChanges(last, again)}`);
+    last = again;
+  }
+}
