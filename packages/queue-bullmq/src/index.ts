@@ -7,7 +7,9 @@
 export {
   GraphVersionError,
   isGraphVersionError,
+  isRemoteRunError,
   isUnknownGraphError,
+  type RemoteErrorCause,
   RemoteRunError,
   UnknownGraphError,
 } from "./errors.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { WorkflowConflictError } from "@graph/checkpoint";
 import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
-import { type Graph, GraphConfigError, isTaggedError } from "@graph/core";
+import { type Graph, GraphConfigError, isGraph, isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError, NodeExecutionError } from "../errors.js";
@@ -19,12 +19,6 @@ import type { RunError } from "./outcome.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunHandle, RunnerOptions, RunOptions };
-
-const isGraph = (value: unknown): value is Graph =>
-  typeof value === "object" &&
-  value !== null &&
-  (value as { nodes?: unknown }).nodes instanceof Map &&
-  typeof (value as { analysis?: unknown }).analysis === "object";
 
 /**
  * The core of both APIs: owns the store's scope, the shared limits and the table of live runs.
