@@ -206,7 +206,7 @@ describe("SqliteCheckpointer", () => {
     expect(stepsError).toMatchObject({ workflowId: "wf", nodeName: "embed" });
     const workflowError = await rejection(cp.getWorkflow("wf"));
     expect(isCheckpointError(workflowError)).toBe(true);
-    expect(String((workflowError as Error).message)).toMatch(/corrupt/);
+    expect(workflowError).toMatchObject({ workflowId: "wf", operation: "getWorkflow", path: "workflow column status" });
     await cp.close();
   });
 
@@ -266,10 +266,13 @@ describe("SqliteCheckpointer", () => {
   });
 
   it("validates its options", () => {
-    expect(() => new SqliteCheckpointer({} as never)).toThrow(/needs \{ path \}/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", tablePrefix: "x; drop" })).toThrow(/tablePrefix/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", policy: { retention: "windowed" } })).toThrow(/window/);
+    const refused = (path: string) => expect.objectContaining({ _tag: "CheckpointError", path });
+    expect(() => new SqliteCheckpointer({} as never)).toThrow(refused("path"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", busyTimeoutMs: -1 })).toThrow(refused("busyTimeoutMs"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", tablePrefix: "x; drop" })).toThrow(refused("tablePrefix"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", policy: { retention: "windowed" } })).toThrow(
+      refused("window"),
+    );
   });
 
   it("close waits for writes in flight, is idempotent, and later calls fail clearly", async () => {
@@ -280,6 +283,7 @@ describe("SqliteCheckpointer", () => {
     await Promise.all(pending);
     const error = await rejection(cp.getWorkflow("wf"));
     expect(isCheckpointError(error)).toBe(true);
+    expect(error).toMatchObject({ operation: "getWorkflow" });
     expect((error as Error).message).toMatch(/after close\(\)/);
     const again = new SqliteCheckpointer({ path: cp.path });
     expect((await again.getWorkflow("wf"))?.stepCount).toBe(20);

@@ -94,15 +94,23 @@ describe("mapDispatcher", () => {
         return e;
       }
     })();
-    expect(isInvalidOptionError(noStore)).toBe(true);
-    expect((noStore as Error).message).toContain("mapDispatcher");
-    expect(() => new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never })).toThrow("minItems");
+    expect(noStore).toMatchObject({ _tag: "InvalidOptionError", option: "mapDispatcher" });
+    const badMinItems = (() => {
+      try {
+        return new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(badMinItems).toMatchObject({ _tag: "InvalidOptionError", option: "mapDispatcher" });
+    expect((badMinItems as Error).message).toContain("minItems (an integer ≥ 1)");
     const item = await new Runner({ checkpointer })
       .runMapItem(items, { workflowId: "", fence: { epoch: 1 } } as never)
       .catch((e: unknown) => e);
     expect(isInvalidOptionError(item)).toBe(true);
     expect((item as { option: string }).option).toBe("workflowId");
     const noCheckpointer = await new Runner().runMapItem(items, {} as never).catch((e: unknown) => e);
+    expect(noCheckpointer).toMatchObject({ _tag: "GraphConfigError" });
     expect((noCheckpointer as Error).message).toContain("needs a runner with a checkpointer");
   });
 
