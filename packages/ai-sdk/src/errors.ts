@@ -1,4 +1,4 @@
-import { TaggedError, tagGuard } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 
 /**
  * Why a chat request was refused, with the HTTP status a handler answers with:
@@ -33,23 +33,24 @@ export type ChatRequestCode =
  * }
  * ```
  */
-export class ChatRequestError extends TaggedError<"ChatRequestError"> {
-  readonly _tag = "ChatRequestError" as const;
-  override readonly name = "ChatRequestError";
+export class ChatRequestError extends TaggedError("ChatRequestError")<{
   readonly code: ChatRequestCode;
   readonly status: 400 | 409;
   readonly workflowId: string | undefined;
   readonly issues: readonly string[];
+}> {
   constructor(
     code: ChatRequestCode,
     message: string,
     fields: { workflowId?: string; issues?: readonly string[] } = {},
   ) {
-    super(message);
-    this.code = code;
-    this.status = code === "run_in_progress" ? 409 : 400;
-    this.workflowId = fields.workflowId;
-    this.issues = fields.issues ?? [];
+    super({
+      message,
+      code,
+      status: code === "run_in_progress" ? 409 : 400,
+      workflowId: fields.workflowId,
+      issues: fields.issues ?? [],
+    });
   }
 
   /** The JSON body a handler answers with. */
@@ -67,4 +68,4 @@ export class ChatRequestError extends TaggedError<"ChatRequestError"> {
  * if (isChatRequestError(e)) console.log(e.code);
  * ```
  */
-export const isChatRequestError = tagGuard<ChatRequestError>("ChatRequestError");
+export const isChatRequestError = (value: unknown): value is ChatRequestError => ChatRequestError.is(value);

@@ -163,11 +163,15 @@ describe("PostgresCheckpointer", () => {
     const saved = process.env["DATABASE_URL"];
     delete process.env["DATABASE_URL"];
     try {
-      expect(() => new PostgresCheckpointer({})).toThrow(/connectionString/);
+      expect(() => new PostgresCheckpointer({})).toThrow(
+        expect.objectContaining({ _tag: "CheckpointError", path: "connectionString" }),
+      );
     } finally {
       if (saved !== undefined) process.env["DATABASE_URL"] = saved;
     }
-    expect(() => new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: "bad name" })).toThrow(/schema/);
+    expect(() => new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: "bad name" })).toThrow(
+      expect.objectContaining({ _tag: "CheckpointError", path: "schema" }),
+    );
   });
 
   it("concurrent claims from two checkpointers (two pools): exactly one wins, 20 times", async () => {
@@ -250,7 +254,11 @@ describe("PostgresCheckpointer", () => {
     expect(first.workflows.map((w) => w.id)).toEqual(["a"]);
     expect(first.skipped?.map((s) => s.id)).toEqual(["b"]);
     expect(isCheckpointError(first.skipped?.[0]?.error)).toBe(true);
-    expect(first.skipped?.[0]?.error.message).toMatch(/Stored workflow column status of workflow 'b' is corrupt/);
+    expect(first.skipped?.[0]?.error).toMatchObject({
+      workflowId: "b",
+      operation: "listWorkflows",
+      path: "workflow column status",
+    });
     const second = await cp.listWorkflows({ limit: 2, ...(first.nextCursor ? { cursor: first.nextCursor } : {}) });
     expect(second.workflows.map((w) => w.id)).toEqual(["d"]);
     expect(second.skipped?.map((s) => s.id)).toEqual(["c"]);
@@ -261,11 +269,11 @@ describe("PostgresCheckpointer", () => {
   });
 
   it("rejects a bad pool size, connection timeout or serializer with CheckpointErrors", () => {
-    for (const [options, message] of [
-      [{ max: 0 }, /max must be a positive integer/],
-      [{ max: 2.5 }, /max must be a positive integer/],
-      [{ connectionTimeoutMs: -1 }, /connectionTimeoutMs must be a non-negative integer/],
-      [{ serializer: { serialize: "x" } }, /serializer must be an object with serialize/],
+    for (const [options, path] of [
+      [{ max: 0 }, "max"],
+      [{ max: 2.5 }, "max"],
+      [{ connectionTimeoutMs: -1 }, "connectionTimeoutMs"],
+      [{ serializer: { serialize: "x" } }, "serializer"],
     ] as const) {
       let error: unknown;
       try {
@@ -274,7 +282,7 @@ describe("PostgresCheckpointer", () => {
         error = e;
       }
       expect(isCheckpointError(error)).toBe(true);
-      expect((error as Error).message).toMatch(message);
+      expect(error).toMatchObject({ path });
     }
   });
 

@@ -155,7 +155,7 @@ describe("RedisCheckpointer", () => {
     await checkpointer.close();
     expect(await client.ping()).toBe("PONG");
     const error = (await rejection(checkpointer.getWorkflow("wf"))) as CheckpointError;
-    expect(error._tag).toBe("CheckpointError");
+    expect(error).toMatchObject({ _tag: "CheckpointError", operation: "getWorkflow" });
     expect(error.message).toContain("after close()");
   });
 

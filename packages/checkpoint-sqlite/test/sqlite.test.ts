@@ -206,7 +206,7 @@ describe("SqliteCheckpointer", () => {
     expect(stepsError).toMatchObject({ workflowId: "wf", nodeName: "embed" });
     const workflowError = await rejection(cp.getWorkflow("wf"));
     expect(isCheckpointError(workflowError)).toBe(true);
-    expect(String((workflowError as Error).message)).toMatch(/corrupt/);
+    expect(workflowError).toMatchObject({ workflowId: "wf", operation: "getWorkflow", path: "workflow column status" });
     await cp.close();
   });
 
@@ -222,8 +222,11 @@ describe("SqliteCheckpointer", () => {
     expect(first.workflows.map((w) => w.id)).toEqual(["a"]);
     expect(first.skipped?.map((s) => s.id)).toEqual(["b"]);
     expect(isCheckpointError(first.skipped?.[0]?.error)).toBe(true);
-    expect(first.skipped?.[0]?.error).toMatchObject({ workflowId: "b", operation: "listWorkflows" });
-    expect(first.skipped?.[0]?.error.message).toMatch(/Stored workflow column status of workflow 'b' is corrupt/);
+    expect(first.skipped?.[0]?.error).toMatchObject({
+      workflowId: "b",
+      operation: "listWorkflows",
+      path: "workflow column status",
+    });
     const second = await cp.listWorkflows({ limit: 2, ...(first.nextCursor ? { cursor: first.nextCursor } : {}) });
     expect(second.workflows.map((w) => w.id)).toEqual(["d"]);
     expect(second.skipped?.map((s) => s.id)).toEqual(["c"]);
@@ -266,10 +269,13 @@ describe("SqliteCheckpointer", () => {
   });
 
   it("validates its options", () => {
-    expect(() => new SqliteCheckpointer({} as never)).toThrow(/needs \{ path \}/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", tablePrefix: "x; drop" })).toThrow(/tablePrefix/);
-    expect(() => new SqliteCheckpointer({ path: ":memory:", policy: { retention: "windowed" } })).toThrow(/window/);
+    const refused = (path: string) => expect.objectContaining({ _tag: "CheckpointError", path });
+    expect(() => new SqliteCheckpointer({} as never)).toThrow(refused("path"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", busyTimeoutMs: -1 })).toThrow(refused("busyTimeoutMs"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", tablePrefix: "x; drop" })).toThrow(refused("tablePrefix"));
+    expect(() => new SqliteCheckpointer({ path: ":memory:", policy: { retention: "windowed" } })).toThrow(
+      refused("window"),
+    );
   });
 
   it("close waits for writes in flight, is idempotent, and later calls fail clearly", async () => {
@@ -280,6 +286,7 @@ describe("SqliteCheckpointer", () => {
     await Promise.all(pending);
     const error = await rejection(cp.getWorkflow("wf"));
     expect(isCheckpointError(error)).toBe(true);
+    expect(error).toMatchObject({ operation: "getWorkflow" });
     expect((error as Error).message).toMatch(/after close\(\)/);
     const again = new SqliteCheckpointer({ path: cp.path });
     expect((await again.getWorkflow("wf"))?.stepCount).toBe(20);

@@ -1,14 +1,14 @@
 /**
  * The tagged errors of `@graph/checkpoint`.
  *
- * Both classes extend the shared `TaggedError` of `@graph/errors`: they carry a `_tag` and the `@graph` brand
- * (`Symbol.for("@graph/error")`), so they can be matched with `e._tag === "CheckpointError"` or with the guards
- * below even when two copies of the package are loaded (where `instanceof` would fail).
+ * Both classes are declared with the `TaggedError` factory of `@graph/errors`: they carry a `_tag` and the `@graph`
+ * brand (`Symbol.for("@graph/error")`), so `e._tag === "CheckpointError"`, `CheckpointError.is(e)`, the guards below
+ * and `instanceof` all agree, even when two copies of the package are loaded.
  *
  * @module
  */
 
-import { ERROR_BRAND, TaggedError, tagGuard } from "@graph/errors";
+import { ERROR_BRAND, TaggedError } from "@graph/errors";
 
 /**
  * The brand every `@graph/*` error carries. Guards check it together with `_tag`.
@@ -55,20 +55,16 @@ export interface CheckpointErrorOptions {
  * }
  * ```
  */
-export class CheckpointError extends TaggedError<"CheckpointError"> {
-  readonly _tag = "CheckpointError" as const;
-  override readonly name = "CheckpointError";
-  declare readonly workflowId?: string;
-  declare readonly nodeName?: string;
-  declare readonly path?: string;
-  declare readonly operation?: string;
-
+export class CheckpointError extends TaggedError("CheckpointError")<{
+  readonly workflowId?: string;
+  readonly nodeName?: string;
+  readonly path?: string;
+  readonly operation?: string;
+}> {
   constructor(options: CheckpointErrorOptions) {
-    super(options.message, { cause: options.cause });
-    if (options.workflowId !== undefined) this.workflowId = options.workflowId;
-    if (options.nodeName !== undefined) this.nodeName = options.nodeName;
-    if (options.path !== undefined) this.path = options.path;
-    if (options.operation !== undefined) this.operation = options.operation;
+    // Only the known keys: an untyped caller's extra keys do not become fields.
+    const { message, workflowId, nodeName, path, operation, cause } = options;
+    super({ message, workflowId, nodeName, path, operation, cause });
   }
 }
 
@@ -121,23 +117,24 @@ export type WorkflowConflictReason = "lease-held" | "stale-fence" | "lease-lost"
  * }
  * ```
  */
-export class WorkflowConflictError extends TaggedError<"WorkflowConflictError"> {
-  readonly _tag = "WorkflowConflictError" as const;
-  override readonly name = "WorkflowConflictError";
+export class WorkflowConflictError extends TaggedError("WorkflowConflictError")<{
   readonly workflowId: string;
   /** Why (see {@link WorkflowConflictReason}); anything but `"lease-held"` means this run lost its lease. */
   readonly reason: WorkflowConflictReason;
-  declare readonly heldBy?: string;
-  declare readonly expiresAt?: Date;
-
+  readonly heldBy?: string;
+  readonly expiresAt?: Date;
+}> {
   constructor(options: WorkflowConflictErrorOptions) {
-    super(options.message ?? conflictMessage(options.workflowId, options.heldBy, options.expiresAt), {
+    const { workflowId, heldBy, expiresAt } = options;
+    super({
+      message: options.message ?? conflictMessage(workflowId, heldBy, expiresAt),
+      workflowId,
+      reason: options.reason ?? "lease-held",
+      heldBy,
+      // A copy: the caller's Date stays theirs to change.
+      expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt.getTime()),
       cause: options.cause,
     });
-    this.workflowId = options.workflowId;
-    this.reason = options.reason ?? "lease-held";
-    if (options.heldBy !== undefined) this.heldBy = options.heldBy;
-    if (options.expiresAt !== undefined) this.expiresAt = new Date(options.expiresAt.getTime());
   }
 }
 
@@ -158,8 +155,7 @@ function conflictMessage(workflowId: string, heldBy: string | undefined, expires
  * if (isCheckpointError(error)) console.error(error.path);
  * ```
  */
-export const isCheckpointError: (value: unknown) => value is CheckpointError =
-  tagGuard<CheckpointError>("CheckpointError");
+export const isCheckpointError = (value: unknown): value is CheckpointError => CheckpointError.is(value);
 
 /**
  * True when `value` is a {@link WorkflowConflictError} (from any copy of this package).
@@ -169,5 +165,5 @@ export const isCheckpointError: (value: unknown) => value is CheckpointError =
  * if (isWorkflowConflictError(error)) console.error(error.heldBy);
  * ```
  */
-export const isWorkflowConflictError: (value: unknown) => value is WorkflowConflictError =
-  tagGuard<WorkflowConflictError>("WorkflowConflictError");
+export const isWorkflowConflictError = (value: unknown): value is WorkflowConflictError =>
+  WorkflowConflictError.is(value);

@@ -58,7 +58,7 @@ describe("MemoryCheckpointer", () => {
     const second = await cp.claimWorkflow("w", { owner: "b", ttlMs: 10_000 });
     expect(second.epoch).toBe(2);
     const error = await rejection(cp.saveStep(step("w", 0), { epoch: 1 }));
-    expect(error._tag).toBe("WorkflowConflictError");
+    expect(error).toMatchObject({ _tag: "WorkflowConflictError", workflowId: "w", reason: "stale-fence", heldBy: "b" });
     expect(error.message).toContain("owner 'b'");
     expect(error.message).toContain("epoch 2");
   });

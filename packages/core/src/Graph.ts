@@ -1,19 +1,20 @@
 import { DirectedGraph } from "graphology";
 import { hasCycle } from "graphology-dag";
+import { GRAPH_BRAND, isNode, NODE_PROTOCOL } from "./brands.js";
 import { END } from "./END.js";
 import { GraphConfigError } from "./errors.js";
-import { checkMappable, GraphNode, makeGraphNode } from "./GraphNode.js";
-import { GateNode, type Target } from "./gates.js";
+import { checkMappable, type GraphNode, makeGraphNode } from "./GraphNode.js";
+import type { GateNode, Target } from "./gates.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
-import { BaseNode, checkName } from "./internal/BaseNode.js";
+import { checkName } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
-import { InterruptNode } from "./interrupt.js";
-import { FunctionNode } from "./node.js";
+import type { InterruptNode } from "./interrupt.js";
+import type { FunctionNode } from "./node.js";
 import type { BindValues, MetaAfterBind } from "./types/bind.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
 import type { IsAny, Simplify } from "./types/util.js";
@@ -114,8 +115,6 @@ interface GraphState {
   readonly bound: Readonly<Record<string, unknown>>;
 }
 
-const isNode = (value: unknown): value is AnyNode => value instanceof BaseNode;
-
 type NewGraph<M extends { readonly in: unknown; readonly out: unknown; readonly meta: GraphMeta }> = Graph<
   M["in"],
   M["out"],
@@ -141,6 +140,8 @@ type EntryNames<E> = (E extends readonly (infer N)[] ? N : E) extends infer N ? 
 class GraphBase {
   /** Phantom (type-level only), narrowed by {@link Graph}. */
   declare readonly "~types": { readonly in: any; readonly out: any; readonly meta: any };
+  /** The `@graph/graph` brand (see `isGraph`): the node protocol this graph was built with. */
+  readonly [GRAPH_BRAND]: number = NODE_PROTOCOL;
   /** Node name → node, in node-list order. */
   readonly nodes: ReadonlyMap<string, AnyNode>;
   readonly name: string | undefined;
@@ -239,7 +240,7 @@ class GraphBase {
     this.structure = new DirectedGraph<StructureNodeAttributes, StructureEdgeAttributes>({ allowSelfLoops: true });
     for (const n of nodes) this.structure.addNode(n.name, { node: n, nodeType: n.nodeType, isGate: n.isGate });
     for (const e of this.#edges) {
-      const condition = e.kind === "control" ? controlCondition(byName.get(e.from) as GateNode, e.to) : undefined;
+      const condition = e.kind === "control" ? controlCondition(byName.get(e.from)!, e.to) : undefined;
       if (this.structure.hasEdge(e.from, e.to)) {
         // One structure edge per pair (explicit edges may repeat a pair): a control edge wins over an ordering edge
         // from the same gate; data edges merge their value names.
@@ -262,7 +263,7 @@ class GraphBase {
       throw deadlockError(
         where,
         nodes.map((n) => n.name).filter((n) => cycle.includes(n)),
-        nodes.filter((n): n is GateNode => n instanceof GateNode && cycle.includes(n.name)),
+        nodes.filter((n): n is GateNode => n.kind === "gate" && cycle.includes(n.name)),
       );
     });
     this.warnings = Object.freeze([...this.analysis.warnings]);
@@ -278,7 +279,7 @@ class GraphBase {
     }
 
     for (const n of nodes)
-      if (n instanceof GraphNode && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
+      if (n.kind === "graph" && n.mapOverConfig) checkMappable(n.name, n.graph, n.mapOverConfig.params);
     validateGraph(this, nodes, where);
 
     const bound = { ...state.bound };
@@ -306,21 +307,17 @@ class GraphBase {
   /** True if any node (here or nested) is async. */
   get hasAsyncNodes(): boolean {
     return this.#nodeList.some(
-      (n) => (n instanceof FunctionNode && n.isAsync) || (n instanceof GraphNode && n.graph.hasAsyncNodes),
+      (n) => (n.kind === "function" && n.isAsync) || (n.kind === "graph" && n.graph.hasAsyncNodes),
     );
   }
   /** Interrupt nodes of this level. */
   get interruptNodes(): readonly InterruptNode[] {
-    return this.#nodeList.filter((n): n is InterruptNode => n instanceof InterruptNode);
+    return this.#nodeList.filter((n): n is InterruptNode => n.kind === "interrupt");
   }
   /** Paths of every interrupt, nested ones included (`"review/approval"`). */
   get interruptPaths(): readonly string[] {
     this.#interruptPaths ??= this.#nodeList.flatMap((n) =>
-      n instanceof InterruptNode
-        ? [n.name]
-        : n instanceof GraphNode
-          ? n.graph.interruptPaths.map((p) => `${n.name}/${p}`)
-          : [],
+      n.kind === "interrupt" ? [n.name] : n.kind === "graph" ? n.graph.interruptPaths.map((p) => `${n.name}/${p}`) : [],
     );
     return this.#interruptPaths;
   }
@@ -495,7 +492,7 @@ function cycleList(analysis: Analysis): string {
   return inCycles.length === 0 ? " (this graph has none)" : ` (${quoteList(inCycles)})`;
 }
 
-function controlCondition(gate: GateNode, target: string): string {
+function controlCondition(gate: AnyNode, target: string): string {
   if (gate.nodeType === "branch") {
     const g = gate as unknown as { whenTrue: Target; whenFalse: Target };
     return g.whenTrue === target ? "true" : "false";
@@ -545,7 +542,7 @@ function buildEdges(
     }
   }
   for (const n of nodes) {
-    if (!(n instanceof GateNode)) continue;
+    if (n.kind !== "gate") continue;
     for (const t of n.targets) {
       if (t === END) continue;
       if (t === n.name) {

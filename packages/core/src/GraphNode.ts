@@ -74,6 +74,7 @@ export class GraphNode<
   Nested = any,
   Pauses = any,
 > extends BaseNode<GraphNodeSpec> {
+  readonly kind = "graph" as const;
   readonly nodeType = "graph" as const;
   /** Phantom (type-level only): `Nested` types the child's result under the node's name (inner output names). */
   declare readonly "~types": NodeTypes<

@@ -1,4 +1,4 @@
-import { isTaggedError, TaggedError } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 
 /**
  * A graph or node was defined in a way that cannot run: bad names, unknown gate targets, conflicting producers,
@@ -11,14 +11,12 @@ import { isTaggedError, TaggedError } from "@graph/errors";
  * try { new Graph([a, b]); } catch (e) { if (isGraphConfigError(e)) console.error(e.message); }
  * ```
  */
-export class GraphConfigError extends TaggedError<"GraphConfigError"> {
-  readonly _tag = "GraphConfigError" as const;
-  override readonly name = "GraphConfigError";
+export class GraphConfigError extends TaggedError("GraphConfigError")<{
   /** Node or graph the problem is about, when there is one. */
   readonly where: string | undefined;
+}> {
   constructor(message: string, options: { where?: string; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
-    this.where = options.where;
+    super({ message, where: options.where, cause: options.cause });
   }
 }
 
@@ -31,15 +29,9 @@ export class GraphConfigError extends TaggedError<"GraphConfigError"> {
  * try { embed.withInputs({ txt: "raw" }); } catch (e) { if (isRenameError(e)) console.error(e.message); }
  * ```
  */
-export class RenameError extends TaggedError<"RenameError"> {
-  readonly _tag = "RenameError" as const;
-  override readonly name = "RenameError";
-  readonly nodeName: string;
-  readonly port: string;
+export class RenameError extends TaggedError("RenameError")<{ readonly nodeName: string; readonly port: string }> {
   constructor(message: string, nodeName: string, port: string) {
-    super(message);
-    this.nodeName = nodeName;
-    this.port = port;
+    super({ message, nodeName, port });
   }
 }
 
@@ -51,8 +43,7 @@ export class RenameError extends TaggedError<"RenameError"> {
  * if (isGraphConfigError(error)) console.log(error.where);
  * ```
  */
-export const isGraphConfigError = (value: unknown): value is GraphConfigError =>
-  isTaggedError(value, "GraphConfigError");
+export const isGraphConfigError = (value: unknown): value is GraphConfigError => GraphConfigError.is(value);
 
 /**
  * True for a {@link RenameError}.
@@ -62,7 +53,7 @@ export const isGraphConfigError = (value: unknown): value is GraphConfigError =>
  * if (isRenameError(error)) console.log(error.port);
  * ```
  */
-export const isRenameError = (value: unknown): value is RenameError => isTaggedError(value, "RenameError");
+export const isRenameError = (value: unknown): value is RenameError => RenameError.is(value);
 
 /**
  * A gate returned something it may not: a target it did not declare, the string "END" instead of the `END`
@@ -73,15 +64,9 @@ export const isRenameError = (value: unknown): value is RenameError => isTaggedE
  * if (isRoutingError(e)) console.error(e.gate, e.value);
  * ```
  */
-export class RoutingError extends TaggedError<"RoutingError"> {
-  readonly _tag = "RoutingError" as const;
-  override readonly name = "RoutingError";
-  readonly gate: string;
-  readonly value: unknown;
+export class RoutingError extends TaggedError("RoutingError")<{ readonly gate: string; readonly value: unknown }> {
   constructor(message: string, gate: string, value: unknown) {
-    super(message);
-    this.gate = gate;
-    this.value = value;
+    super({ message, gate, value });
   }
 }
 
@@ -93,4 +78,4 @@ export class RoutingError extends TaggedError<"RoutingError"> {
  * if (isRoutingError(error)) console.log(error.value);
  * ```
  */
-export const isRoutingError = (value: unknown): value is RoutingError => isTaggedError(value, "RoutingError");
+export const isRoutingError = (value: unknown): value is RoutingError => RoutingError.is(value);

@@ -62,6 +62,9 @@ export abstract class GateNode<
   In = any,
   Targets extends string = any,
 > extends BaseNode<GateSpec> {
+  readonly kind = "gate" as const;
+  /** `"route"` or `"branch"` (`ifElse`). */
+  abstract override readonly nodeType: "route" | "branch";
   /** Phantom (type-level only): the gate's inputs and the node names it may route to. */
   declare readonly "~types": NodeTypes<Name, In, Empty, Targets>;
   #hash: string | undefined;

@@ -1,4 +1,16 @@
-export { isTaggedError, TaggedError as GraphError } from "@graph/errors";
+export { GraphError, isTaggedError, TaggedError } from "@graph/errors";
+export {
+  GRAPH_BRAND,
+  isFunctionNode,
+  isGateNode,
+  isGraph,
+  isGraphNode,
+  isInterruptNode,
+  isNode,
+  NODE_BRAND,
+  NODE_PROTOCOL,
+  type NodeKind,
+} from "./brands.js";
 export { END, type End } from "./END.js";
 export {
   GraphConfigError,

@@ -46,6 +46,7 @@ export interface InterruptOptions {
  * ```
  */
 export class InterruptNode<Name extends string = any, In = any, Out = any> extends BaseNode<InterruptSpec> {
+  readonly kind = "interrupt" as const;
   readonly nodeType = "interrupt" as const;
   /** Phantom (type-level only): `In` is the shown value, `Out` the answer; the graph resolves the pause's type. */
   declare readonly "~types": NodeTypes<

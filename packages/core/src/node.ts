@@ -94,6 +94,7 @@ interface FunctionSpec extends BaseSpec {
  * ```
  */
 export class FunctionNode<Name extends string = any, In = any, Out = any> extends BaseNode<FunctionSpec> {
+  readonly kind = "function" as const;
   readonly nodeType = "function" as const;
   /** Phantom (type-level only): the node's name, inputs and outputs as types. */
   declare readonly "~types": NodeTypes<Name, In, Out>;

@@ -172,7 +172,7 @@ describe("bind / unbind", () => {
 
   it("binding a value an edge produces is an error naming the producer", () => {
     const error = errorOf(() => graph.bind({ config: { threshold: 0.5 } }));
-    expect(error._tag).toBe("GraphConfigError");
+    expect(error).toMatchObject({ _tag: "GraphConfigError", where: "config" });
     expect(error.message).toMatch(/^Cannot bind 'config': it is produced by node 'load_config'\./);
   });
 

@@ -1,4 +1,4 @@
-import { GraphError, isTaggedError } from "@graph/core";
+import { TaggedError } from "@graph/core";
 
 /**
  * What kind of failure a {@link DevtoolsError} is; the server answers 400, 404 or 409 for it.
@@ -18,21 +18,17 @@ export type DevtoolsErrorKind = "invalid" | "not-found" | "conflict";
  * try { devtools.url; } catch (e) { if (isDevtoolsError(e)) console.error(e.message); }
  * ```
  */
-export class DevtoolsError extends GraphError<"DevtoolsError"> {
-  readonly _tag = "DevtoolsError" as const;
-  override readonly name = "DevtoolsError";
+export class DevtoolsError extends TaggedError("DevtoolsError")<{
   readonly kind: DevtoolsErrorKind;
   readonly issues: readonly string[];
-
+}> {
   constructor(
     message: string,
     options: { readonly kind?: DevtoolsErrorKind; readonly issues?: readonly string[] } = {},
   ) {
-    super(message);
-    this.kind = options.kind ?? "invalid";
-    this.issues = options.issues ?? [];
+    super({ message, kind: options.kind ?? "invalid", issues: options.issues ?? [] });
   }
 }
 
 /** True for a {@link DevtoolsError} (also across duplicated package copies). */
-export const isDevtoolsError = (value: unknown): value is DevtoolsError => isTaggedError(value, "DevtoolsError");
+export const isDevtoolsError = (value: unknown): value is DevtoolsError => DevtoolsError.is(value);

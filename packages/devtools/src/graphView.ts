@@ -1,4 +1,4 @@
-import { FunctionNode, type Graph, GraphNode, InterruptNode } from "@graph/core";
+import type { Graph } from "@graph/core";
 import { type AnswerSchema, jsonSchemaOf } from "./internal/schema.js";
 import { preview } from "./preview.js";
 
@@ -81,16 +81,16 @@ export function graphView(graph: Graph, options: GraphViewOptions = {}): GraphVi
     for (const n of g.nodes.values()) {
       const id = `${idPrefix}n${i++}`;
       const path = `${pathPrefix}${n.name}`;
-      const isGraph = n instanceof GraphNode;
+      const mapOver = n.kind === "graph" ? n.mapOverConfig : undefined;
       nodes.push({
         path,
         id: declared.has(id) ? id : undefined,
         type: n.nodeType,
-        mapped: isGraph && n.mapOverConfig !== undefined,
-        label: isGraph && n.mapOverConfig ? `${n.name} (map over ${n.mapOverConfig.params.join(", ")})` : n.name,
-        ...(n instanceof InterruptNode ? { answer: answerForm(path, options) } : {}),
+        mapped: mapOver !== undefined,
+        label: mapOver ? `${n.name} (map over ${mapOver.params.join(", ")})` : n.name,
+        ...(n.kind === "interrupt" ? { answer: answerForm(path, options) } : {}),
       });
-      if (isGraph) walk(n.graph, `${path}/`, `${id}_`);
+      if (n.kind === "graph") walk(n.graph, `${path}/`, `${id}_`);
     }
   };
   walk(graph, "", "");
@@ -141,11 +141,11 @@ function consumers(graph: Graph, name: string) {
 /** The JSON Schema of the first consumer that declares a zod schema for `name` (nested graphs included). */
 function inputSchema(graph: Graph, name: string): Record<string, unknown> | undefined {
   for (const n of consumers(graph, name)) {
-    if (n instanceof FunctionNode) {
+    if (n.kind === "function") {
       const schema = n.inputSchema(name) as unknown as AnswerSchema | undefined;
       const json = schema === undefined ? undefined : jsonSchemaOf(schema);
       if (json !== undefined) return json;
-    } else if (n instanceof GraphNode && n.mapOverConfig === undefined) {
+    } else if (n.kind === "graph" && n.mapOverConfig === undefined) {
       const inner = n.innerInput(name);
       const json = inner === undefined ? undefined : inputSchema(n.graph, inner);
       if (json !== undefined) return json;
@@ -156,7 +156,7 @@ function inputSchema(graph: Graph, name: string): Record<string, unknown> | unde
 
 function explicitDefault(graph: Graph, name: string): { readonly value: unknown } | undefined {
   for (const n of consumers(graph, name)) {
-    if (n instanceof FunctionNode) {
+    if (n.kind === "function") {
       const d = n.defaultValue(name);
       if (d !== undefined) return d;
     }

@@ -1,10 +1,12 @@
-import { type AnyTaggedError, ERROR_BRAND, type TaggedError } from "./TaggedError.js";
+import { ERROR_BRAND } from "./brand.js";
+import type { GraphError } from "./TaggedError.js";
 
 /**
- * True when `value` carries the `@graph` brand and the `_tag` `tag`. It narrows: on a union of error classes to the
- * members with that tag, on `unknown` to `TaggedError<tag>`. Pass the class as a type argument to narrow `unknown`
- * straight to it (`isTaggedError<NodeExecutionError>(e, "NodeExecutionError")`, the tag is then checked against
- * the class). Checks the brand, not the prototype chain, so it works across duplicated package copies.
+ * True when `value` carries the `@graph` brand and the `_tag` `tag`: the guard for a tag you have as a string (a
+ * tag from another package, a union of error classes). With the class at hand, `X.is(value)` says the same and
+ * narrows to `X`. Checks the brand, not the prototype chain, so it works across duplicated package copies.
+ *
+ * On a union of error classes it narrows to the members with that tag; on `unknown` to `GraphError<tag>`.
  *
  * @example
  * ```ts
@@ -17,8 +19,9 @@ import { type AnyTaggedError, ERROR_BRAND, type TaggedError } from "./TaggedErro
  * }
  * ```
  */
-export function isTaggedError<const Tag extends string>(value: unknown, tag: Tag): value is TaggedError<Tag>;
-export function isTaggedError<E extends AnyTaggedError>(value: unknown, tag: E["_tag"]): value is E;
+export function isTaggedError<const Tag extends string>(value: unknown, tag: Tag): value is GraphError<Tag>;
+/** @deprecated Narrow to a class with `X.is(value)`: it takes the tag from the class. */
+export function isTaggedError<E extends GraphError>(value: unknown, tag: E["_tag"]): value is E;
 export function isTaggedError(value: unknown, tag: string): boolean {
   return isGraphError(value) && value._tag === tag;
 }
@@ -32,25 +35,11 @@ export function isTaggedError(value: unknown, tag: string): boolean {
  * process.on("unhandledRejection", (e) => console.error(isGraphError(e) ? `[${e._tag}] ${e.message}` : e));
  * ```
  */
-export function isGraphError(value: unknown): value is AnyTaggedError {
+export function isGraphError(value: unknown): value is GraphError {
   return (
     typeof value === "object" &&
     value !== null &&
     (value as { [ERROR_BRAND]?: unknown })[ERROR_BRAND] === true &&
     typeof (value as { _tag?: unknown })._tag === "string"
   );
-}
-
-/**
- * Builds a guard for one error class, for packages that export `isXError` helpers.
- *
- * @example
- * ```ts
- * import { tagGuard, TaggedError } from "@graph/errors";
- * class QuotaError extends TaggedError<"QuotaError"> { readonly _tag = "QuotaError" as const; }
- * export const isQuotaError = tagGuard<QuotaError>("QuotaError");
- * ```
- */
-export function tagGuard<E extends AnyTaggedError>(tag: E["_tag"]): (value: unknown) => value is E {
-  return (value: unknown): value is E => isTaggedError<E>(value, tag);
 }

@@ -1,8 +1,15 @@
 /**
- * The tagged-error base shared by every `@graph/*` package.
+ * The tagged-error factory and guards shared by every `@graph/*` package.
  *
  * @module
  */
 
-export { isGraphError, isTaggedError, tagGuard } from "./guards.js";
-export { type AnyTaggedError, ERROR_BRAND, TaggedError, type TaggedErrorOptions } from "./TaggedError.js";
+export { ERROR_BRAND } from "./brand.js";
+export { isGraphError, isTaggedError } from "./guards.js";
+export {
+  GraphError,
+  TaggedError,
+  type TaggedErrorArgs,
+  type TaggedErrorClass,
+  type TaggedErrorFields,
+} from "./TaggedError.js";

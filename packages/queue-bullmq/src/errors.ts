@@ -1,10 +1,11 @@
 /**
  * Errors of `@graph/queue-bullmq`. A worker's refusal reaches the caller of `RemoteRunner.run` as one of these;
- * a run's own failure (a `NodeExecutionError`, …) arrives as a {@link RemoteRunError} carrying the original tag.
+ * a run's own failure (a `NodeExecutionError`, …) arrives as a {@link RemoteRunError} whose `remoteTag` is the
+ * original's tag and whose `cause` describes the original.
  *
  * @module
  */
-import { TaggedError, tagGuard } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 
 /**
  * The worker that took the job does not know a graph of that name (it was not in its `graphs`).
@@ -15,22 +16,22 @@ import { TaggedError, tagGuard } from "@graph/errors";
  * e._tag; // "UnknownGraphError"
  * ```
  */
-export class UnknownGraphError extends TaggedError<"UnknownGraphError"> {
-  readonly _tag = "UnknownGraphError" as const;
-  override readonly name = "UnknownGraphError";
+export class UnknownGraphError extends TaggedError("UnknownGraphError")<{
   readonly graphName: string;
   readonly workflowId: string;
   readonly known: readonly string[];
-
+}> {
   constructor(fields: { graphName: string; workflowId: string; known: readonly string[] }) {
-    super(
-      `Workflow '${fields.workflowId}': no worker graph is named '${fields.graphName}' (this worker knows ` +
-        `${fields.known.length === 0 ? "none" : fields.known.map((n) => `'${n}'`).join(", ")}). How to fix: pass ` +
+    const { graphName, workflowId, known } = fields;
+    super({
+      message:
+        `Workflow '${workflowId}': no worker graph is named '${graphName}' (this worker knows ` +
+        `${known.length === 0 ? "none" : known.map((n) => `'${n}'`).join(", ")}). How to fix: pass ` +
         "the graph in `new GraphWorker({ graphs: [...] })` on every worker of the queue, and give it a `name`.",
-    );
-    this.graphName = fields.graphName;
-    this.workflowId = fields.workflowId;
-    this.known = fields.known;
+      graphName,
+      workflowId,
+      known,
+    });
   }
 }
 
@@ -44,46 +45,65 @@ export class UnknownGraphError extends TaggedError<"UnknownGraphError"> {
  * e._tag; // "GraphVersionError"
  * ```
  */
-export class GraphVersionError extends TaggedError<"GraphVersionError"> {
-  readonly _tag = "GraphVersionError" as const;
-  override readonly name = "GraphVersionError";
+export class GraphVersionError extends TaggedError("GraphVersionError")<{
   readonly graphName: string;
   readonly workflowId: string;
   /** The submitter's `definitionHash`. */
   readonly expected: string;
   /** The worker's. */
   readonly actual: string;
-
+}> {
   constructor(fields: { graphName: string; workflowId: string; expected: string; actual: string }) {
-    super(
-      `Workflow '${fields.workflowId}': the worker's graph '${fields.graphName}' has definitionHash ` +
-        `${fields.actual}, the submitter's has ${fields.expected}. How to fix: deploy the same version of the ` +
+    const { graphName, workflowId, expected, actual } = fields;
+    super({
+      message:
+        `Workflow '${workflowId}': the worker's graph '${graphName}' has definitionHash ` +
+        `${actual}, the submitter's has ${expected}. How to fix: deploy the same version of the ` +
         "graph to the submitting process and to every worker (roll workers before submitters).",
-    );
-    this.graphName = fields.graphName;
-    this.workflowId = fields.workflowId;
-    this.expected = fields.expected;
-    this.actual = fields.actual;
+      graphName,
+      workflowId,
+      expected,
+      actual,
+    });
   }
 }
 
 /**
- * A remote run failed on its worker. `_tag` is the original error's tag (`"NodeExecutionError"`, …), so
- * `e._tag === "NodeExecutionError"` and the runtime's `isNodeExecutionError(e)` work as with a local `Runner`; the
- * original's own plain fields (`nodeName`, `workflowId`, …) are copied onto it.
+ * The original error of a {@link RemoteRunError}, as the worker described it: an `Error` with the original's `name`,
+ * `message` and `stack` (the worker's), and its own plain fields (`nodeName`, `workflowId`, …) as properties.
  *
  * @example
  * ```ts
- * const e = new RemoteRunError({ tag: "NodeExecutionError", name: "NodeExecutionError", message: "boom" });
- * e._tag; // "NodeExecutionError"
+ * const original: RemoteErrorCause = remoteError.cause;
+ * console.error(original.name, original["nodeName"], original.stack);
  * ```
  */
-export class RemoteRunError extends TaggedError<string> {
-  readonly _tag: string;
-  override readonly name: string;
-  /** Set: the error came from a worker process. */
-  readonly remote = true as const;
+export type RemoteErrorCause = Error & { readonly [field: string]: unknown };
 
+/**
+ * A remote run failed on its worker. `remoteTag` is the original error's tag (`"NodeExecutionError"`, …; its `name`
+ * when it had none) and `cause` the original as the worker described it (name, message, the worker's stack and the
+ * original's plain fields). The error's own `_tag` is `"RemoteRunError"`: a local class's guard (the runtime's
+ * `isNodeExecutionError`) and `instanceof` both say no, so branch on `remoteTag` instead. The message is the
+ * original's.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await remote.run(graph, { values });
+ * } catch (e) {
+ *   if (isRemoteRunError(e) && e.remoteTag === "NodeExecutionError") console.error(e.cause["nodeName"], e.message);
+ * }
+ * ```
+ */
+export class RemoteRunError extends TaggedError("RemoteRunError")<{
+  /** The original error's `_tag` (its `name` when it had none). */
+  readonly remoteTag: string;
+  /** Set: the error came from a worker process. */
+  readonly remote: true;
+  /** The original error as the worker described it. */
+  readonly cause: RemoteErrorCause;
+}> {
   constructor(fields: {
     tag: string;
     name: string;
@@ -91,14 +111,24 @@ export class RemoteRunError extends TaggedError<string> {
     stack?: string;
     fields?: Record<string, unknown>;
   }) {
-    super(fields.message);
-    this._tag = fields.tag;
-    this.name = fields.name;
-    for (const [k, v] of Object.entries(fields.fields ?? {}))
-      if (!(k in this)) (this as Record<string, unknown>)[k] = v;
-    if (fields.stack !== undefined) this.stack = fields.stack;
+    const own: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields.fields ?? {}))
+      if (key !== "message" && key !== "stack" && key !== "name") own[key] = value;
+    const cause: RemoteErrorCause = Object.assign(new Error(fields.message), own, { name: fields.name });
+    if (fields.stack !== undefined) cause.stack = fields.stack;
+    super({ message: fields.message, remoteTag: fields.tag, remote: true, cause });
   }
 }
+
+/**
+ * Guard for {@link RemoteRunError}.
+ *
+ * @example
+ * ```ts
+ * try { await remote.run(graph, { values: {} }); } catch (e) { if (isRemoteRunError(e)) console.log(e.remoteTag); }
+ * ```
+ */
+export const isRemoteRunError = (value: unknown): value is RemoteRunError => RemoteRunError.is(value);
 
 /**
  * Guard for {@link UnknownGraphError}.
@@ -108,7 +138,7 @@ export class RemoteRunError extends TaggedError<string> {
  * try { await remote.run(graph, { values: {} }); } catch (e) { if (isUnknownGraphError(e)) console.log(e.graphName); }
  * ```
  */
-export const isUnknownGraphError = tagGuard<UnknownGraphError>("UnknownGraphError");
+export const isUnknownGraphError = (value: unknown): value is UnknownGraphError => UnknownGraphError.is(value);
 
 /**
  * Guard for {@link GraphVersionError}.
@@ -118,4 +148,4 @@ export const isUnknownGraphError = tagGuard<UnknownGraphError>("UnknownGraphErro
  * try { await remote.run(graph, { values: {} }); } catch (e) { if (isGraphVersionError(e)) console.log(e.actual); }
  * ```
  */
-export const isGraphVersionError = tagGuard<GraphVersionError>("GraphVersionError");
+export const isGraphVersionError = (value: unknown): value is GraphVersionError => GraphVersionError.is(value);

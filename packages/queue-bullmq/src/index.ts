@@ -8,7 +8,9 @@
 export {
   GraphVersionError,
   isGraphVersionError,
+  isRemoteRunError,
   isUnknownGraphError,
+  type RemoteErrorCause,
   RemoteRunError,
   UnknownGraphError,
 } from "./errors.js";

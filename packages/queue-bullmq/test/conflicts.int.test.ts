@@ -58,7 +58,7 @@ describe("RemoteRunner submissions that lose write nothing", () => {
         (result) => new Error(`the submission was to fail, it ended ${result.status}`),
         (e: unknown) => e,
       );
-      expect((error as { _tag?: string })._tag, String(error)).toBe("VersionMismatchError");
+      expect(error, String(error)).toMatchObject({ _tag: "RemoteRunError", remoteTag: "VersionMismatchError" });
       const after = await storedWorkflowTree(env.checkpointer, workflow.workflowId);
       expect(workflowTreeChanges(before, after).join("\n"), "what the losing submission changed").toBe("");
       expect(after).toStrictEqual(before);

@@ -2,7 +2,7 @@
 // continue; a worker SIGKILLed mid-chunk: every item's result present once, in order, finished items not re-run.
 import { Runner } from "@graph/runtime";
 import { afterEach, describe, expect, it } from "vitest";
-import { RemoteRunner } from "../src/index.js";
+import { type RemoteRunError, RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { squares } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
@@ -47,7 +47,8 @@ describe("RemoteRunner.map", () => {
     const error = await remote
       .map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 2, workflowId: "m2" })
       .catch((e: unknown) => e);
-    expect((error as { _tag: string })._tag).toBe("NodeExecutionError");
+    expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError", remote: true });
+    expect((error as RemoteRunError).cause).toMatchObject({ name: "NodeExecutionError" });
     expect((error as Error).message).toContain("negative: -3");
     const result = await remote.map(squares, {
       values: { x: xs },

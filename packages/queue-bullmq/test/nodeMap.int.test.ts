@@ -4,7 +4,7 @@
 import { Runner } from "@graph/runtime";
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { RemoteRunner } from "../src/index.js";
+import { type RemoteRunError, RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { mapFlow } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
@@ -136,10 +136,15 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     const xs = range(30).map((x) => (x === 7 || x === 23 ? -x : x));
     const local = await new Runner().run(mapFlow, { values: { x: xs } }).catch((e: unknown) => e);
     const error = await remote.run(mapFlow, { values: { x: xs }, workflowId: "nm3" }).catch((e: unknown) => e);
-    expect((error as { _tag: string })._tag).toBe("NodeExecutionError");
+    expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError" });
+    expect((local as { _tag: string })._tag).toBe("NodeExecutionError");
     expect((error as Error).message).toBe((local as Error).message);
     expect((error as Error).message).toBe("Node 'squares[7]/square' failed: negative: -7");
-    expect((error as { nodeName?: string }).nodeName).toBe("squares[7]/square");
+    expect((error as RemoteRunError).cause).toMatchObject({
+      name: "NodeExecutionError",
+      message: "Node 'squares[7]/square' failed: negative: -7",
+      nodeName: "squares[7]/square",
+    });
     const kept = await remote.run(mapFlow, { values: { x: xs }, workflowId: "nm4", errorHandling: "continue" });
     expect(kept.status).toBe("failed");
     expect((kept.error as Error).message).toBe("Node 'squares[7]/square' failed: negative: -7");

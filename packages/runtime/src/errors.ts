@@ -1,4 +1,4 @@
-import { TaggedError as GraphError, isTaggedError } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 import type { RunResult } from "./RunResult.js";
 
 /**
@@ -10,15 +10,12 @@ import type { RunResult } from "./RunResult.js";
  * try { await runner.run(graph, { values: {} }); } catch (e) { if (isMissingInputError(e)) console.log(e.missing); }
  * ```
  */
-export class MissingInputError extends GraphError<"MissingInputError"> {
-  readonly _tag = "MissingInputError" as const;
-  override readonly name = "MissingInputError";
+export class MissingInputError extends TaggedError("MissingInputError")<{
   readonly missing: readonly string[];
   readonly provided: readonly string[];
+}> {
   constructor(message: string, missing: readonly string[], provided: readonly string[]) {
-    super(message);
-    this.missing = missing;
-    this.provided = provided;
+    super({ message, missing, provided });
   }
 }
 
@@ -31,20 +28,20 @@ export class MissingInputError extends GraphError<"MissingInputError"> {
  * await runner.run(loop, { values: { count: 0 }, maxIterations: 50 }).catch((e) => isInfiniteLoopError(e) && console.log(e.nodes));
  * ```
  */
-export class InfiniteLoopError extends GraphError<"InfiniteLoopError"> {
-  readonly _tag = "InfiniteLoopError" as const;
-  override readonly name = "InfiniteLoopError";
+export class InfiniteLoopError extends TaggedError("InfiniteLoopError")<{
   readonly nodeName: string;
   readonly nodes: readonly string[];
   readonly maxIterations: number;
+}> {
   constructor(nodeName: string, nodes: readonly string[], maxIterations: number) {
-    super(
-      `Node '${nodeName}' would run more than ${maxIterations} times in one run (maxIterations: ${maxIterations}): the loop never settled. ` +
+    super({
+      message:
+        `Node '${nodeName}' would run more than ${maxIterations} times in one run (maxIterations: ${maxIterations}): the loop never settled. ` +
         `Still cycling: ${nodes.join(", ")}. Make a gate of the loop return END (or route out of it), or raise maxIterations.`,
-    );
-    this.nodeName = nodeName;
-    this.nodes = nodes;
-    this.maxIterations = maxIterations;
+      nodeName,
+      nodes,
+      maxIterations,
+    });
   }
 }
 
@@ -57,18 +54,15 @@ export class InfiniteLoopError extends GraphError<"InfiniteLoopError"> {
  * try { await runner.run(graph, { values }); } catch (e) { if (isNodeExecutionError(e)) console.log(e.nodeName, e.cause); }
  * ```
  */
-export class NodeExecutionError extends GraphError<"NodeExecutionError"> {
-  readonly _tag = "NodeExecutionError" as const;
-  override readonly name = "NodeExecutionError";
+export class NodeExecutionError extends TaggedError("NodeExecutionError")<{
   readonly nodeName: string;
-  override readonly cause: unknown;
+  /** What the node threw. */
+  readonly cause: unknown;
   readonly partialResult: RunResult | undefined;
+}> {
   constructor(nodeName: string, cause: unknown, partialResult?: RunResult) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`Node '${nodeName}' failed: ${reason}`);
-    this.nodeName = nodeName;
-    this.cause = cause;
-    this.partialResult = partialResult;
+    super({ message: `Node '${nodeName}' failed: ${reason}`, nodeName, cause, partialResult });
   }
 }
 
@@ -81,9 +75,10 @@ export class NodeExecutionError extends GraphError<"NodeExecutionError"> {
  * try { runner.runSync(asyncGraph); } catch (e) { if (isIncompatibleRunnerError(e)) await runner.run(asyncGraph); }
  * ```
  */
-export class IncompatibleRunnerError extends GraphError<"IncompatibleRunnerError"> {
-  readonly _tag = "IncompatibleRunnerError" as const;
-  override readonly name = "IncompatibleRunnerError";
+export class IncompatibleRunnerError extends TaggedError("IncompatibleRunnerError") {
+  constructor(message: string) {
+    super({ message });
+  }
 }
 
 /**
@@ -94,21 +89,21 @@ export class IncompatibleRunnerError extends GraphError<"IncompatibleRunnerError
  * await runner.run(graph, { workflowId: "wf-1", force: true });
  * ```
  */
-export class VersionMismatchError extends GraphError<"VersionMismatchError"> {
-  readonly _tag = "VersionMismatchError" as const;
-  override readonly name = "VersionMismatchError";
+export class VersionMismatchError extends TaggedError("VersionMismatchError")<{
   readonly workflowId: string;
   readonly storedHash: string;
   readonly currentHash: string;
+}> {
   constructor(workflowId: string, storedHash: string, currentHash: string) {
-    super(
-      `Workflow '${workflowId}' was created by a different version of this graph (stored ${storedHash.slice(0, 12)}…, now ${currentHash.slice(0, 12)}…).\n` +
+    super({
+      message:
+        `Workflow '${workflowId}' was created by a different version of this graph (stored ${storedHash.slice(0, 12)}…, now ${currentHash.slice(0, 12)}…).\n` +
         `  → Resuming with changed nodes could mix results of two definitions.\n` +
         `  How to fix: resume with the original graph, start a new workflowId, or pass force: true to continue anyway.`,
-    );
-    this.workflowId = workflowId;
-    this.storedHash = storedHash;
-    this.currentHash = currentHash;
+      workflowId,
+      storedHash,
+      currentHash,
+    });
   }
 }
 
@@ -121,14 +116,12 @@ export class VersionMismatchError extends GraphError<"VersionMismatchError"> {
  * try { await runner.run(graph, { signal: "stop" as never }); } catch (e) { if (isInvalidOptionError(e)) console.log(e.option); }
  * ```
  */
-export class InvalidOptionError extends GraphError<"InvalidOptionError"> {
-  readonly _tag = "InvalidOptionError" as const;
-  override readonly name = "InvalidOptionError";
+export class InvalidOptionError extends TaggedError("InvalidOptionError")<{
   /** The option's name. */
   readonly option: string;
+}> {
   constructor(message: string, option: string) {
-    super(message);
-    this.option = option;
+    super({ message, option });
   }
 }
 
@@ -142,13 +135,9 @@ export class InvalidOptionError extends GraphError<"InvalidOptionError"> {
  * try { await runner.run(graph, { values: { topk: 3 } }); } catch (e) { if (isUnknownValueError(e)) console.log(e.unknown); }
  * ```
  */
-export class UnknownValueError extends GraphError<"UnknownValueError"> {
-  readonly _tag = "UnknownValueError" as const;
-  override readonly name = "UnknownValueError";
-  readonly unknown: readonly string[];
+export class UnknownValueError extends TaggedError("UnknownValueError")<{ readonly unknown: readonly string[] }> {
   constructor(message: string, unknown: readonly string[]) {
-    super(message);
-    this.unknown = unknown;
+    super({ message, unknown });
   }
 }
 
@@ -160,7 +149,7 @@ export class UnknownValueError extends GraphError<"UnknownValueError"> {
  * if (isInvalidOptionError(e)) console.log(e.option);
  * ```
  */
-export const isInvalidOptionError = (e: unknown): e is InvalidOptionError => isTaggedError(e, "InvalidOptionError");
+export const isInvalidOptionError = (e: unknown): e is InvalidOptionError => InvalidOptionError.is(e);
 /**
  * True for an {@link UnknownValueError}.
  *
@@ -169,7 +158,7 @@ export const isInvalidOptionError = (e: unknown): e is InvalidOptionError => isT
  * if (isUnknownValueError(e)) console.log(e.unknown);
  * ```
  */
-export const isUnknownValueError = (e: unknown): e is UnknownValueError => isTaggedError(e, "UnknownValueError");
+export const isUnknownValueError = (e: unknown): e is UnknownValueError => UnknownValueError.is(e);
 /**
  * True for a {@link MissingInputError}.
  *
@@ -178,7 +167,7 @@ export const isUnknownValueError = (e: unknown): e is UnknownValueError => isTag
  * if (isMissingInputError(e)) console.log(e.missing);
  * ```
  */
-export const isMissingInputError = (e: unknown): e is MissingInputError => isTaggedError(e, "MissingInputError");
+export const isMissingInputError = (e: unknown): e is MissingInputError => MissingInputError.is(e);
 /**
  * True for an {@link InfiniteLoopError}.
  *
@@ -187,7 +176,7 @@ export const isMissingInputError = (e: unknown): e is MissingInputError => isTag
  * if (isInfiniteLoopError(e)) console.log(e.nodes);
  * ```
  */
-export const isInfiniteLoopError = (e: unknown): e is InfiniteLoopError => isTaggedError(e, "InfiniteLoopError");
+export const isInfiniteLoopError = (e: unknown): e is InfiniteLoopError => InfiniteLoopError.is(e);
 /**
  * True for a {@link NodeExecutionError}.
  *
@@ -196,7 +185,7 @@ export const isInfiniteLoopError = (e: unknown): e is InfiniteLoopError => isTag
  * if (isNodeExecutionError(e)) console.log(e.nodeName);
  * ```
  */
-export const isNodeExecutionError = (e: unknown): e is NodeExecutionError => isTaggedError(e, "NodeExecutionError");
+export const isNodeExecutionError = (e: unknown): e is NodeExecutionError => NodeExecutionError.is(e);
 /**
  * True for an {@link IncompatibleRunnerError}.
  *
@@ -205,8 +194,7 @@ export const isNodeExecutionError = (e: unknown): e is NodeExecutionError => isT
  * if (isIncompatibleRunnerError(e)) console.log(e.message);
  * ```
  */
-export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerError =>
-  isTaggedError(e, "IncompatibleRunnerError");
+export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerError => IncompatibleRunnerError.is(e);
 /**
  * True for a {@link VersionMismatchError}.
  *
@@ -215,8 +203,7 @@ export const isIncompatibleRunnerError = (e: unknown): e is IncompatibleRunnerEr
  * if (isVersionMismatchError(e)) console.log(e.storedHash);
  * ```
  */
-export const isVersionMismatchError = (e: unknown): e is VersionMismatchError =>
-  isTaggedError(e, "VersionMismatchError");
+export const isVersionMismatchError = (e: unknown): e is VersionMismatchError => VersionMismatchError.is(e);
 
 /**
  * The run lost its workflow's lease: its renewal failed (another process claimed the workflow, or a stop ended it)
@@ -229,24 +216,25 @@ export const isVersionMismatchError = (e: unknown): e is VersionMismatchError =>
  * catch (e) { if (isLeaseLostError(e)) console.warn(`${e.workflowId} is now run by ${e.takenBy ?? "another process"}`); }
  * ```
  */
-export class LeaseLostError extends GraphError<"LeaseLostError"> {
-  readonly _tag = "LeaseLostError" as const;
-  override readonly name = "LeaseLostError";
+export class LeaseLostError extends TaggedError("LeaseLostError")<{
   readonly workflowId: string;
   readonly owner: string;
-  declare readonly takenBy?: string;
+  /** The new holder's owner id, when known (unset otherwise). */
+  readonly takenBy?: string;
+}> {
   constructor(workflowId: string, owner: string, why: string, takenBy?: string, cause?: unknown) {
-    super(
-      `Run of workflow '${workflowId}' (lease owner '${owner}') lost its lease: ${why}${takenBy === undefined ? "" : ` Now held by '${takenBy}'.`} ` +
+    super({
+      message:
+        `Run of workflow '${workflowId}' (lease owner '${owner}') lost its lease: ${why}${takenBy === undefined ? "" : ` Now held by '${takenBy}'.`} ` +
         "The run stopped at once and wrote nothing more; the holder of the workflow finishes it.\n" +
         "  How to fix: nothing to repair. If this process was paused (GC, SIGSTOP, an overloaded machine) or a node " +
         "blocked the event loop longer than the lease, raise `leaseTtlMs` on the Runner or make the node yield " +
         "(await) more often. To run the workflow here again, resume it once no one holds it.",
-      cause === undefined ? undefined : { cause },
-    );
-    this.workflowId = workflowId;
-    this.owner = owner;
-    if (takenBy !== undefined) this.takenBy = takenBy;
+      workflowId,
+      owner,
+      takenBy,
+      cause,
+    });
   }
 }
 /**
@@ -257,4 +245,4 @@ export class LeaseLostError extends GraphError<"LeaseLostError"> {
  * if (isLeaseLostError(e)) console.log(e.workflowId, e.takenBy);
  * ```
  */
-export const isLeaseLostError = (e: unknown): e is LeaseLostError => isTaggedError(e, "LeaseLostError");
+export const isLeaseLostError = (e: unknown): e is LeaseLostError => LeaseLostError.is(e);

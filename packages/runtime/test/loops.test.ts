@@ -279,6 +279,7 @@ describe("the agent supervisor (exclusive writers inside a loop)", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(GraphConfigError);
+    expect(error).toMatchObject({ _tag: "GraphConfigError", where: "chart_generator" });
     expect((error as Error).message).toContain(
       "'researcher' and 'chart_generator' are in exclusive branches of gate 'routeToWorker', but that gate is in a loop with no entrypoint, so both may run before it first decides",
     );

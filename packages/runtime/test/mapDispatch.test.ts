@@ -95,9 +95,16 @@ describe("mapDispatcher", () => {
         return e;
       }
     })();
-    expect(isInvalidOptionError(noStore)).toBe(true);
-    expect((noStore as Error).message).toContain("mapDispatcher");
-    expect(() => new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never })).toThrow("minItems");
+    expect(noStore).toMatchObject({ _tag: "InvalidOptionError", option: "mapDispatcher" });
+    const badMinItems = (() => {
+      try {
+        return new Runner({ checkpointer, mapDispatcher: { minItems: 0 } as never });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(badMinItems).toMatchObject({ _tag: "InvalidOptionError", option: "mapDispatcher" });
+    expect((badMinItems as Error).message).toContain("minItems (an integer ≥ 1)");
     const item = await runMapItem(new Runner({ checkpointer }), items, {
       workflowId: "",
       fence: { epoch: 1 },
@@ -105,6 +112,7 @@ describe("mapDispatcher", () => {
     expect(isInvalidOptionError(item)).toBe(true);
     expect((item as { option: string }).option).toBe("workflowId");
     const noCheckpointer = await runMapItem(new Runner(), items, {} as never).catch((e: unknown) => e);
+    expect(noCheckpointer).toMatchObject({ _tag: "GraphConfigError" });
     expect((noCheckpointer as Error).message).toContain("needs a runner with a checkpointer");
   });
 

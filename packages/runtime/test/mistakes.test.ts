@@ -220,9 +220,15 @@ describe("crash and fuzz findings", () => {
   });
 
   it("route and Graph options are validated too", () => {
+    const configError = expect.objectContaining({ _tag: "GraphConfigError" });
+    expect(() => route(null as never, () => "a")).toThrow(configError);
+    expect(() => route({ name: "r", targets: "a" as never }, () => "a")).toThrow(configError);
+    const a = node({ name: "a", output: "x" }, ({ y }: { y: number }) => y);
+    expect(() => new Graph([a], { entrypoint: 5 as never })).toThrow(configError);
+    expect(() => new Graph([a], { edges: 5 as never })).toThrow(configError);
+    // Which option is wrong is in the message only (the error has no field for it).
     expect(() => route(null as never, () => "a")).toThrow(/route\(\) expects an options object/);
     expect(() => route({ name: "r", targets: "a" as never }, () => "a")).toThrow(/route\(\) needs targets: an array/);
-    const a = node({ name: "a", output: "x" }, ({ y }: { y: number }) => y);
     expect(() => new Graph([a], { entrypoint: 5 as never })).toThrow(/'entrypoint' must be a node name/);
     expect(() => new Graph([a], { edges: 5 as never })).toThrow(/'edges' must be an array/);
   });

@@ -122,8 +122,12 @@ describe("countRuns", () => {
     expect(countRuns(state, [incNode], 2)).toBeUndefined();
     expect(countRuns(state, [incNode], 2)).toBeUndefined();
     const error = countRuns(state, [incNode], 2);
-    expect(error?._tag).toBe("InfiniteLoopError");
-    expect(error?.message).toContain("Node 'inc' would run more than 2 times in one run (maxIterations: 2)");
+    expect(error).toMatchObject({
+      _tag: "InfiniteLoopError",
+      nodeName: "inc",
+      nodes: ["inc", "again"],
+      maxIterations: 2,
+    });
     expect(state.runs[incNode.id]).toBe(2);
   });
 

@@ -85,6 +85,7 @@ describe("durable execution with a checkpointer", () => {
     await runner.run(v1, { values: { seed: 1 }, workflowId: "w" });
     const error = await runner.run(v2, { values: { seed: 5 }, workflowId: "w" }).catch((e) => e);
     expect(isVersionMismatchError(error)).toBe(true);
+    expect(error).toMatchObject({ workflowId: "w", storedHash: v1.definitionHash, currentHash: v2.definitionHash });
     expect(error.message).toContain("force: true");
     const forced = await runner.run(v2, { values: { seed: 5 }, workflowId: "w", force: true });
     expect(forced.values.x).toBe(7);

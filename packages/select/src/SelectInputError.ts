@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TaggedError, tagGuard } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 
 /**
  * What was wrong — a closed union, so `switch (error.reason)` is exhaustive.
@@ -43,7 +43,7 @@ export type SelectInputErrorReason =
  * syntax problems are a {@link SelectPatternError} instead. The message says what was given, where in the tree
  * (when it is about the tree) and how to fix it.
  *
- * Match it by `_tag` (or with {@link isSelectInputError}), not `instanceof`.
+ * Match it by `_tag`, with {@link isSelectInputError} or with `instanceof` (all three agree across package copies).
  *
  * @example
  * ```ts
@@ -58,25 +58,19 @@ export type SelectInputErrorReason =
  * }
  * ```
  */
-export class SelectInputError extends TaggedError<"SelectInputError"> {
-  /** Discriminant for `catch` blocks and tagged-error unions. */
-  readonly _tag = "SelectInputError" as const;
-  /** Set explicitly so minifiers and stack traces keep it. */
-  override readonly name = "SelectInputError";
+export class SelectInputError extends TaggedError("SelectInputError")<{
   /** Which rule the input broke. */
   readonly reason: SelectInputErrorReason;
   /** Where in the tree the problem is (`["a", "self"]`); empty when it is not about a place in the tree. */
   readonly path: readonly string[];
-
+}> {
   /** Normally created by this package; public so tests and adapters can build one. */
   constructor(details: {
     readonly reason: SelectInputErrorReason;
     readonly message: string;
     readonly path?: readonly string[];
   }) {
-    super(details.message);
-    this.reason = details.reason;
-    this.path = Object.freeze([...(details.path ?? [])]);
+    super({ reason: details.reason, path: Object.freeze([...(details.path ?? [])]), message: details.message });
   }
 }
 
@@ -94,5 +88,4 @@ export class SelectInputError extends TaggedError<"SelectInputError"> {
  * }
  * ```
  */
-export const isSelectInputError: (value: unknown) => value is SelectInputError =
-  tagGuard<SelectInputError>("SelectInputError");
+export const isSelectInputError = (value: unknown): value is SelectInputError => SelectInputError.is(value);

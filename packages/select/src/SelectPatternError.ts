@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TaggedError, tagGuard } from "@graph/errors";
+import { TaggedError } from "@graph/errors";
 
 /**
  * Why a pattern was rejected — a closed union, so `switch (error.reason)` is exhaustive.
@@ -37,8 +37,8 @@ export type SelectPatternErrorReason =
 /**
  * A select pattern has invalid syntax. Thrown by `compile` before any matching happens.
  *
- * Match it by `_tag` (or with {@link isSelectPatternError}), not `instanceof`: two copies of this package
- * in one process would each have their own class. The message names the pattern, points at `position`
+ * Match it by `_tag`, with {@link isSelectPatternError} or with `instanceof`: all three check the `@graph` brand and
+ * the tag, so they agree even when two copies of this package are loaded. The message names the pattern, points at `position`
  * with a caret line, and says how to fix it, for example:
  *
  * ```text
@@ -63,18 +63,14 @@ export type SelectPatternErrorReason =
  * }
  * ```
  */
-export class SelectPatternError extends TaggedError<"SelectPatternError"> {
-  /** Discriminant for `catch` blocks and tagged-error unions. */
-  readonly _tag = "SelectPatternError" as const;
-  /** Set explicitly so minifiers and stack traces keep it. */
-  override readonly name = "SelectPatternError";
+export class SelectPatternError extends TaggedError("SelectPatternError")<{
   /** The offending pattern exactly as given (`""` when the value was not a string). */
   readonly pattern: string;
   /** 0-based index (UTF-16 code unit) into `pattern` where the problem is. */
   readonly position: number;
   /** Which rule the pattern broke. */
   readonly reason: SelectPatternErrorReason;
-
+}> {
   /**
    * Normally created by `compile`; the constructor is public so tests and adapters can build one.
    */
@@ -84,10 +80,8 @@ export class SelectPatternError extends TaggedError<"SelectPatternError"> {
     readonly reason: SelectPatternErrorReason;
     readonly message: string;
   }) {
-    super(details.message);
-    this.pattern = details.pattern;
-    this.position = details.position;
-    this.reason = details.reason;
+    const { pattern, position, reason, message } = details;
+    super({ pattern, position, reason, message });
   }
 }
 
@@ -107,5 +101,4 @@ export class SelectPatternError extends TaggedError<"SelectPatternError"> {
  * }
  * ```
  */
-export const isSelectPatternError: (value: unknown) => value is SelectPatternError =
-  tagGuard<SelectPatternError>("SelectPatternError");
+export const isSelectPatternError = (value: unknown): value is SelectPatternError => SelectPatternError.is(value);

@@ -1,3 +1,4 @@
+import { NODE_BRAND, NODE_PROTOCOL } from "../brands.js";
 import { GraphConfigError, RenameError } from "../errors.js";
 import { describeValue, isPlainRecord, showName } from "./describe.js";
 import { quoteList } from "./suggest.js";
@@ -108,7 +109,16 @@ function checkPorts(nodeName: string, kind: "input" | "output", ports: readonly 
 export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
   /** @internal */
   readonly spec: S;
+  /**
+   * What the node is, for `switch (node.kind)`: `"function"`, `"gate"`, `"interrupt"` or `"graph"` (see `NodeKind`).
+   * A new kind of node is a new member of `AnyNode` with its own literal here; the runtime's executor table then
+   * fails to compile until the kind has an executor.
+   */
+  abstract readonly kind: string;
+  /** The finer label shown in events and the structure view: the gates are `"route"` and `"branch"`. */
   abstract readonly nodeType: NodeType;
+  /** The `@graph/node` brand (see `isNode`): the node protocol this node was built with. */
+  readonly [NODE_BRAND]: number = NODE_PROTOCOL;
   readonly name: string;
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
@@ -133,7 +143,7 @@ export abstract class BaseNode<S extends BaseSpec = BaseSpec> {
 
   /** True for `route` and `ifElse` nodes. */
   get isGate(): boolean {
-    return this.nodeType === "route" || this.nodeType === "branch";
+    return this.kind === "gate";
   }
 
   /** @internal Builds a node of the same class from a new spec. */

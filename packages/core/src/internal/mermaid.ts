@@ -1,7 +1,5 @@
 import { END } from "../END.js";
 import type { Graph } from "../Graph.js";
-import { GraphNode } from "../GraphNode.js";
-import { GateNode } from "../gates.js";
 
 /**
  * Mermaid entity codes for every character that could end a label or be read as markup. Mermaid turns `#lt;` into
@@ -49,7 +47,7 @@ export function renderMermaid(graph: Graph): string {
     for (const n of g.nodes.values()) ids.set(n.name, `${prefix}n${i++}`);
     for (const n of g.nodes.values()) {
       const id = ids.get(n.name)!;
-      if (n instanceof GraphNode) {
+      if (n.kind === "graph") {
         const title = n.mapOverConfig ? `${n.name} (map over ${n.mapOverConfig.params.join(", ")})` : n.name;
         lines.push(`${indent}subgraph ${id} [${label(title)}]`);
         emit(n.graph, `${id}_`, `${indent}  `);
@@ -64,7 +62,7 @@ export function renderMermaid(graph: Graph): string {
       if (e.kind === "data") lines.push(`${indent}${from} -->|${label(e.valueNames.join(", "))}| ${to}`);
       else if (e.kind === "ordering") lines.push(`${indent}${from} ==> ${to}`);
       else {
-        const gate = g.nodes.get(e.from) as GateNode;
+        const gate = g.nodes.get(e.from)!;
         const cond =
           gate.nodeType === "branch"
             ? (gate as unknown as { whenTrue: unknown }).whenTrue === e.to
@@ -75,7 +73,7 @@ export function renderMermaid(graph: Graph): string {
       }
     }
     for (const n of g.nodes.values()) {
-      if (!(n instanceof GateNode) || !n.targets.includes(END)) continue;
+      if (n.kind !== "gate" || !n.targets.includes(END)) continue;
       endUsed = true;
       const cond =
         n.nodeType === "branch" ? ((n as unknown as { whenTrue: unknown }).whenTrue === END ? "true" : "false") : "END";

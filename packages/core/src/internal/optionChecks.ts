@@ -5,6 +5,7 @@ import type * as z from "zod";
 import { GraphConfigError } from "../errors.js";
 import type { RetryOptions } from "../NodeContext.js";
 import type { NodeOptions } from "../node.js";
+import { foreignProtocol } from "./brand.js";
 import { describeValue, isPlainRecord } from "./describe.js";
 
 /** Anything with a `safeParse` method counts as a zod schema (zod 3 and 4 alike, any copy of zod). */
@@ -16,6 +17,16 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 
 /** Why item `i` of a node list is not a node, with the likely fix. */
 export function notANode(i: number, value: unknown): GraphConfigError {
+  const foreign = foreignProtocol(value, "node");
+  if (foreign !== undefined) {
+    const name = (value as { name?: unknown }).name;
+    return new GraphConfigError(
+      `Item ${i} of the node list (${typeof name === "string" ? `node '${name}'` : describeValue(value)}) can't be used: ${foreign}.\n` +
+        "  How to fix: make every package resolve the same @graph/core (`npm ls @graph/core`, then pnpm dedupe / npm dedupe).",
+      typeof name === "string" ? { where: name } : {},
+    );
+  }
+  // Without the brand but shaped like a node: a copy of @graph/core from before nodes were branded.
   const lookalike =
     typeof value === "object" && value !== null && typeof (value as { nodeType?: unknown }).nodeType === "string";
   const hint = lookalike

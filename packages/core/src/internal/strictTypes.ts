@@ -1,35 +1,46 @@
 import * as z from "zod";
 import { GraphConfigError } from "../errors.js";
 import type { AnyNode, Graph } from "../Graph.js";
-import { GraphNode } from "../GraphNode.js";
-import { GateNode } from "../gates.js";
-import { InterruptNode } from "../interrupt.js";
-import { FunctionNode } from "../node.js";
+import { assertNever } from "./brand.js";
 
 type JsonSchema = { [key: string]: unknown };
 
 function outputSchemaOf(n: AnyNode, output: string): z.ZodType | undefined {
-  if (n instanceof FunctionNode) return n.outputSchema(output);
-  if (n instanceof GraphNode) {
-    const inner = n.innerOutput(output);
-    const producer = inner === undefined ? undefined : n.graph.analysis.producers.get(inner)?.[0];
-    const schema =
-      producer === undefined || inner === undefined ? undefined : outputSchemaOf(n.graph.nodes.get(producer)!, inner);
-    return schema === undefined || n.mapOverConfig === undefined ? schema : z.array(schema);
+  switch (n.kind) {
+    case "function":
+      return n.outputSchema(output);
+    case "graph": {
+      const inner = n.innerOutput(output);
+      const producer = inner === undefined ? undefined : n.graph.analysis.producers.get(inner)?.[0];
+      const schema =
+        producer === undefined || inner === undefined ? undefined : outputSchemaOf(n.graph.nodes.get(producer)!, inner);
+      return schema === undefined || n.mapOverConfig === undefined ? schema : z.array(schema);
+    }
+    case "gate":
+    case "interrupt":
+      return undefined;
+    default:
+      return assertNever(n, "node kind", (n as AnyNode).kind);
   }
-  return undefined;
 }
 
 function inputSchemaOf(n: AnyNode, input: string): z.ZodType | undefined {
-  if (n instanceof FunctionNode) return n.inputSchema(input);
-  if (n instanceof GraphNode) {
-    const inner = n.innerInput(input);
-    if (inner === undefined) return undefined;
-    const consumer = [...n.graph.nodes.values()].find((c) => c.inputs.includes(inner));
-    const schema = consumer === undefined ? undefined : inputSchemaOf(consumer, inner);
-    return schema === undefined || !n.mapOverConfig?.params.includes(input) ? schema : z.array(schema);
+  switch (n.kind) {
+    case "function":
+      return n.inputSchema(input);
+    case "graph": {
+      const inner = n.innerInput(input);
+      if (inner === undefined) return undefined;
+      const consumer = [...n.graph.nodes.values()].find((c) => c.inputs.includes(inner));
+      const schema = consumer === undefined ? undefined : inputSchemaOf(consumer, inner);
+      return schema === undefined || !n.mapOverConfig?.params.includes(input) ? schema : z.array(schema);
+    }
+    case "gate":
+    case "interrupt":
+      return undefined;
+    default:
+      return assertNever(n, "node kind", (n as AnyNode).kind);
   }
-  return undefined;
 }
 
 function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
@@ -149,7 +160,7 @@ export function checkStrictTypes(graph: Graph, nodes: readonly AnyNode[], where:
     if (e.kind !== "data") continue;
     const from = byName.get(e.from)!;
     const to = byName.get(e.to)!;
-    if (from instanceof InterruptNode || to instanceof InterruptNode || to instanceof GateNode) continue;
+    if (from.kind === "interrupt" || to.kind === "interrupt" || to.kind === "gate") continue;
     for (const value of e.valueNames) {
       const out = outputSchemaOf(from, value);
       const inp = inputSchemaOf(to, value);

@@ -1,8 +1,7 @@
 import { END } from "../END.js";
 import { GraphConfigError } from "../errors.js";
 import type { AnyNode, Graph } from "../Graph.js";
-import { GraphNode } from "../GraphNode.js";
-import { GateNode } from "../gates.js";
+import type { GateNode } from "../gates.js";
 import { checkStrictTypes } from "./strictTypes.js";
 import { quoteList } from "./suggest.js";
 
@@ -15,7 +14,7 @@ export function validateGraph(graph: Graph, nodes: readonly AnyNode[], where: st
 }
 
 function checkNamespaceCollisions(nodes: readonly AnyNode[], where: string): void {
-  const graphNodes = new Set(nodes.filter((n) => n instanceof GraphNode).map((n) => n.name));
+  const graphNodes = new Set(nodes.filter((n) => n.kind === "graph").map((n) => n.name));
   for (const n of nodes) {
     for (const o of n.outputs) {
       if (graphNodes.has(o)) {
@@ -83,7 +82,7 @@ interface ExclusivePair {
 /** Gate whose exclusive branches hold `a` and `b` (in different branches), or undefined. */
 function exclusiveGate(graph: Graph, nodes: readonly AnyNode[], a: string, b: string): ExclusivePair | undefined {
   for (const g of nodes) {
-    if (!(g instanceof GateNode) || g.multiTarget) continue;
+    if (g.kind !== "gate" || g.multiTarget) continue;
     const owned = [...ownedBranches(graph, g)];
     const ia = owned.findIndex(([, s]) => s.has(a));
     const ib = owned.findIndex(([, s]) => s.has(b));
@@ -140,7 +139,7 @@ function checkCycles(graph: Graph, nodes: readonly AnyNode[], where: string): vo
     const members = analysis.components[c]!;
     const memberSet = new Set(members);
     const cycleText = [...members, members[0]!].join(" → ");
-    const gates = members.map((m) => byName.get(m)).filter((n): n is GateNode => n instanceof GateNode);
+    const gates = members.map((m) => byName.get(m)!).filter((n): n is GateNode => n.kind === "gate");
     if (gates.length > 0) {
       const exits = gates.some((g) => g.targets.some((t) => t === END || !memberSet.has(t)));
       if (!exits) {

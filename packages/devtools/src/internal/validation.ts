@@ -1,7 +1,7 @@
 // Checks done before anything is stored or started, so a bad request from the page is a 400 with the reason and
 // leaves no trace: an answer against its interrupt's schema, a run's values against the graph's inputs (and
 // their zod schemas), a fork's edited values against what the checkpoint and the graph know.
-import { closestName, FunctionNode, type Graph, GraphNode } from "@graph/core";
+import { closestName, type Graph } from "@graph/core";
 import { DevtoolsError } from "../DevtoolsError.js";
 import { type AnswerSchema, validate } from "./schema.js";
 
@@ -29,10 +29,10 @@ function unknownNames(names: readonly string[], known: readonly string[], what: 
 function inputSchema(graph: Graph, name: string): AnswerSchema | undefined {
   for (const consumer of graph.analysis.consumers.get(name) ?? []) {
     const n = graph.nodes.get(consumer);
-    if (n instanceof FunctionNode) {
+    if (n?.kind === "function") {
       const schema = n.inputSchema(name);
       if (schema !== undefined) return schema as unknown as AnswerSchema;
-    } else if (n instanceof GraphNode && n.mapOverConfig === undefined) {
+    } else if (n?.kind === "graph" && n.mapOverConfig === undefined) {
       const inner = n.innerInput(name);
       const schema = inner === undefined ? undefined : inputSchema(n.graph, inner);
       if (schema !== undefined) return schema;

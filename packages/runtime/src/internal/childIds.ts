@@ -3,7 +3,7 @@
  * a run instead of failing half-way when a nested graph or a map item creates its record.
  */
 import { MAX_WORKFLOW_ID_BYTES } from "@graph/checkpoint";
-import { type Graph, GraphNode } from "@graph/core";
+import type { Graph } from "@graph/core";
 import { InvalidOptionError } from "../errors.js";
 
 /**
@@ -27,7 +27,7 @@ function longestChildSuffix(graph: Graph): ChildSuffix {
   if (known !== undefined) return known;
   let longest = NONE;
   for (const n of graph.nodes.values()) {
-    if (!(n instanceof GraphNode)) continue;
+    if (n.kind !== "graph") continue;
     const mapped = n.mapOverConfig !== undefined;
     const own = `/${n.name}${mapped ? `/<item index, up to ${MAP_INDEX_DIGITS} digits>` : ""}`;
     const ownBytes = Buffer.byteLength(`/${n.name}`, "utf8") + (mapped ? 1 + MAP_INDEX_DIGITS : 0);

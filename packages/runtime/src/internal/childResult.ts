@@ -1,6 +1,6 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { type Graph, GraphNode } from "@graph/core";
+import type { Graph, GraphNode } from "@graph/core";
 import { Effect } from "effect";
 import { RunResult, type RunStatus } from "../RunResult.js";
 import type { RunError } from "./outcome.js";
@@ -20,7 +20,7 @@ export function loadChildResult(
         if (s.nodeName === INPUT_STEP) continue;
         Object.assign(values, s.values);
         const n = graph.nodes.get(s.nodeName);
-        if (n instanceof GraphNode && s.childWorkflowId !== undefined && s.status === "completed")
+        if (n?.kind === "graph" && s.childWorkflowId !== undefined && s.status === "completed")
           children.push([n, s.childWorkflowId]);
       }
       const status: RunStatus =

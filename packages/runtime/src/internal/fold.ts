@@ -1,5 +1,5 @@
 import { INPUT_STEP, type StepRecord } from "@graph/checkpoint";
-import { END, GateNode, GraphNode, type Target } from "@graph/core";
+import { END, type Target } from "@graph/core";
 import type { EngineHost } from "./host.js";
 import { decisionFromStored, decisionShape } from "./outcome.js";
 import { EVER_RAN, RAN_THIS_RUN } from "./state.js";
@@ -56,9 +56,10 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     lastCompleted.set(s.nodeName, s);
     // Ran in the current turn: a loop entry does not get its before-the-gate run again.
     if (s.index > turnStart) state.mark(s.nodeName, RAN_THIS_RUN);
-    const decision = node instanceof GateNode ? decisionFromStored(s.decision) : undefined;
-    if (node instanceof GateNode) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
-    state.regions.completed(s.nodeName, decision, node instanceof GateNode);
+    const isGate = node.kind === "gate";
+    const decision = isGate ? decisionFromStored(s.decision) : undefined;
+    if (isGate) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
+    state.regions.completed(s.nodeName, decision, isGate);
   }
   state.regions.flush();
   // A finished workflow run again is a new turn: gates decide afresh. Otherwise (paused, stopped, crashed) replay.
@@ -76,17 +77,13 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
         decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
       );
       state.pending.set(gate, pending);
-      events.push(() =>
-        host.event("RouteDecision", {
-          gate,
-          decision: decisionShape(graph.nodes.get(gate) as GateNode, decision),
-          replayed: true,
-        }),
-      );
+      const node = graph.nodes.get(gate);
+      if (node?.kind !== "gate") continue; // lastDecision holds gates only
+      events.push(() => host.event("RouteDecision", { gate, decision: decisionShape(node, decision), replayed: true }));
     }
   }
   for (const [name, s] of lastCompleted) {
-    if (graph.nodes.get(name) instanceof GateNode) continue;
+    if (graph.nodes.get(name)?.kind === "gate") continue;
     events.push(() =>
       host.event("NodeEnd", {
         nodeName: name,
@@ -101,7 +98,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   }
   return {
     parentVersionsSeen,
-    replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name) instanceof GraphNode),
+    replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name)?.kind === "graph"),
     newTurn: newTurn || sorted.length === 0,
     replay: () => {
       for (const emit of events) emit();

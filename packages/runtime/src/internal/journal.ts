@@ -1,6 +1,6 @@
 import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { GraphNode } from "@graph/core";
+import type { GraphNode } from "@graph/core";
 import { Effect } from "effect";
 import { VersionMismatchError } from "../errors.js";
 import { RunResult } from "../RunResult.js";
@@ -360,7 +360,7 @@ export class Journal {
     const todo: Array<[GraphNode, StepRecord]> = [];
     for (const [name, step] of replayed) {
       const n = graph.nodes.get(name);
-      if (n instanceof GraphNode && step.childWorkflowId !== undefined) todo.push([n, step]);
+      if (n?.kind === "graph" && step.childWorkflowId !== undefined) todo.push([n, step]);
     }
     if (todo.length === 0) return Effect.void;
     return Effect.forEach(

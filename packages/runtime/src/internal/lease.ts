@@ -1,6 +1,5 @@
-import type { Fence, Lease, StopRequest, WorkflowConflictError } from "@graph/checkpoint";
+import { type Fence, type Lease, type StopRequest, WorkflowConflictError } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { isTaggedError } from "@graph/core";
 import { Effect } from "effect";
 import { LeaseLostError } from "../errors.js";
 import type { MapFence } from "../options.js";
@@ -261,9 +260,8 @@ export class RootLease {
 }
 
 /** A claim refused because another holder has the lease (live, or crashed and not yet expired). */
-const isHeld = (e: unknown): e is WorkflowConflictError =>
-  isTaggedError<WorkflowConflictError>(e, "WorkflowConflictError") && e.reason === "lease-held";
+const isHeld = (e: unknown): e is WorkflowConflictError => WorkflowConflictError.is(e) && e.reason === "lease-held";
 
 /** A conflict that means the lease is gone (a held lease only blocks a claim; it is not a loss). */
 const isLeaseConflict = (e: unknown): e is WorkflowConflictError =>
-  isTaggedError<WorkflowConflictError>(e, "WorkflowConflictError") && e.reason !== "lease-held";
+  WorkflowConflictError.is(e) && e.reason !== "lease-held";

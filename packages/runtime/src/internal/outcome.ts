@@ -1,13 +1,5 @@
 import { END_DECISION, type StoredError } from "@graph/checkpoint";
-import {
-  type AnyNode,
-  END,
-  type GateNode,
-  GraphNode,
-  isTaggedError,
-  type RoutingError,
-  type Target,
-} from "@graph/core";
+import { type AnyNode, END, type GateNode, type GraphNode, RoutingError, type Target } from "@graph/core";
 import {
   type InfiniteLoopError,
   type InvalidOptionError,
@@ -167,23 +159,18 @@ export function decisionShape(gate: GateNode, decision: readonly Target[] | null
 
 /** A mapped item's failure names the item: `sq[7]/square`, not only the inner node. */
 export function itemFailure(n: GraphNode, index: number, error: unknown): unknown {
-  if (isTaggedError(error, "NodeExecutionError")) {
-    const inner = error as NodeExecutionError;
-    return new NodeExecutionError(`${n.name}[${index}]/${inner.nodeName}`, inner.cause);
-  }
+  if (NodeExecutionError.is(error)) return new NodeExecutionError(`${n.name}[${index}]/${error.nodeName}`, error.cause);
   return error;
 }
 
 /** The run's failure for a node's error: a NodeExecutionError naming the node path, tagged errors passed through. */
 export function wrapFailure(n: AnyNode, error: unknown): unknown {
-  if (isTaggedError(error, "RoutingError")) return error;
-  if (isTaggedError(error, "NodeExecutionError") && (error as NodeExecutionError).nodeName.startsWith(`${n.name}[`))
+  if (RoutingError.is(error)) return error;
+  if (NodeExecutionError.is(error)) {
+    if (n.kind === "graph" && !error.nodeName.startsWith(`${n.name}[`))
+      return new NodeExecutionError(`${n.name}/${error.nodeName}`, error.cause);
     return error;
-  if (n instanceof GraphNode && isTaggedError(error, "NodeExecutionError")) {
-    const inner = error as NodeExecutionError;
-    return new NodeExecutionError(`${n.name}/${inner.nodeName}`, inner.cause);
   }
-  if (isTaggedError(error, "NodeExecutionError")) return error;
-  if (n instanceof GraphNode && error !== null && typeof error === "object" && "_tag" in error) return error;
+  if (n.kind === "graph" && error !== null && typeof error === "object" && "_tag" in error) return error;
   return new NodeExecutionError(n.name, error);
 }

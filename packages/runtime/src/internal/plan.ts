@@ -1,19 +1,12 @@
-import {
-  type AnyNode,
-  FunctionNode,
-  GateNode,
-  type Graph,
-  GraphNode,
-  InterruptNode,
-  type NodeFunction,
-} from "@graph/core";
+import type { AnyNode, Graph, NodeFunction } from "@graph/core";
+import { assertNever } from "./assertNever.js";
 import { responseKeys } from "./responseKeys.js";
 
 /** How a node runs: through the Effect executors, or called directly, sync or async (executors/plain.ts). */
 const OTHER = 0;
 export const SYNC = 1;
 export const ASYNC = 2;
-type Kind = typeof OTHER | typeof SYNC | typeof ASYNC;
+type Path = typeof OTHER | typeof SYNC | typeof ASYNC;
 
 /**
  * What the scheduler asks about one node on every superstep, worked out once per graph. Per-input facts are arrays
@@ -59,7 +52,8 @@ export interface NodePlan {
   readonly isGate: boolean;
   /** Returns its value as its one output, with no schema to check (no need to ask the node). */
   readonly single: boolean;
-  readonly kind: Kind;
+  /** How it runs: directly (sync or async) or through its executor. */
+  readonly path: Path;
 }
 
 /** The plans of a graph's nodes, in node-list order and by name. */
@@ -124,21 +118,31 @@ function nodePlan(graph: Graph, n: AnyNode, id: number, idOf: (name: string) => 
       n.inputs.length > 0 && a.loops.gated.has(component) && n.inputs.every((i) => a.isSeedForNonEntry(i, n.name)),
     skippable:
       n.outputs.length > 0 &&
-      !(n instanceof InterruptNode) &&
-      !(n instanceof GraphNode && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)),
+      n.kind !== "interrupt" &&
+      !(n.kind === "graph" && [...responseKeys(n.graph)].some((k) => n.outerOutput(k) !== undefined)),
     ownSeeds: a.ownCycleSeeds.get(n.name),
     consumers: [],
     inGatedLoop: a.loops.gated.has(component),
-    call: n instanceof FunctionNode ? n.directCall : undefined,
-    responseKey: n instanceof InterruptNode ? n.responseKey : undefined,
-    kind: kindOf(n),
-    isGate: n instanceof GateNode,
-    single: n instanceof FunctionNode && n.spec.outputKind === "single" && n.spec.outputSchemas === undefined,
+    call: n.kind === "function" ? n.directCall : undefined,
+    responseKey: n.kind === "interrupt" ? n.responseKey : undefined,
+    path: pathOf(n),
+    isGate: n.kind === "gate",
+    single: n.kind === "function" && n.spec.outputKind === "single" && n.spec.outputSchemas === undefined,
   };
 }
 
-function kindOf(n: AnyNode): Kind {
-  if (n instanceof GateNode) return SYNC;
-  if (!(n instanceof FunctionNode) || n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return OTHER;
-  return n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
+/** Which path runs the node: gates and plain function nodes directly, everything else through its executor. */
+function pathOf(n: AnyNode): Path {
+  switch (n.kind) {
+    case "gate":
+      return SYNC;
+    case "function":
+      if (n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return OTHER;
+      return n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
+    case "interrupt":
+    case "graph":
+      return OTHER;
+    default:
+      return assertNever(n, "node kind", (n as AnyNode).kind);
+  }
 }

@@ -1,4 +1,4 @@
-import { type Graph, GraphNode, InterruptNode } from "@graph/core";
+import type { Graph } from "@graph/core";
 
 /** Response keys a graph needs passed in (its interrupts' and, through GraphNodes, nested ones), outer names. */
 const responseKeyCache = new WeakMap<Graph, ReadonlySet<string>>();
@@ -7,8 +7,8 @@ export function responseKeys(graph: Graph): ReadonlySet<string> {
   if (keys === undefined) {
     const set = new Set<string>();
     for (const n of graph.nodes.values()) {
-      if (n instanceof InterruptNode) set.add(n.responseKey);
-      else if (n instanceof GraphNode)
+      if (n.kind === "interrupt") set.add(n.responseKey);
+      else if (n.kind === "graph")
         for (const k of responseKeys(n.graph)) {
           const outer = n.outerOutput(k);
           if (outer !== undefined) set.add(outer);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { WorkflowConflictError } from "@graph/checkpoint";
 import { type CheckpointStoreService, makeCheckpointStore } from "@graph/checkpoint/effect";
-import { type Graph, GraphConfigError } from "@graph/core";
+import { type Graph, GraphConfigError, isGraph } from "@graph/core";
 import { Deferred, Effect, Exit, Scope } from "effect";
 import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
 import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
@@ -19,12 +19,6 @@ import { finalize, linkSignal, runPromise, settle } from "./settle.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunnerOptions, RunOptions };
-
-const isGraph = (value: unknown): value is Graph =>
-  typeof value === "object" &&
-  value !== null &&
-  (value as { nodes?: unknown }).nodes instanceof Map &&
-  typeof (value as { analysis?: unknown }).analysis === "object";
 
 /**
  * The core of both APIs: owns the store's scope, the shared limits and the table of live runs.

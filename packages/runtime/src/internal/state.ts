@@ -1,5 +1,5 @@
 import { INPUT_STEP } from "@graph/checkpoint";
-import { END, GateNode, type Graph, type Target } from "@graph/core";
+import { END, type GateNode, type Graph, type Target } from "@graph/core";
 import type { PauseInfo, RunResult, RunStatus } from "../RunResult.js";
 import { type GraphPlan, type NodePlan, planOf } from "./plan.js";
 import { ClosedRegions } from "./regions.js";
@@ -119,7 +119,7 @@ export class RunState {
       seen.add(t);
       this.touch(t);
       const target = this.graph.nodes.get(t);
-      if (target instanceof GateNode) this.#touchTargets(target, seen);
+      if (target?.kind === "gate") this.#touchTargets(target, seen);
     }
   }
 

@@ -1,10 +1,8 @@
-import { type AnyNode, FunctionNode, type GateNode, GraphNode, InterruptNode } from "@graph/core";
+import type { AnyNode } from "@graph/core";
 import { Effect } from "effect";
 import { nextSpanId } from "./context.js";
-import { executeFunction } from "./executors/function.js";
-import { executeGraph } from "./executors/graph.js";
-import { executeInterrupt } from "./executors/interrupt.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
+import { execute } from "./executors/table.js";
 import type { EngineHost } from "./host.js";
 import type { Journal } from "./journal.js";
 import {
@@ -176,13 +174,6 @@ function stopGate(host: EngineHost): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => host.config.control.setWaiter({ cut: () => resolve(stopped()) }));
 }
 
-function execute(host: EngineHost, ex: Execution): Effect.Effect<Outcome, RunError> {
-  const n = ex.node;
-  if (n instanceof GraphNode) return executeGraph(host, ex, n);
-  if (n instanceof InterruptNode) return executeInterrupt(host, ex, n);
-  return executeFunction(host, ex, n as FunctionNode);
-}
-
 function resolveInputs(host: EngineHost, plan: NodePlan, spanId: string, startedAt: number): Execution {
   const values = host.state.values;
   const { data, versions, writers } = values;
@@ -202,7 +193,7 @@ function resolveInputs(host: EngineHost, plan: NodePlan, spanId: string, started
     }
     list[i] = 0;
     if (plan.bound[i]) inputs[input] = structuredCloneSafe(host.graph.inputs.bound[input]);
-    else if (n instanceof FunctionNode) {
+    else if (n.kind === "function") {
       const d = n.defaultValue(input);
       if (d !== undefined) inputs[input] = d.value;
     }
@@ -275,12 +266,11 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
         return;
       }
       state.completedPlan(plan, ex.list, o.outputs, o.index!, ex.responseVersion);
-      if (plan.isGate) {
-        const gate = n as GateNode;
+      if (n.kind === "gate") {
         const decision = o.decision ?? null;
-        state.decide(gate, decision);
+        state.decide(n, decision);
         if (config.emitter.active)
-          host.event("RouteDecision", { gate: n.name, decision: decisionShape(gate, decision), replayed: false });
+          host.event("RouteDecision", { gate: n.name, decision: decisionShape(n, decision), replayed: false });
       }
       if (plan.inGatedLoop) state.regions.completed(n.name, o.decision, plan.isGate);
       if (config.emitter.active)
