@@ -88,7 +88,9 @@ export async function installProject(
     if (tarball === undefined) throw new Error(`no tarball for ${pkg.name}`);
     dependencies[pkg.name] = `file:${tarball}`;
     for (const [peer, range] of Object.entries(pkg.manifest.peerDependencies ?? {})) {
-      if (!peer.startsWith("@graph/")) dependencies[peer] ??= range;
+      // Required peers only, as a user installs them (an optional one, like the kit's esbuild, is the user's pick).
+      const optional = pkg.manifest.peerDependenciesMeta?.[peer]?.optional === true;
+      if (!peer.startsWith("@graph/") && !optional) dependencies[peer] ??= range;
     }
   }
   Object.assign(dependencies, extras());
