@@ -284,13 +284,14 @@ class GraphBase {
 
     const bound = { ...state.bound };
     this.inputs = computeInputSpec(nodes, this.analysis, bound);
-    const outputs: string[] = [];
-    for (const n of nodes) for (const o of n.outputs) if (!outputs.includes(o)) outputs.push(o);
-    this.outputs = Object.freeze(outputs);
+    // A set keeps first-seen order and makes this linear (an array lookup per output is quadratic on big graphs).
+    const outputs = new Set<string>();
+    for (const n of nodes) for (const o of n.outputs) outputs.add(o);
+    this.outputs = Object.freeze([...outputs]);
     // A leaf output is one no node receives through an edge (with explicit edges, a same-named input may be unwired).
     const wiredValues = new Set<string>();
     for (const e of this.#edges) if (e.kind === "data") for (const v of e.valueNames) wiredValues.add(v);
-    this.leafOutputs = Object.freeze(outputs.filter((o) => !wiredValues.has(o)));
+    this.leafOutputs = Object.freeze(this.outputs.filter((o) => !wiredValues.has(o)));
   }
 
   /** True if this level (not nested graphs) has a cycle. */

@@ -69,6 +69,15 @@ describe("explicit edges", () => {
     expect(g.inputs.required).toEqual(new Set(["i", "x", "q"]));
   });
 
+  it("outputs list each value once, in node-list order, also when exclusive producers share it", () => {
+    const gate = ifElse({ whenTrue: "left", whenFalse: "right" }, fromSource("function gate({ q }) { return true; }"));
+    const left = fn("left", "q", ["r", "l"]);
+    const right = fn("right", "q", ["m", "r"]);
+    const g = new Graph([gate, left, right]);
+    expect(g.outputs).toEqual(["r", "l", "m"]);
+    expect(g.leafOutputs).toEqual(["r", "l", "m"]);
+  });
+
   it("leafOutputs are the outputs no edge carries", () => {
     expect(new Graph([a, b, c]).leafOutputs).toEqual(["y", "w"]);
     // b's input x is not wired, so a's x reaches nobody: a leaf.

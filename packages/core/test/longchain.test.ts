@@ -14,6 +14,24 @@ describe("large graphs", () => {
     expect(graph.leafOutputs).toEqual(["v20000"]);
   });
 
+  // Building walks the node list a fixed number of times: one lookup that scans every node per node (listing the
+  // outputs did) turns 20,000 nodes into 200 million steps. A wide fan stresses the per-value lists instead.
+  it("builds a 20,000-node wide fan (one value read by every node)", { timeout: 120_000 }, () => {
+    const source = node({ name: "source", inputs: ["x"], output: "s" }, (v: { x: number }) => v.x);
+    const fan = Array.from({ length: 20_000 }, (_, i) =>
+      node({ name: `n${i}`, inputs: ["s"], output: `w${i}` }, (v: { s: number }) => v.s + i),
+    );
+    const graph = new Graph([source, ...fan]);
+    expect(graph.hasCycles).toBe(false);
+    expect([...graph.inputs.required]).toEqual(["x"]);
+    expect(graph.analysis.consumers.get("s")).toHaveLength(20_000);
+    expect(graph.edges).toHaveLength(20_000);
+    expect(graph.outputs).toHaveLength(20_001);
+    expect(graph.outputs.slice(0, 3)).toEqual(["s", "w0", "w1"]);
+    expect(graph.leafOutputs).toHaveLength(20_000);
+    expect(graph.leafOutputs.at(-1)).toBe("w19999");
+  });
+
   it("finds a 10,000-node cycle", { timeout: 120_000 }, () => {
     const nodes = Array.from({ length: 10_000 }, (_, i) =>
       node(

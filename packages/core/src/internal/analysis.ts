@@ -83,7 +83,8 @@ export class Analysis {
     this.order = nodes.map((n) => n.name);
     this.position = new Map(this.order.map((n, i) => [n, i]));
     const nodeByName = new Map(nodes.map((n) => [n.name, n]));
-    const nameRank = new Map([...this.order].sort(byName).map((n, i) => [n, i]));
+    const sortedNames = [...this.order].sort(byName);
+    const nameRank = new Map(sortedNames.map((n, i) => [n, i]));
 
     const producers = new Map<string, string[]>();
     for (const n of nodes) for (const o of n.outputs) (producers.get(o) ?? producers.set(o, []).get(o)!).push(n.name);
@@ -114,7 +115,7 @@ export class Analysis {
 
     // Components, numbered in name order of their smallest member.
     const successors = (n: string) => [...succ.get(n)!];
-    const comps = tarjan([...this.order].sort(byName), successors).map((c) => c.sort(byName));
+    const comps = tarjan(sortedNames, successors).map((c) => c.sort(byName));
     comps.sort((a, b) => byName(a[0]!, b[0]!));
     const componentOf = new Map<string, number>();
     comps.forEach((c, i) => {
@@ -154,7 +155,8 @@ export class Analysis {
 
     const seeds = new Set<string>();
     const ownCycleSeeds = new Map<string, Set<string>>();
-    for (const e of edges) {
+    // An acyclic graph has no feedback edges: skip building a pair key per edge just to miss.
+    for (const e of feedback.size === 0 ? [] : edges) {
       if (e.kind !== "data" || !feedback.has(key(e.from, e.to))) continue;
       for (const v of e.valueNames) {
         seeds.add(v);
@@ -169,10 +171,7 @@ export class Analysis {
     this.ownCycleSeeds = ownCycleSeeds;
 
     for (const [from, tos] of succ)
-      this.#succ.set(
-        from,
-        [...tos].filter((t) => !feedback.has(key(from, t))),
-      );
+      this.#succ.set(from, feedback.size === 0 ? [...tos] : [...tos].filter((t) => !feedback.has(key(from, t))));
     this.acyclicIndex = kahn(
       this.order,
       (n) => this.#succ.get(n)!,

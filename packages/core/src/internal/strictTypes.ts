@@ -31,7 +31,9 @@ function inputSchemaOf(n: AnyNode, input: string): z.ZodType | undefined {
     case "graph": {
       const inner = n.innerInput(input);
       if (inner === undefined) return undefined;
-      const consumer = [...n.graph.nodes.values()].find((c) => c.inputs.includes(inner));
+      // The inner graph's first reader of the value (node-list order), from its index rather than a scan per edge.
+      const first = n.graph.analysis.consumers.get(inner)?.[0];
+      const consumer = first === undefined ? undefined : n.graph.nodes.get(first);
       const schema = consumer === undefined ? undefined : inputSchemaOf(consumer, inner);
       return schema === undefined || !n.mapOverConfig?.params.includes(input) ? schema : z.array(schema);
     }
