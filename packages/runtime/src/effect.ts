@@ -6,7 +6,8 @@
  */
 import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph, GraphConfigError } from "@graph/core";
-import { Effect, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Stream from "effect/Stream";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import type { RunError } from "./internal/outcome.js";
