@@ -70,7 +70,7 @@ export interface EffectRunner {
  */
 export function makeRunner(
   options: RunnerOptions = {},
-): Effect.Effect<EffectRunner, never, import("effect").Scope.Scope> {
+): Effect.Effect<EffectRunner, never, import("effect/Scope").Scope> {
   return Effect.acquireRelease(
     Effect.sync(() => {
       const core = new RunnerCore(options);
