@@ -18,8 +18,10 @@
  * @module
  */
 
-import type { Effect, Scope } from "effect";
-import { Context, Layer } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import type { Checkpointer } from "./Checkpointer.js";
 import type { CheckpointError } from "./errors.js";
 import * as internal from "./internal/store.js";

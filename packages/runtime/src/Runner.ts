@@ -1,6 +1,6 @@
 import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { GraphEvent } from "./events.js";
 import { type GraphRunner, makeRunHandle, type RunHandle } from "./GraphRunner.js";
 import { RunControl, Subscriber } from "./internal/context.js";

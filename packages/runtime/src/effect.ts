@@ -6,7 +6,8 @@
  */
 import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph, GraphConfigError } from "@graph/core";
-import { Effect, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Stream from "effect/Stream";
 import type { GraphEvent } from "./events.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import type { RunError } from "./internal/outcome.js";
@@ -69,7 +70,7 @@ export interface EffectRunner {
  */
 export function makeRunner(
   options: RunnerOptions = {},
-): Effect.Effect<EffectRunner, never, import("effect").Scope.Scope> {
+): Effect.Effect<EffectRunner, never, import("effect/Scope").Scope> {
   return Effect.acquireRelease(
     Effect.sync(() => {
       const core = new RunnerCore(options);

@@ -3,8 +3,12 @@
  * their writes, per workflow. The store (`store.ts`) queues steps here and waits for them before every other
  * operation on their workflow; `take` hands a workflow's unwritten steps to the final write of its run.
  */
-import type { Scope } from "effect";
-import { Deferred, Effect, Either, FiberId } from "effect";
+
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as FiberId from "effect/FiberId";
+import type * as Scope from "effect/Scope";
 import type { Fence, StepGroup, StepRecord } from "../Checkpointer.js";
 import type { Durability } from "../CheckpointPolicy.js";
 import type { CheckpointStoreError, GuardedCheckpointer } from "../guard.js";

@@ -3,8 +3,9 @@
  * durability (sync / async background writer / exit buffering).
  */
 
-import type { Scope } from "effect";
-import { Effect, Either } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import type * as Scope from "effect/Scope";
 import type {
   Checkpoint,
   Checkpointer,

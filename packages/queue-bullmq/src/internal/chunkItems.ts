@@ -2,7 +2,9 @@
  * How a chunk job runs its items, for both kinds of distributed map (a `remote.map` and a mapped GraphNode): a few
  * at a time, in order of start, until one says the chunk is over.
  */
-import { Cause, Effect, Exit } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 
 /** Items of one chunk run at once. */
 const ITEM_CONCURRENCY = 16;

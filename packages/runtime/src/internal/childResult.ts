@@ -1,7 +1,7 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { Graph, GraphNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { RunResult, type RunStatus } from "../RunResult.js";
 import type { RunError } from "./outcome.js";
 

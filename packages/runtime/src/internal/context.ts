@@ -1,5 +1,6 @@
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { Deferred, Effect } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";

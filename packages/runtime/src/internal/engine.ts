@@ -1,6 +1,8 @@
 import { setMaxListeners } from "node:events";
 import type { FunctionNode, Graph } from "@graph/core";
-import { Cause, Effect, Exit } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import type { GraphEvent } from "../events.js";
 import { RunResult } from "../RunResult.js";
 import { nextSpanId } from "./context.js";

@@ -1,5 +1,5 @@
 import type { FunctionNode, Graph } from "@graph/core";
-import type { Effect } from "effect";
+import type * as Effect from "effect/Effect";
 import type { GraphEvent } from "../events.js";
 import type { RunResult } from "../RunResult.js";
 import type { Execution, RunError } from "./outcome.js";

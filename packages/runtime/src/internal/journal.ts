@@ -1,7 +1,7 @@
 import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { VersionMismatchError } from "../errors.js";
 import { RunResult } from "../RunResult.js";
 import { loadChildResult } from "./childResult.js";

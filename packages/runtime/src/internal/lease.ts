@@ -1,6 +1,6 @@
 import { type Fence, type Lease, type StopRequest, WorkflowConflictError } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { LeaseLostError } from "../errors.js";
 import type { MapFence } from "../options.js";
 import type { RunControl } from "./context.js";

@@ -1,4 +1,5 @@
-import { Effect, Fiber } from "effect";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
 
 /**
  * Keeps a lease alive lazily: a single timer, due at the first stop poll or renewal, and the keeper fiber only once

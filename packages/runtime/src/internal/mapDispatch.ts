@@ -6,7 +6,7 @@
 import { INPUT_STEP, type StepRecord, type StoredError, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { Graph, GraphNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { NodeExecutionError } from "../errors.js";
 import type { MapDispatchRequest } from "../options.js";
 import { RunResult, type RunStatus } from "../RunResult.js";

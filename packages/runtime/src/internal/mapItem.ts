@@ -5,7 +5,7 @@
  */
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import { type Graph, GraphConfigError } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { InvalidOptionError } from "../errors.js";
 import type { MapItemRunOptions } from "../options.js";
 import type { RunResult } from "../RunResult.js";

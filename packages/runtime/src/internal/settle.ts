@@ -4,7 +4,10 @@
  */
 import { isTaggedError } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
-import { Cause, Effect, Exit, Option } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Option from "effect/Option";
 import { NodeExecutionError } from "../errors.js";
 import type { RunOptions } from "../options.js";
 import type { RunResult } from "../RunResult.js";

@@ -1,5 +1,5 @@
 import type { AnyNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { nextSpanId } from "./context.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
 import { execute } from "./executors/table.js";

@@ -1,5 +1,8 @@
 import type { FunctionNode } from "@graph/core";
-import { Deferred, Duration, Effect, Schedule } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import { stableKey } from "../equal.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";

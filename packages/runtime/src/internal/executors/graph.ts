@@ -1,6 +1,6 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import type { GraphNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { RunResult } from "../../RunResult.js";
 import type { ChildRun, EngineHost } from "../host.js";
 import { dispatchable, dispatchMapped } from "../mapDispatch.js";

@@ -1,6 +1,6 @@
 import { INPUT_STEP } from "@graph/checkpoint";
 import type { InterruptNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { EngineHost } from "../host.js";
 import type { Execution, Outcome } from "../outcome.js";
 

@@ -1,5 +1,5 @@
 import type { AnyNode, FunctionNode, GateNode } from "@graph/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
 import { Completed, type Execution, isThenable, type Outcome, stopped } from "../outcome.js";

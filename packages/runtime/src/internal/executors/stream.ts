@@ -1,5 +1,6 @@
 import type { FunctionNode } from "@graph/core";
-import { Deferred, Effect } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
 import type { EngineHost } from "../host.js";
 import type { Execution, Outcome } from "../outcome.js";
 

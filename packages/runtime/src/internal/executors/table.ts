@@ -1,5 +1,5 @@
 import type { AnyNode, NodeKind } from "@graph/core";
-import type { Effect } from "effect";
+import type * as Effect from "effect/Effect";
 import type { EngineHost } from "../host.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
 import { executeFunction } from "./function.js";
