@@ -1,4 +1,4 @@
-import { TaggedError } from "@graph/core";
+import { TaggedError } from "@graph/errors";
 
 /**
  * What kind of failure a {@link DevtoolsError} is; the server answers 400, 404 or 409 for it.
