@@ -142,6 +142,38 @@ export class UnknownValueError extends TaggedError("UnknownValueError")<{ readon
 }
 
 /**
+ * A resume answered a pause that is not pending: an answer for an interrupt the workflow is not paused at (a later
+ * one, or one already answered), or for a workflow that is not paused at all. Refused before anything is written,
+ * so the answer is never kept to be taken silently by a later visit. `answers` are the refused response keys,
+ * `pending` the ones the workflow waits for (empty: nothing is pending).
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { workflowId: "w", values: { approval: "yes" } }); }
+ * catch (e) { if (isUnexpectedAnswerError(e)) console.log(e.answers, e.pending); }
+ * ```
+ */
+export class UnexpectedAnswerError extends TaggedError("UnexpectedAnswerError")<{
+  readonly workflowId: string;
+  readonly answers: readonly string[];
+  readonly pending: readonly string[];
+}> {
+  constructor(message: string, workflowId: string, answers: readonly string[], pending: readonly string[]) {
+    super({ message, workflowId, answers, pending });
+  }
+}
+
+/**
+ * True for an {@link UnexpectedAnswerError}.
+ *
+ * @example
+ * ```ts
+ * if (isUnexpectedAnswerError(e)) console.log(e.pending);
+ * ```
+ */
+export const isUnexpectedAnswerError = (e: unknown): e is UnexpectedAnswerError => UnexpectedAnswerError.is(e);
+
+/**
  * True for an {@link InvalidOptionError}.
  *
  * @example

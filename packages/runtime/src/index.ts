@@ -21,11 +21,13 @@ export {
   isLeaseLostError,
   isMissingInputError,
   isNodeExecutionError,
+  isUnexpectedAnswerError,
   isUnknownValueError,
   isVersionMismatchError,
   LeaseLostError,
   MissingInputError,
   NodeExecutionError,
+  UnexpectedAnswerError,
   UnknownValueError,
   VersionMismatchError,
 } from "./errors.js";

@@ -113,7 +113,7 @@ export class Engine implements EngineHost, ChildRun {
               return this.#settled();
             });
           return Effect.suspend(() => {
-            const problem = inputProblem(this, journal.workflow);
+            const problem = inputProblem(this, journal.workflow, journal.paused);
             return problem === undefined ? journal.begin() : Effect.fail(problem);
           }).pipe(
             Effect.zipRight(

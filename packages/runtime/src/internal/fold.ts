@@ -14,6 +14,8 @@ export interface Folded {
   readonly replay: () => void;
   /** This run starts a turn (a fresh workflow, or a finished one run again). */
   readonly newTurn: boolean;
+  /** Nodes whose last step paused (interrupts, GraphNodes holding one), with the response key they asked for. */
+  readonly paused: ReadonlyMap<string, string>;
 }
 
 /**
@@ -31,6 +33,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   }
   const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
   const lastCompleted = new Map<string, StepRecord>();
+  const paused = new Map<string, string>();
   let turnStart = 0;
   let superstep: number | undefined;
   for (const s of sorted) {
@@ -47,6 +50,10 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
       lastDecision.clear();
       state.clearAll(RAN_THIS_RUN);
       state.regions.clear();
+    }
+    if (s.nodeName !== INPUT_STEP) {
+      if (s.status === "paused" && s.pause !== undefined) paused.set(s.nodeName, s.pause.responseKey);
+      else paused.delete(s.nodeName);
     }
     if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
     const node = graph.nodes.get(s.nodeName);
@@ -100,6 +107,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     parentVersionsSeen,
     replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name)?.kind === "graph"),
     newTurn: newTurn || sorted.length === 0,
+    paused,
     replay: () => {
       for (const emit of events) emit();
     },

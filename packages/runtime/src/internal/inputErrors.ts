@@ -1,5 +1,5 @@
 import { closestName, type Graph } from "@graph/core";
-import { MissingInputError, UnknownValueError } from "../errors.js";
+import { MissingInputError, UnexpectedAnswerError, UnknownValueError } from "../errors.js";
 import { responseKeys } from "./responseKeys.js";
 
 /**
@@ -28,6 +28,31 @@ export function unansweredPauseError(view: InputView, pending: string, unknown: 
       (close === undefined ? "" : `  → Did you mean '${pending}' instead of '${close}'?\n`) +
       `  How to fix: answer with the pending response key: runner.run(graph, { workflowId: '${view.workflowId}', values: { ${pending}: … } }).`,
     unknown,
+  );
+}
+
+/** A resume answering pauses that are not pending (`pending`: response key → paused node; empty: none). */
+export function unexpectedAnswerError(
+  view: InputView,
+  answers: readonly string[],
+  pending: ReadonlyMap<string, string>,
+): UnexpectedAnswerError {
+  const keys = [...pending.keys()];
+  const list = (ks: readonly string[]) => ks.map((k) => `'${k}'`).join(", ");
+  const waiting =
+    keys.length === 0
+      ? "nothing is pending (it is not paused)"
+      : `it is paused waiting for ${keys.map((k) => `'${k}' (at '${pending.get(k)}')`).join(", ")}`;
+  const fix =
+    keys.length === 0
+      ? `run it without ${list(answers)}, and answer once a run returns status "paused" (result.pause.responseKey names the key).`
+      : `answer the pending pause: runner.run(graph, { workflowId: '${view.workflowId}', values: { ${keys[0]}: … } }); answer the others when the workflow pauses at them.`;
+  return new UnexpectedAnswerError(
+    `Workflow '${view.workflowId}' got an answer for ${list(answers)}, but ${waiting}. The answer was refused and nothing was saved.\n` +
+      `  How to fix: ${fix}`,
+    view.workflowId,
+    answers,
+    keys,
   );
 }
 

@@ -1,12 +1,13 @@
 import type { WorkflowRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import type { MissingInputError, UnknownValueError } from "../errors.js";
+import type { MissingInputError, UnexpectedAnswerError, UnknownValueError } from "../errors.js";
 import type { EngineHost } from "./host.js";
 import {
   graphLabel,
   type InputView,
   missingInputError,
   unansweredPauseError,
+  unexpectedAnswerError,
   unknownValueError,
 } from "./inputErrors.js";
 import { skippedBySuppliedOutputs } from "./readiness.js";
@@ -15,12 +16,15 @@ import type { RunState } from "./state.js";
 
 /**
  * Checks the caller's values before the first node: required inputs and seeds present (unless only skipped nodes
- * need them), no unknown names (an error, or a Warning when `unknownValues: "ignore"`), a pending pause answered.
+ * need them), no unknown names (an error, or a Warning when `unknownValues: "ignore"`), a pending pause answered,
+ * no answer for a pause that is not pending. `paused` (nodes paused in the stored history, with their response key)
+ * is given for runs with a store: without one nothing tells which pauses are pending.
  */
 export function inputProblem(
   host: EngineHost,
   workflow: WorkflowRecord | undefined,
-): MissingInputError | UnknownValueError | undefined {
+  paused?: ReadonlyMap<string, string>,
+): MissingInputError | UnknownValueError | UnexpectedAnswerError | undefined {
   const { graph, config, state } = host;
   const spec = graph.inputs;
   const known = knownNames(graph);
@@ -30,6 +34,10 @@ export function inputProblem(
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
+  if (paused !== undefined && !config.isChild) {
+    const early = earlyAnswers(graph, config.values, paused);
+    if (early !== undefined) return unexpectedAnswerError(inputView(host, workflow), early.answers, early.pending);
+  }
   // Build warnings (a loop whose start only a name tie-break decided) reach the user with every run.
   for (const message of graph.warnings) host.event("Warning", { message });
   if (unknown.length === 0 || config.isChild) return undefined;
@@ -42,6 +50,36 @@ export function inputProblem(
     unknownInputs: unknown,
   });
   return undefined;
+}
+
+/**
+ * Answers (values named by a response key) for pauses that are not pending. An answer kept until its interrupt runs
+ * would be taken silently by a later visit, so it is refused. A paused GraphNode accepts every answer of its graph:
+ * its step names one pause, though several inside it may be waiting.
+ */
+function earlyAnswers(
+  graph: Graph,
+  values: Readonly<Record<string, unknown>>,
+  paused: ReadonlyMap<string, string>,
+): { answers: string[]; pending: Map<string, string> } | undefined {
+  const keys = responseKeys(graph);
+  let answers: string[] | undefined;
+  for (const k in values) if (keys.has(k)) (answers ??= []).push(k);
+  if (answers === undefined) return undefined;
+  const pending = new Map<string, string>();
+  const accepted = new Set<string>();
+  for (const [nodeName, key] of paused) {
+    pending.set(key, nodeName);
+    accepted.add(key);
+    const node = graph.nodes.get(nodeName);
+    if (node?.kind !== "graph") continue;
+    for (const inner of responseKeys(node.graph)) {
+      const outer = node.outerOutput(inner);
+      if (outer !== undefined) accepted.add(outer);
+    }
+  }
+  const refused = answers.filter((k) => !accepted.has(k));
+  return refused.length === 0 ? undefined : { answers: refused, pending };
 }
 
 /** What the input errors describe (built only when there is an error). */

@@ -20,6 +20,7 @@ export class Journal {
   readonly #host: EngineHost;
   readonly #store: CheckpointStoreService | undefined;
   #workflow: WorkflowRecord | undefined;
+  #paused: ReadonlyMap<string, string> = new Map();
   /** The fence of this run's writes: the root's epoch (child runs name the root as the guarding workflow). */
   #fence: Fence | undefined;
   #forked: StepRecord[] = [];
@@ -36,6 +37,11 @@ export class Journal {
     this.#host = host;
     this.#store = host.config.shared.store;
     this.#inline = this.#store === undefined || this.#store.policy.durability !== "sync";
+  }
+
+  /** Nodes paused in the stored history, with the response key each asked for (empty: new; undefined: no store). */
+  get paused(): ReadonlyMap<string, string> | undefined {
+    return this.#store === undefined ? undefined : this.#paused;
   }
 
   /** The stored workflow as it was before this run (undefined: new, or no store). */
@@ -97,6 +103,7 @@ export class Journal {
         const folded = foldSteps(this.#host, steps, turn);
         this.#parentVersionsSeen = folded.parentVersionsSeen;
         this.#newTurn = folded.newTurn;
+        this.#paused = folded.paused;
         this.#replay = folded.replay;
         this.#inputStep = this.#mergeInputs();
         return this.#restoreNested(store, folded.replayedGraphNodes);

@@ -6,6 +6,7 @@ import {
   type LeaseLostError,
   type MissingInputError,
   NodeExecutionError,
+  type UnexpectedAnswerError,
   type UnknownValueError,
   type VersionMismatchError,
 } from "../errors.js";
@@ -17,6 +18,7 @@ export type RunError =
   | NodeExecutionError
   | MissingInputError
   | UnknownValueError
+  | UnexpectedAnswerError
   | InvalidOptionError
   | InfiniteLoopError
   | LeaseLostError
