@@ -67,23 +67,20 @@ describe("an answer for a pause that is not pending", () => {
     expect(r3.values.published).toBe("yes+sure");
     expect(calls).toEqual(["draft", "publish"]);
 
-    // Completed: nothing is pending, an answer is refused and the workflow stays as it was.
-    const done = await stored(cp, "w");
-    const late = await refusal(runner.run(g, { workflowId: "w", values: { ok1: "again" } }));
-    expect(late.pending).toEqual([]);
-    expect(late.message).toContain("but nothing is pending (it is not paused)");
-    expect(await stored(cp, "w")).toEqual(done);
+    // Completed, new values are the next turn: a value for an interrupt's response skips it there, as on a first
+    // run — nothing is refused.
+    const next = await runner.run(g, { workflowId: "w", values: { ok1: "again", ok2: "too" } });
+    expect(next.status).toBe("completed");
+    expect(next.values.published).toBe("again+too");
     await runner.close();
   });
 
-  it("an answer with the first run of a workflow is refused before anything is created", async () => {
+  it("on a first run a value for an interrupt's response skips it (its documented meaning), it is not refused", async () => {
     const cp = new MemoryCheckpointer();
     const runner = new Runner({ checkpointer: cp });
-    const e = await refusal(runner.run(twoStepGraph([]), { workflowId: "new", values: { topic: "x", ok1: "pre" } }));
-    expect(e.answers).toEqual(["ok1"]);
-    expect(e.pending).toEqual([]);
-    expect(await cp.getWorkflow("new")).toBeUndefined();
-    expect(await cp.getSteps("new", { includeInputs: true })).toEqual([]);
+    const r = await runner.run(twoStepGraph([]), { workflowId: "new", values: { topic: "x", ok1: "pre" } });
+    expect(r.status).toBe("paused");
+    expect(r.pause?.responseKey).toBe("ok2");
     await runner.close();
   });
 

@@ -17,7 +17,7 @@ import type { RunState } from "./state.js";
 /**
  * Checks the caller's values before the first node: required inputs and seeds present (unless only skipped nodes
  * need them), no unknown names (an error, or a Warning when `unknownValues: "ignore"`), a pending pause answered,
- * no answer for a pause that is not pending. `paused` (nodes paused in the stored history, with their response key)
+ * and, when a paused workflow resumes, no answer for a pause that is not pending. `paused` (nodes paused in the stored history, with their response key)
  * is given for runs with a store: without one nothing tells which pauses are pending.
  */
 export function inputProblem(
@@ -34,7 +34,9 @@ export function inputProblem(
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
-  if (paused !== undefined && !config.isChild) {
+  // Only a resume of a paused workflow: on a first run (and on a completed workflow's next turn) a supplied value
+  // for an interrupt's response is its documented skip, and any other state is left to the claim.
+  if (paused !== undefined && !config.isChild && workflow?.status === "paused") {
     const early = earlyAnswers(graph, config.values, paused);
     if (early !== undefined) return unexpectedAnswerError(inputView(host, workflow), early.answers, early.pending);
   }
