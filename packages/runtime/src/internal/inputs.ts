@@ -35,8 +35,10 @@ export function inputProblem(
   for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
   // Only a resume of a paused workflow: on a first run (and on a completed workflow's next turn) a supplied value
-  // for an interrupt's response is its documented skip, and any other state is left to the claim.
-  if (paused !== undefined && !config.isChild && workflow?.status === "paused") {
+  // for an interrupt's response is its documented skip, and any other state is left to the claim. The record and
+  // the steps are read one after the other: a record that says paused over steps with no pause left means another
+  // runner resumed it in between — its claim, not this check, answers the caller (WorkflowConflictError).
+  if (paused !== undefined && paused.size > 0 && !config.isChild && workflow?.status === "paused") {
     const early = earlyAnswers(graph, config.values, paused);
     if (early !== undefined) return unexpectedAnswerError(inputView(host, workflow), early.answers, early.pending);
   }
