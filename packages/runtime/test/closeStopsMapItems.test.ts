@@ -1,36 +1,12 @@
 // `runner.close()` also owns the dispatched map items the runner runs (`runMapItem` of `@graph/runtime/worker`): it
 // stops them (they end `stopped`, their status written), waits for them, and only then closes the store; a closed
 // runner refuses new items.
-import type { Checkpointer } from "@graph/checkpoint";
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, type NodeContext, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { type MapDispatchRequest, Runner } from "../src/index.js";
 import { type MapItemRunOptions, runMapItem } from "../src/worker.js";
-
-/** A view of `inner` whose close() is recorded; any call after it fails, as on a closed store. */
-function closeRecording(inner: MemoryCheckpointer) {
-  const afterClose: string[] = [];
-  let closed = false;
-  const view = new Proxy(inner, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (key === "close") {
-          closed = true;
-          return Promise.resolve();
-        }
-        if (closed) {
-          afterClose.push(String(key));
-          return Promise.reject(new Error(`${String(key)} was called after the store was closed`));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  }) as Checkpointer;
-  return { view, afterClose, isClosed: () => closed };
-}
+import { closeRecording } from "./support/closeRecording.js";
 
 function itemOptions(request: MapDispatchRequest, i: number): MapItemRunOptions {
   return {
