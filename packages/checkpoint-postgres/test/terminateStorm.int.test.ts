@@ -17,8 +17,9 @@ describe("PostgreSQL backends terminated in a loop (pg_terminate_backend) while 
   it("the process survives, the hit runs fail with tagged errors, every workflow resumes to the exact result", {
     timeout: 240_000,
   }, async () => {
-    const child = fork(scriptCommand(childModule).script, [schema, appName, String(COUNT)], {
-      execArgv: [...scriptCommand(childModule).execArgv],
+    const command = scriptCommand(childModule);
+    const child = fork(command.script, [schema, appName, String(COUNT)], {
+      execArgv: [...command.execArgv],
       env: { ...process.env, DATABASE_URL },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

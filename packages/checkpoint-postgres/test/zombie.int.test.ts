@@ -39,8 +39,9 @@ async function frozenHolder(idleInTransactionTimeoutMs: number) {
   await seed.createWorkflow({ id: rootId, graphName: "g", graphHash: "h" });
   await seed.createWorkflow({ id: `${rootId}/inner`, graphName: "g", graphHash: "h", parentId: rootId });
   await seed.close();
-  const child = fork(scriptCommand(holderScript).script, [schema, rootId, dir, String(idleInTransactionTimeoutMs)], {
-    execArgv: [...scriptCommand(holderScript).execArgv],
+  const command = scriptCommand(holderScript);
+  const child = fork(command.script, [schema, rootId, dir, String(idleInTransactionTimeoutMs)], {
+    execArgv: [...command.execArgv],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let output = "";

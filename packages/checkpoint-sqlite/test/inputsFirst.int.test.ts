@@ -14,8 +14,9 @@ const child = fileURLToPath(new URL("./fixtures/inputsFirstChild.ts", import.met
 
 function runChild(args: string[]): Promise<NodeJS.Signals | number | null> {
   return new Promise((resolve, reject) => {
-    const proc = fork(scriptCommand(child).script, args, {
-      execArgv: [...scriptCommand(child).execArgv],
+    const command = scriptCommand(child);
+    const proc = fork(command.script, args, {
+      execArgv: [...command.execArgv],
       stdio: "inherit",
     });
     proc.on("error", reject);
