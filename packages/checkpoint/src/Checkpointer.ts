@@ -177,8 +177,43 @@ export interface WorkflowRecord {
    * at its next superstep or lease renewal. Absent when nobody asked.
    */
   readonly stopRequested?: StopRequest;
+  /**
+   * When the workflow is due: the wake-up time of a sleep, the deadline of a timed pause, or the start time of a
+   * delayed start. Absent when nothing is due. Listed by {@link Checkpointer.listDue}.
+   */
+  readonly wakeAt?: Date;
+  /** The event a `waitFor` pause waits for, found by {@link Checkpointer.listWaiting}. Absent otherwise. */
+  readonly waitingFor?: EventWait;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/**
+ * What a paused workflow waits for: an event name and the canonical key of the values it must match (the runtime
+ * builds the key; the store only compares it for equality).
+ *
+ * @example
+ * ```ts
+ * const wait: EventWait = { event: "ticket.replied", key: '{"ticketId":"T-1"}' };
+ * ```
+ */
+export interface EventWait {
+  readonly event: string;
+  readonly key: string;
+}
+
+/**
+ * A workflow with a due time, as {@link Checkpointer.listDue} returns it.
+ *
+ * @example
+ * ```ts
+ * declare const checkpointer: Checkpointer;
+ * const due: readonly DueWorkflow[] = (await checkpointer.listDue?.({ before: new Date(), limit: 10 })) ?? [];
+ * ```
+ */
+export interface DueWorkflow {
+  readonly id: string;
+  readonly wakeAt: Date;
 }
 
 /**
@@ -243,6 +278,8 @@ export interface NewWorkflow {
   readonly graphName: string;
   readonly graphHash: string;
   readonly parentId?: string;
+  /** A delayed start: the workflow is created `paused` with this due time (see {@link WorkflowRecord.wakeAt}). */
+  readonly wakeAt?: Date;
 }
 
 /**
@@ -260,6 +297,10 @@ export interface WorkflowUpdate {
   readonly error?: StoredError | null;
   /** `null` clears the stop request (a run that stopped because of it, or a resume that supersedes it). */
   readonly stopRequested?: null;
+  /** Sets (a `Date`) or clears (`null`) the due time; written in the same fenced write as the status and pause. */
+  readonly wakeAt?: Date | null;
+  /** Sets or clears the event a `waitFor` pause waits for; fenced like `wakeAt`. */
+  readonly waitingFor?: EventWait | null;
 }
 
 /**
@@ -529,6 +570,16 @@ export interface Checkpointer {
   /** State + versions + steps through a superstep (default: the latest). `undefined` for unknown ids. */
   getCheckpoint(id: string, options?: { readonly superstep?: number }): Promise<Checkpoint | undefined>;
   listWorkflows(options?: ListWorkflowsOptions): Promise<WorkflowPage>;
+  /**
+   * Workflows whose `wakeAt` is at or before `before` and whose status is `paused` or `running` (a running one may
+   * belong to a process that died), earliest first (ties by id), at most `limit` (default 100). Optional while the
+   * adapters adopt it; every adapter in this repository implements it.
+   */
+  listDue?(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]>;
+  /** The earliest `wakeAt` of any paused or running workflow, or `undefined`: what an in-process timer arms for. */
+  nextDue?(): Promise<Date | undefined>;
+  /** Ids of the paused workflows waiting for `wait` (same event, same key), oldest first, at most `limit` (100). */
+  listWaiting?(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;
   /** Release resources. Idempotent. Flushes anything pending. */

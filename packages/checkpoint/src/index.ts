@@ -9,6 +9,8 @@
 export type {
   Checkpoint,
   Checkpointer,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   LeaseClaim,
