@@ -13,7 +13,7 @@ import {
   validateWakeAt,
 } from "../src/adapter.js";
 import type { CheckpointError } from "../src/index.js";
-import { defaultSerializer, isCheckpointError } from "../src/index.js";
+import { defaultSerializer, guardCheckpointer, isCheckpointError, MemoryCheckpointer } from "../src/index.js";
 
 function thrown(run: () => unknown): CheckpointError {
   try {
@@ -157,5 +157,34 @@ describe("due-time and event-wait rules (@graph/checkpoint/adapter)", () => {
     expect(() => decodeWorkflowRecord({ ...parts, wakeAt: 1.5 }, defaultSerializer, "getWorkflow", corrupt)).toThrow(
       "corrupt wakeAt",
     );
+  });
+});
+
+describe("guardCheckpointer and the time queries", () => {
+  it("forwards listDue, nextDue and listWaiting, classifying what they throw", async () => {
+    const memory = new MemoryCheckpointer();
+    const guarded = guardCheckpointer(memory);
+    await guarded.createWorkflow({ id: "late", graphName: "g", graphHash: "h", wakeAt: new Date(20) });
+    await guarded.createWorkflow({ id: "early", graphName: "g", graphHash: "h", wakeAt: new Date(10) });
+    await guarded.updateWorkflow("early", { waitingFor: { event: "e", key: "k" } });
+    expect(await guarded.listDue?.({ before: new Date(15) })).toStrictEqual([{ id: "early", wakeAt: new Date(10) }]);
+    expect(await guarded.nextDue?.()).toStrictEqual(new Date(10));
+    expect(await guarded.listWaiting?.({ event: "e", key: "k" })).toStrictEqual(["early"]);
+    expect(await guarded.listWaiting?.({ event: "e", key: "k" }, { limit: 1 })).toStrictEqual(["early"]);
+    const error = await guarded.listDue?.({ before: new Date(Number.NaN) }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ _tag: "CheckpointError", operation: "listDue", path: "before" });
+    await guarded.close();
+    await expect(guarded.nextDue?.()).rejects.toMatchObject({ _tag: "CheckpointError", operation: "nextDue" });
+  });
+
+  it("leaves them out for an adapter without them (written for an older contract)", () => {
+    const memory = new MemoryCheckpointer();
+    const older = Object.assign(Object.create(memory) as MemoryCheckpointer, {
+      listDue: undefined,
+      nextDue: undefined,
+      listWaiting: undefined,
+    });
+    const guarded = guardCheckpointer(older);
+    expect(["listDue", "nextDue", "listWaiting"].filter((name) => name in guarded)).toStrictEqual([]);
   });
 });
