@@ -97,6 +97,22 @@ describe("RedisCheckpointer due-time and wait indexes", () => {
     await checkpointer.close();
   });
 
+  it("many early entries: the readers walk past them batch by batch to the due workflow", async () => {
+    const checkpointer = open();
+    const p = checkpointer.prefix;
+    const stuck = Array.from({ length: 45 }, (_, i) => `stuck-${String(i).padStart(2, "0")}`);
+    for (const [i, id] of stuck.entries()) {
+      await checkpointer.createWorkflow({ id, graphName: "g", graphHash: "h" });
+      await diedMidWrite(p, id, T - 1000 + (i % 3));
+    }
+    await checkpointer.createWorkflow({ id: "due", graphName: "g", graphHash: "h", wakeAt: new Date(T) });
+    expect(await admin.zcard(`${p}{graph-index}:due`)).toBe(46);
+    expect(await checkpointer.nextDue()).toEqual(new Date(T));
+    expect(await checkpointer.listDue({ before: new Date(T), limit: 1 })).toEqual([{ id: "due", wakeAt: new Date(T) }]);
+    expect(await checkpointer.listDue({ before: new Date(T - 1) })).toEqual([]);
+    await checkpointer.close();
+  });
+
   it("an entry that disagrees with its record while no write is in flight is repaired by the reader", async () => {
     const checkpointer = open();
     const p = checkpointer.prefix;

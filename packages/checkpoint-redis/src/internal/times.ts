@@ -20,8 +20,13 @@ import type { DueWorkflow, EventWait } from "@graph/checkpoint";
 import { compareDue, compareWorkflowPosition } from "@graph/checkpoint/adapter";
 import type { IndexContext } from "./indexes.js";
 
-/** How many index entries one round trip reads. */
-const BATCH = 200;
+/** The most index entries one round trip reads (each is then checked against its record). */
+const MAX_BATCH = 1000;
+
+/** A batch a bit larger than what the answer needs: entries that fail the check against their record are rare. */
+function batchFor(limit: number): number {
+  return Math.min(MAX_BATCH, limit + 16);
+}
 
 /** What a write is about to store: its due time in ms and its wait (either may be absent). */
 export interface TimeWrite {
@@ -128,7 +133,7 @@ export class TimeIndex {
   /** `listDue` over checked options: candidates in score order, checked against their records. */
   async listDue(before: number, limit: number): Promise<DueWorkflow[]> {
     const found: { id: string; wakeAt: number }[] = [];
-    await this.#walk(this.#context.keys.index.due, before, async (batch, lastScore) => {
+    await this.#walk(this.#context.keys.index.due, before, batchFor(limit), async (batch, lastScore) => {
       for (const [i, stored] of (await this.#readMany(batch.map((entry) => entry.id))).entries()) {
         const entry = batch[i]!;
         if (stored?.wakeAt !== undefined && keepsDue(stored) && stored.wakeAt <= before) {
@@ -146,7 +151,7 @@ export class TimeIndex {
   /** `nextDue`: the earliest checked due time. */
   async nextDue(): Promise<Date | undefined> {
     let best: number | undefined;
-    await this.#walk(this.#context.keys.index.due, Number.POSITIVE_INFINITY, async (batch, lastScore) => {
+    await this.#walk(this.#context.keys.index.due, Number.POSITIVE_INFINITY, batchFor(0), async (batch, lastScore) => {
       for (const [i, stored] of (await this.#readMany(batch.map((entry) => entry.id))).entries()) {
         const entry = batch[i]!;
         if (stored?.wakeAt !== undefined && keepsDue(stored) && (best === undefined || stored.wakeAt < best)) {
@@ -162,35 +167,42 @@ export class TimeIndex {
   /** `listWaiting` over a checked wait: candidates in score order, checked against their records. */
   async listWaiting(wait: EventWait, limit: number): Promise<string[]> {
     const found: { id: string; createdAt: Date }[] = [];
-    await this.#walk(this.#context.keys.wait(wait), Number.POSITIVE_INFINITY, async (batch, lastScore) => {
-      for (const [i, stored] of (await this.#readMany(batch.map((entry) => entry.id))).entries()) {
-        const entry = batch[i]!;
-        const waiting = stored?.waitingFor;
-        const matches = waiting !== undefined && waiting.event === wait.event && waiting.key === wait.key;
-        if (matches && stored?.status === "paused") found.push({ id: entry.id, createdAt: new Date(stored.createdAt) });
-        if (!matches || stored?.createdAt !== entry.score) await this.reconcile(entry.id, false);
-      }
-      found.sort(compareWorkflowPosition);
-      return found.length >= limit && found[limit - 1]!.createdAt.getTime() < lastScore;
-    });
+    await this.#walk(
+      this.#context.keys.wait(wait),
+      Number.POSITIVE_INFINITY,
+      batchFor(limit),
+      async (batch, lastScore) => {
+        for (const [i, stored] of (await this.#readMany(batch.map((entry) => entry.id))).entries()) {
+          const entry = batch[i]!;
+          const waiting = stored?.waitingFor;
+          const matches = waiting !== undefined && waiting.event === wait.event && waiting.key === wait.key;
+          if (matches && stored?.status === "paused")
+            found.push({ id: entry.id, createdAt: new Date(stored.createdAt) });
+          if (!matches || stored?.createdAt !== entry.score) await this.reconcile(entry.id, false);
+        }
+        found.sort(compareWorkflowPosition);
+        return found.length >= limit && found[limit - 1]!.createdAt.getTime() < lastScore;
+      },
+    );
     return found.slice(0, limit).map((entry) => entry.id);
   }
 
   /**
-   * Reads a sorted set in score order up to `max`, a batch at a time, until `enough(batch, lastScore)` says the
+   * Reads a sorted set in score order up to `max`, `size` entries at a time, until `enough(batch, lastScore)` says the
    * rest cannot change the answer. Each batch starts at the last score read, skipping the members of that score
    * already read; a member seen twice (its entry moved while the walk ran) is passed once.
    */
   async #walk(
     key: string,
     max: number,
+    size: number,
     enough: (batch: { id: string; score: number }[], lastScore: number) => Promise<boolean>,
   ): Promise<void> {
     const passed = new Set<string>();
     let min = Number.NEGATIVE_INFINITY;
     let atMin = new Set<string>();
     for (;;) {
-      const count = BATCH + atMin.size;
+      const count = size + atMin.size;
       const reply = await this.#context.client.zrangebyscore(
         key,
         min === Number.NEGATIVE_INFINITY ? "-inf" : String(min),
