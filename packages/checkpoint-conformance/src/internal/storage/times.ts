@@ -9,6 +9,7 @@ import { assertConflictError, ids, rejection, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
 import { create, storedRecords } from "./helpers.js";
 import { cleanUp, dueList, parked, timed, timeRange, uniqueWait } from "./timeHelpers.js";
+import { describeTimeModel } from "./timeModel.js";
 import { describeBadTimes, describeTimeQueries } from "./timeQueries.js";
 
 /** A workflow claimed by "a", released, then claimed by "b": `stale` is a's fence, `current` b's. */
@@ -288,6 +289,7 @@ export function describeTimes(context: StorageContext): void {
     });
 
     describeTimeQueries(context);
+    describeTimeModel(context);
     describeBadTimes(context);
   });
 }
