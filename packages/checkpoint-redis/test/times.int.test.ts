@@ -132,6 +132,55 @@ describe("RedisCheckpointer due-time and wait indexes", () => {
     await checkpointer.close();
   });
 
+  it("writers and repairing readers at once: every stored due time is found, and the index ends exact", async () => {
+    const checkpointer = open();
+    const p = checkpointer.prefix;
+    const ids = Array.from({ length: 12 }, (_, i) => `c${String(i).padStart(2, "0")}`);
+    const leases = new Map<string, number>();
+    for (const id of ids) {
+      await checkpointer.createWorkflow({ id, graphName: "g", graphHash: "h" });
+      leases.set(id, (await checkpointer.claimWorkflow(id, { owner: "w", ttlMs: 60_000 })).epoch);
+    }
+    const stored = new Map<string, number | undefined>();
+    let writing = true;
+    // Readers list all the time, reconciling whatever they find out of step with its record.
+    const readers = Array.from({ length: 4 }, async () => {
+      let reads = 0;
+      while (writing) {
+        await checkpointer.listDue({ before: new Date(T + 10_000) });
+        await checkpointer.nextDue();
+        reads++;
+      }
+      return reads;
+    });
+    // Each workflow's writer (the lease holder) sets, moves and clears its due time; after every write the due
+    // list must reflect it at once.
+    const writers = ids.map(async (id, w) => {
+      for (let n = 0; n < 15; n++) {
+        const wakeAt = (w * 31 + n * 17) % 7 === 0 ? null : new Date(T + ((w * 97 + n * 53) % 10_000));
+        await checkpointer.updateWorkflow(id, { status: "paused", wakeAt }, { epoch: leases.get(id)! });
+        stored.set(id, wakeAt?.getTime());
+        const listed = await checkpointer.listDue({ before: new Date(T + 10_000), limit: 1000 });
+        const mine = listed.find((entry) => entry.id === id);
+        expect(mine?.wakeAt.getTime()).toBe(wakeAt?.getTime());
+      }
+    });
+    await Promise.all(writers);
+    writing = false;
+    expect(Math.min(...(await Promise.all(readers)))).toBeGreaterThan(0);
+    const expected = [...stored.entries()]
+      .filter((entry): entry is [string, number] => entry[1] !== undefined)
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    expect(
+      (await checkpointer.listDue({ before: new Date(T + 10_000) })).map((e) => [e.id, e.wakeAt.getTime()]),
+    ).toEqual(expected);
+    // Quiet again: no write in flight, and every entry equals its record.
+    expect(await admin.exists(`${p}{graph-index}:tpend`)).toBe(0);
+    const entries = await admin.zrange(`${p}{graph-index}:due`, 0, -1, "WITHSCORES");
+    expect(entries).toEqual(expected.flatMap(([id, ms]) => [id, String(ms)]));
+    await checkpointer.close();
+  });
+
   it("a refused write leaves the entries as they were, with no write left in flight", async () => {
     const checkpointer = open();
     const p = checkpointer.prefix;
