@@ -42,8 +42,18 @@ export {
   type Target,
 } from "./gates.js";
 export { closestName } from "./internal/suggest.js";
-export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
+export { type Duration, parseDuration, toEpochMs } from "./duration.js";
+export {
+  type InterruptHandler,
+  InterruptNode,
+  type InterruptOptions,
+  interrupt,
+  type PauseTiming,
+  type TimedAnswer,
+} from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
+export { type SleepOptions, sleep } from "./sleep.js";
+export { type WaitForOptions, waitFor } from "./waitFor.js";
 export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
