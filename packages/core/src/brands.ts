@@ -31,7 +31,7 @@ export const NODE_BRAND: unique symbol = Symbol.for("@graph/node") as never;
  * @example
  * ```ts
  * import { GRAPH_BRAND, Graph } from "@graph/core";
- * new Graph([])[GRAPH_BRAND]; // 1
+ * new Graph([])[GRAPH_BRAND]; // 2
  * ```
  */
 export const GRAPH_BRAND: unique symbol = Symbol.for("@graph/graph") as never;
