@@ -26,6 +26,8 @@ export interface WaitForOptions {
   readonly match: Readonly<Record<string, string>>;
   /** The value the event's payload becomes. */
   readonly response: string;
+  /** Values the wait starts behind (it begins once they exist), besides the matched ones. */
+  readonly after?: string | readonly string[];
   readonly timeout?: Duration;
   readonly onTimeout?: unknown;
   readonly timedOut?: string;
@@ -58,11 +60,13 @@ export function waitFor<
   Payload = unknown,
   Fallback = never,
   const TimedOut extends string = never,
+  const After extends string = never,
 >(options: {
   readonly name: Name;
   readonly event: string;
   readonly match: Match;
   readonly response: Response;
+  readonly after?: After | readonly After[];
   readonly timeout?: Duration;
   readonly onTimeout?: Fallback | ((shown: { [K in keyof Match]: unknown }) => Fallback);
   readonly timedOut?: TimedOut;
@@ -71,7 +75,7 @@ export function waitFor<
 }): NoInfer<
   InterruptNode<
     Name,
-    { [K in Match[keyof Match]]: unknown },
+    { [K in Match[keyof Match] | After]: unknown },
     TimedAnswer<Response, Payload | Fallback, TimedOut>
   >
 >;
@@ -113,6 +117,13 @@ export function waitFor(options: WaitForOptions): InterruptNode {
       );
     if (!values.includes(value)) values.push(value);
   }
+  const after = options.after === undefined ? [] : typeof options.after === "string" ? [options.after] : options.after;
+  if (!Array.isArray(after) || after.some((a) => typeof a !== "string" || a.length === 0 || a === options.response))
+    throw new GraphConfigError(
+      `The ${where} has 'after' ${describeValue(options.after)}: it must be a value name or a list of them (not its own response).\n  How to fix: after: "notified".`,
+      { where },
+    );
+  for (const a of after) if (!values.includes(a)) values.push(a);
   values.sort();
   const timing = timeoutOf(where, options, [...values, options.response]);
   const sortedMatch = Object.fromEntries(fields.map((f) => [f, (match as Record<string, string>)[f]!]));

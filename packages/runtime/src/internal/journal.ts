@@ -1,8 +1,14 @@
-import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
+import {
+  type Fence,
+  INPUT_STEP,
+  type StepRecord,
+  WorkflowConflictError,
+  type WorkflowRecord,
+} from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
-import { VersionMismatchError } from "../errors.js";
+import { InvalidOptionError, VersionMismatchError } from "../errors.js";
 import { RunResult } from "../RunResult.js";
 import { loadChildResult } from "./childResult.js";
 import { deepEqual } from "./equal.js";
@@ -124,12 +130,21 @@ export class Journal {
     const { config, graph } = this.#host;
     const id = config.workflowId;
     const lease = config.lease;
+    const startAt = config.time?.startAt;
     const newWorkflow = {
       id,
       graphName: graph.name ?? "graph",
       graphHash: graph.definitionHash,
       ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
+      ...(startAt === undefined ? {} : { wakeAt: new Date(startAt) }),
     };
+    if (startAt !== undefined && this.#workflow !== undefined)
+      return Effect.fail(
+        new InvalidOptionError(
+          `runner.start(): workflow '${id}' already exists, so it can't be given a delayed start (startAt / delay).\n  How to fix: use a new workflowId, or run the existing workflow without startAt / delay.`,
+          "startAt",
+        ),
+      );
     const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
     if (config.isChild) {
       this.replay();
@@ -162,12 +177,10 @@ export class Journal {
           : undefined,
       )
       .pipe(
-        // A stop asked for after restore read the workflow stops the run before any node. A workflow this
-        // run creates skips the read (a round trip per run): a request racing its creation is seen at the
-        // first stop poll.
-        Effect.zipRight(
-          createAndClaim ? Effect.void : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
-        ),
+        // A stop asked for after restore read the workflow stops the run before any node; and a workflow that
+        // another runner resumed in between is left to it (see `#still`). A workflow this run creates skips the
+        // read (a round trip per run): a request racing its creation is seen at the first stop poll.
+        Effect.zipRight(createAndClaim ? Effect.void : Effect.flatMap(store.getWorkflow(id), (now) => this.#still(now))),
       );
     return claim.pipe(
       Effect.tap(() => {
@@ -190,10 +203,54 @@ export class Journal {
                       error: null,
                       ...(config.force ? { graphHash: graph.definitionHash } : {}),
                       ...(clearStop ? { stopRequested: null } : {}),
+                      // Resumed: what it waited for is over (the run stores its next due time when it pauses again).
+                      ...(this.#workflow?.wakeAt === undefined ? {} : { wakeAt: null }),
+                      ...(this.#workflow?.waitingFor === undefined ? {} : { waitingFor: null }),
                     },
                     this.#fence,
                   ),
                 ),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Read right after the claim: the workflow as it is now must be the one `restore` read (no step written since,
+   * and for a wake the same due time). Otherwise another runner resumed it in between — a human's answer and a
+   * timeout racing, two schedulers firing one due time — and this run's restored state is stale: it gives the
+   * lease back, writes nothing else, and fails with a `WorkflowConflictError` (reason `"stale-fence"`). A wake
+   * that goes on reports `TimerFired` with how late it is.
+   */
+  #still(now: WorkflowRecord | undefined): Effect.Effect<void, RunError> {
+    const { config } = this.#host;
+    const lease = config.lease!;
+    lease.sawStop(now?.stopRequested);
+    const before = this.#workflow;
+    const wake = config.time?.wake;
+    const moved =
+      now === undefined ||
+      before === undefined ||
+      now.stepCount !== before.stepCount ||
+      now.lastSuperstep !== before.lastSuperstep ||
+      (wake !== undefined && (now.wakeAt?.getTime() !== wake || (now.status !== "paused" && now.status !== "running")));
+    if (!moved) {
+      if (wake !== undefined) {
+        const firedAt = config.shared.clock.now();
+        this.#host.event("TimerFired", { dueAt: wake, firedAt, lateMs: Math.max(0, firedAt - wake) });
+      }
+      return Effect.void;
+    }
+    const id = config.workflowId;
+    const what = wake === undefined ? "resumed" : "woken for this due time";
+    return Effect.ignore(lease.release).pipe(
+      Effect.zipRight(
+        Effect.fail(
+          new WorkflowConflictError({
+            workflowId: id,
+            reason: "stale-fence",
+            message: `Workflow '${id}' was ${what} by another runner while this call was starting (its stored history changed between reading it and taking the lease). Nothing was written.\n  How to fix: read the workflow again (runner.run with its workflowId and no values returns its state) and answer its current pause, if any.`,
+          }),
         ),
       ),
     );
@@ -261,6 +318,8 @@ export class Journal {
           ? null
           : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
       error: result.error === undefined ? null : toStoredError(result.error),
+      // What the pause waits for, stored in the same fenced write as the pause (only the root's record is listed).
+      ...(config.isChild ? {} : this.#timeFields(result)),
     };
     // A root run's last queued steps, final status and lease release go in one write.
     const write: Effect.Effect<unknown, RunError> =
@@ -278,10 +337,27 @@ export class Journal {
               }),
             ),
           );
+    const dueAt = update.wakeAt?.getTime();
     return write.pipe(
+      // Stored: the runner's scheduler arms for it (a timer is only the reminder; the due time is in the store).
+      Effect.tap(() => {
+        if (dueAt !== undefined) config.shared.onDue(dueAt);
+      }),
       // A child that finished while its root lost the lease fails too: its parent must not record it.
       Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),
     );
+  }
+
+  /** The due time and the awaited event a root's final write stores (fields left out when nothing is to be said). */
+  #timeFields(result: RunResult): { wakeAt?: Date; waitingFor?: { event: string; key: string } } {
+    if (result.status !== "paused") return {};
+    const { state, config } = this.#host;
+    const wakeAt = config.time?.startAt ?? state.wakeAt;
+    const wait = state.waitingFor;
+    return {
+      ...(wakeAt === undefined ? {} : { wakeAt: new Date(wakeAt) }),
+      ...(wait === undefined ? {} : { waitingFor: { event: wait.event, key: wait.key } }),
+    };
   }
 
   /** On a typed failure or interruption: flush what was saved, mark the workflow failed, give the lease back. */
@@ -403,7 +479,7 @@ function stepRecord(workflowId: string, superstep: number, ex: Execution, o: Out
     inputVersions: ex.versions,
     values: o.kind === "completed" ? o.outputs : {},
     truncated: o.kind === "completed" && o.truncated === true,
-    startedAt: new Date(ex.startedAt),
+    startedAt: new Date(o.kind === "paused" && o.since !== undefined ? o.since : ex.startedAt),
     completedAt: new Date(),
   };
   if (o.kind === "completed" && o.decision !== undefined) step.decision = decisionToStored(o.decision);
