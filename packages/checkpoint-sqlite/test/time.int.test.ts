@@ -39,7 +39,10 @@ describe("durable time on a SQLite file (testClock)", () => {
 /** Forks the fixture in `mode`; resolves with its first IPC message, and its exit signal or code. */
 function child(args: string[]) {
   const command = scriptCommand(fileURLToPath(new URL("./fixtures/timeSleeper.ts", import.meta.url)));
-  const proc = fork(command.script, args, { execArgv: [...command.execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const proc = fork(command.script, args, {
+    execArgv: [...command.execArgv],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const exit = new Promise<unknown>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? code)));
   const message = new Promise<unknown>((resolve, reject) => {
     proc.on("message", resolve);
@@ -65,7 +68,9 @@ describe("SIGKILL while sleeping (real time, real processes)", () => {
     expect(seen.fired[0]!.firedAt).toBeGreaterThanOrEqual(wakeAt);
     expect(seen.values).toMatchObject({ job: "sleeper-1", napped: wakeAt, done: "sleeper-1 done" });
     const lines = logLines(log);
-    expect(lines.filter((l) => l.startsWith("before:")).map((l) => l.split(":")[2])).toEqual([String(sleeper.proc.pid)]);
+    expect(lines.filter((l) => l.startsWith("before:")).map((l) => l.split(":")[2])).toEqual([
+      String(sleeper.proc.pid),
+    ]);
     expect(lines.filter((l) => l.startsWith("after:"))).toEqual([`after:sleeper-1:${seen.pid}:${wakeAt}`]);
   });
 });

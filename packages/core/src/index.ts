@@ -11,6 +11,7 @@ export {
   NODE_PROTOCOL,
   type NodeKind,
 } from "./brands.js";
+export { type Duration, parseDuration, toEpochMs } from "./duration.js";
 export { END, type End } from "./END.js";
 export {
   GraphConfigError,
@@ -42,7 +43,6 @@ export {
   type Target,
 } from "./gates.js";
 export { closestName } from "./internal/suggest.js";
-export { type Duration, parseDuration, toEpochMs } from "./duration.js";
 export {
   type InterruptHandler,
   InterruptNode,
@@ -52,9 +52,8 @@ export {
   type TimedAnswer,
 } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
-export { type SleepOptions, sleep } from "./sleep.js";
-export { type WaitForOptions, waitFor } from "./waitFor.js";
 export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
+export { type SleepOptions, sleep } from "./sleep.js";
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
 export type { GraphResult, PathValue, ResultPath, RunStatus } from "./types/result.js";
@@ -66,3 +65,4 @@ export type {
   SeedChoiceOf,
   UnknownValuesOf,
 } from "./types/run.js";
+export { type WaitForOptions, waitFor } from "./waitFor.js";

@@ -37,9 +37,12 @@ export interface SleepOptions {
  * const graph = new Graph([coolOff, ship]);
  * ```
  */
-export function sleep<const Name extends string, const Input extends string, const Output extends string>(
-  options: { readonly name: Name; readonly input: Input; readonly duration: Duration; readonly output: Output },
-): NoInfer<InterruptNode<Name, { [K in Input]: unknown }, { [K in Output]: number }>>;
+export function sleep<const Name extends string, const Input extends string, const Output extends string>(options: {
+  readonly name: Name;
+  readonly input: Input;
+  readonly duration: Duration;
+  readonly output: Output;
+}): NoInfer<InterruptNode<Name, { [K in Input]: unknown }, { [K in Output]: number }>>;
 export function sleep<const Name extends string, const Until extends string, const Output extends string>(options: {
   readonly name: Name;
   readonly until: Until;
@@ -53,7 +56,9 @@ export function sleep(options: SleepOptions): InterruptNode {
     );
   const name = options.name;
   if (typeof name !== "string")
-    throw new GraphConfigError(`sleep() needs a name (a string), got ${describeValue(name)}.\n  How to fix: ${example}.`);
+    throw new GraphConfigError(
+      `sleep() needs a name (a string), got ${describeValue(name)}.\n  How to fix: ${example}.`,
+    );
   const where = `sleep '${name}'`;
   if (typeof options.output !== "string" || options.output.length === 0)
     throw new GraphConfigError(
@@ -78,9 +83,12 @@ export function sleep(options: SleepOptions): InterruptNode {
       { where },
     );
   if (input === options.output)
-    throw new GraphConfigError(`The ${where} uses '${input}' as both its input and its output; give the output its own name.`, {
-      where,
-    });
+    throw new GraphConfigError(
+      `The ${where} uses '${input}' as both its input and its output; give the output its own name.`,
+      {
+        where,
+      },
+    );
   const afterMs = hasUntil ? undefined : parseDuration(options.duration, `duration of the ${where}`);
   return new InterruptNode({
     name,

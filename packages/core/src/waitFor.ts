@@ -83,10 +83,14 @@ export function waitFor(options: WaitForOptions): InterruptNode {
   const example =
     'waitFor({ name: "await-reply", event: "ticket.replied", match: { ticketId: "ticketId" }, response: "reply", timeout: "4h", onTimeout: null })';
   if (!isPlainRecord(options))
-    throw new GraphConfigError(`waitFor() needs an options object, got ${describeValue(options)}.\n  How to fix: ${example}.`);
+    throw new GraphConfigError(
+      `waitFor() needs an options object, got ${describeValue(options)}.\n  How to fix: ${example}.`,
+    );
   const name = options.name;
   if (typeof name !== "string")
-    throw new GraphConfigError(`waitFor() needs a name (a string), got ${describeValue(name)}.\n  How to fix: ${example}.`);
+    throw new GraphConfigError(
+      `waitFor() needs a name (a string), got ${describeValue(name)}.\n  How to fix: ${example}.`,
+    );
   const where = `waitFor '${name}'`;
   for (const key of ["event", "response"] as const) {
     if (typeof options[key] !== "string" || options[key].trim().length === 0)

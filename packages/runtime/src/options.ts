@@ -6,8 +6,8 @@
  */
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import type { Duration, Graph } from "@graph/core";
-import type { NodeCache } from "./cache.js";
 import type { Clock } from "./Clock.js";
+import type { NodeCache } from "./cache.js";
 import type { EventProcessor } from "./events.js";
 
 /** Options of the runner. */

@@ -1,7 +1,7 @@
-import type { Clock } from "../Clock.js";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
+import type { Clock } from "../Clock.js";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";

@@ -1,10 +1,4 @@
-import {
-  type Fence,
-  INPUT_STEP,
-  type StepRecord,
-  WorkflowConflictError,
-  type WorkflowRecord,
-} from "@graph/checkpoint";
+import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
@@ -14,6 +8,7 @@ import { loadChildResult } from "./childResult.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
+import { stillAsRestored, timeFields } from "./journalTime.js";
 import { decisionToStored, type Execution, type Outcome, type RunError, toStoredError } from "./outcome.js";
 import { responseKeys } from "./responseKeys.js";
 
@@ -178,9 +173,13 @@ export class Journal {
       )
       .pipe(
         // A stop asked for after restore read the workflow stops the run before any node; and a workflow that
-        // another runner resumed in between is left to it (see `#still`). A workflow this run creates skips the
+        // another runner resumed in between is left to it (see `stillAsRestored`). A workflow this run creates skips the
         // read (a round trip per run): a request racing its creation is seen at the first stop poll.
-        Effect.zipRight(createAndClaim ? Effect.void : Effect.flatMap(store.getWorkflow(id), (now) => this.#still(now))),
+        Effect.zipRight(
+          createAndClaim
+            ? Effect.void
+            : Effect.flatMap(store.getWorkflow(id), (now) => stillAsRestored(this.#host, this.#workflow, now)),
+        ),
       );
     return claim.pipe(
       Effect.tap(() => {
@@ -210,47 +209,6 @@ export class Journal {
                     this.#fence,
                   ),
                 ),
-        ),
-      ),
-    );
-  }
-
-  /**
-   * Read right after the claim: the workflow as it is now must be the one `restore` read (no step written since,
-   * and for a wake the same due time). Otherwise another runner resumed it in between — a human's answer and a
-   * timeout racing, two schedulers firing one due time — and this run's restored state is stale: it gives the
-   * lease back, writes nothing else, and fails with a `WorkflowConflictError` (reason `"stale-fence"`). A wake
-   * that goes on reports `TimerFired` with how late it is.
-   */
-  #still(now: WorkflowRecord | undefined): Effect.Effect<void, RunError> {
-    const { config } = this.#host;
-    const lease = config.lease!;
-    lease.sawStop(now?.stopRequested);
-    const before = this.#workflow;
-    const wake = config.time?.wake;
-    const moved =
-      now === undefined ||
-      before === undefined ||
-      now.stepCount !== before.stepCount ||
-      now.lastSuperstep !== before.lastSuperstep ||
-      (wake !== undefined && (now.wakeAt?.getTime() !== wake || (now.status !== "paused" && now.status !== "running")));
-    if (!moved) {
-      if (wake !== undefined) {
-        const firedAt = config.shared.clock.now();
-        this.#host.event("TimerFired", { dueAt: wake, firedAt, lateMs: Math.max(0, firedAt - wake) });
-      }
-      return Effect.void;
-    }
-    const id = config.workflowId;
-    const what = wake === undefined ? "resumed" : "woken for this due time";
-    return Effect.ignore(lease.release).pipe(
-      Effect.zipRight(
-        Effect.fail(
-          new WorkflowConflictError({
-            workflowId: id,
-            reason: "stale-fence",
-            message: `Workflow '${id}' was ${what} by another runner while this call was starting (its stored history changed between reading it and taking the lease). Nothing was written.\n  How to fix: read the workflow again (runner.run with its workflowId and no values returns its state) and answer its current pause, if any.`,
-          }),
         ),
       ),
     );
@@ -319,7 +277,7 @@ export class Journal {
           : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
       error: result.error === undefined ? null : toStoredError(result.error),
       // What the pause waits for, stored in the same fenced write as the pause (only the root's record is listed).
-      ...(config.isChild ? {} : this.#timeFields(result)),
+      ...(config.isChild ? {} : timeFields(this.#host, result)),
     };
     // A root run's last queued steps, final status and lease release go in one write.
     const write: Effect.Effect<unknown, RunError> =
@@ -346,18 +304,6 @@ export class Journal {
       // A child that finished while its root lost the lease fails too: its parent must not record it.
       Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),
     );
-  }
-
-  /** The due time and the awaited event a root's final write stores (fields left out when nothing is to be said). */
-  #timeFields(result: RunResult): { wakeAt?: Date; waitingFor?: { event: string; key: string } } {
-    if (result.status !== "paused") return {};
-    const { state, config } = this.#host;
-    const wakeAt = config.time?.startAt ?? state.wakeAt;
-    const wait = state.waitingFor;
-    return {
-      ...(wakeAt === undefined ? {} : { wakeAt: new Date(wakeAt) }),
-      ...(wait === undefined ? {} : { waitingFor: { event: wait.event, key: wait.key } }),
-    };
   }
 
   /** On a typed failure or interruption: flush what was saved, mark the workflow failed, give the lease back. */

@@ -108,12 +108,13 @@ export class TimeKeeper {
       await this.#host.ready();
       const due = (await cp.listDue?.({ before: new Date(this.clock.now()), limit: BATCH })) ?? [];
       const woken = await Promise.all(due.map((d) => this.wake(d.id).catch(() => undefined)));
-      const stuck = woken.some((w) => w === undefined || (!w.woken && (w.reason === "busy" || w.reason === "unknown-graph")));
+      const stuck = woken.some(
+        (w) => w === undefined || (!w.woken && (w.reason === "busy" || w.reason === "unknown-graph")),
+      );
       const after = (await cp.nextDue?.())?.getTime();
       const now = this.clock.now();
       // A full batch: more is due, take it now. Something due nobody here can resume yet: look again later.
-      if (after !== undefined)
-        next = after > now ? after : due.length === BATCH && !stuck ? now : now + this.#retryMs;
+      if (after !== undefined) next = after > now ? after : due.length === BATCH && !stuck ? now : now + this.#retryMs;
     } catch {
       // The store is briefly unreachable: the due times are still there; look again later.
       next = this.clock.now() + this.#retryMs;
@@ -251,7 +252,9 @@ function waitForNode(graph: Graph, event: string, keys: readonly string[]): Inte
   const wanted = JSON.stringify(keys);
   return graph.interruptNodes.find(
     (n) =>
-      n.timing?.event === event && n.eventMatch !== undefined && JSON.stringify(Object.keys(n.eventMatch).sort()) === wanted,
+      n.timing?.event === event &&
+      n.eventMatch !== undefined &&
+      JSON.stringify(Object.keys(n.eventMatch).sort()) === wanted,
   );
 }
 

@@ -37,7 +37,7 @@ export function delayedStart(
     at = toEpochMs(startAt);
     if (at === undefined)
       throw new InvalidOptionError(
-        `${where}: option 'startAt' must be a valid time, got ${startAt instanceof Date ? "an invalid Date" : JSON.stringify(startAt) ?? String(startAt)}.\n  How to fix: pass a Date, an ISO 8601 string ("2026-01-01T09:00:00Z") or epoch milliseconds.`,
+        `${where}: option 'startAt' must be a valid time, got ${startAt instanceof Date ? "an invalid Date" : (JSON.stringify(startAt) ?? String(startAt))}.\n  How to fix: pass a Date, an ISO 8601 string ("2026-01-01T09:00:00Z") or epoch milliseconds.`,
         "startAt",
       );
   } else {

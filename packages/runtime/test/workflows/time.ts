@@ -68,7 +68,12 @@ export async function foodDeliveredOnTime(store: NewCheckpointer): Promise<void>
   await clock.advance(1);
   await until(() => fired(events).length > 0 && ended(events, "paused"));
   expect(fired(events)).toHaveLength(1);
-  expect(fired(events)[0]).toMatchObject({ workflowId: "order-42", dueAt: T0 + 90_000, firedAt: T0 + 90_000, lateMs: 0 });
+  expect(fired(events)[0]).toMatchObject({
+    workflowId: "order-42",
+    dueAt: T0 + 90_000,
+    firedAt: T0 + 90_000,
+    lateMs: 0,
+  });
   const waiting = await runner.run(graph, { workflowId: "order-42" });
   expect(waiting.pause).toMatchObject({ reason: "event", nodeName: "await-delivery", responseKey: "delivery" });
   expect(waiting.pause?.wakeAt).toBeUndefined();
@@ -213,7 +218,12 @@ export async function answerRacesTimeout(store: NewCheckpointer): Promise<void> 
   );
   const graph = new Graph([ask, publish], { name: "approval" });
   const human = runnerOn(shared, clock, { closeCheckpointer: false, owner: "human", scheduler: false });
-  const timer = runnerOn(shared, clock, { closeCheckpointer: false, owner: "timer", scheduler: false, graphs: [graph] });
+  const timer = runnerOn(shared, clock, {
+    closeCheckpointer: false,
+    owner: "timer",
+    scheduler: false,
+    graphs: [graph],
+  });
   const first = await human.runner.run(graph, { values: { draft: "post" }, workflowId: "post-1" });
   expect(first.pause).toMatchObject({ reason: "human_input", wakeAt: new Date(T0 + 2 * HOUR) });
   await clock.advance(2 * HOUR);

@@ -22,7 +22,12 @@ export function sleeperGraph(log: string, ms: number): Graph {
 }
 
 /** The child's side: runs to the sleep, tells the parent the due time, and waits to be killed. */
-export async function sleepThenWaitToDie(checkpointer: Checkpointer, log: string, ms: number, id: string): Promise<void> {
+export async function sleepThenWaitToDie(
+  checkpointer: Checkpointer,
+  log: string,
+  ms: number,
+  id: string,
+): Promise<void> {
   const runner = new Runner({ checkpointer, leaseTtlMs: 400, leaseRenewIntervalMs: 150, stopPollIntervalMs: 150 });
   const result = await runner.run(sleeperGraph(log, ms), { values: { id }, workflowId: id });
   process.send?.({ type: "sleeping", wakeAt: result.pause?.wakeAt?.getTime() ?? null });
@@ -44,7 +49,11 @@ export interface Resumed {
 export async function resumeWhenDue(checkpointer: Checkpointer, log: string, ms: number, id: string): Promise<Resumed> {
   const events: GraphEvent[] = [];
   const graph = sleeperGraph(log, ms);
-  const runner = new Runner({ checkpointer, graphs: [graph], eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
+  const runner = new Runner({
+    checkpointer,
+    graphs: [graph],
+    eventProcessors: [{ onEvent: (e) => void events.push(e) }],
+  });
   const deadline = Date.now() + ms + 30_000;
   while (!events.some((e) => e.type === "RunEnd" && e.status === "completed")) {
     if (Date.now() > deadline) throw new Error(`not resumed: ${JSON.stringify(events.map((e) => e.type))}`);

@@ -69,7 +69,10 @@ function shown(n: InterruptNode, ex: Execution): unknown {
   return match === undefined ? ex.inputs[n.inputName] : matchValues(match, ex.inputs);
 }
 
-function matchValues(match: Readonly<Record<string, string>>, inputs: Record<string, unknown>): Record<string, unknown> {
+function matchValues(
+  match: Readonly<Record<string, string>>,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(match)) out[field] = inputs[value];
   return out;
@@ -85,4 +88,8 @@ export function answered(n: InterruptNode, answer: unknown): Outcome {
 }
 
 const describe = (value: unknown): string =>
-  value instanceof Date ? "an invalid Date" : value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+  value instanceof Date
+    ? "an invalid Date"
+    : value === undefined
+      ? "undefined"
+      : (JSON.stringify(value) ?? String(value));
