@@ -134,7 +134,7 @@ describe("sleep, timed interrupts and waitFor", () => {
   it("definition hashes: plain interrupts keep theirs, every time option changes it", () => {
     const plain = interrupt({ name: "ask", input: "draft", response: "decision" });
     expect(plain.definitionHash).toBe(interrupt({ name: "ask", input: "draft", response: "decision" }).definitionHash);
-    const timed = (timeout: string, onTimeout: unknown = "no") =>
+    const timed = (timeout: Duration, onTimeout: unknown = "no") =>
       interrupt({ name: "ask", input: "draft", response: "decision", timeout, onTimeout }).definitionHash;
     const hashes = new Set([
       plain.definitionHash,

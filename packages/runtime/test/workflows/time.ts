@@ -28,7 +28,7 @@ function runnerOn(checkpointer: Checkpointer, clock: TestClock, extra: Partial<R
 }
 
 /** Waits (real time, a few ms at a time) for work a fired timer started: the store may do real I/O. */
-export async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
@@ -148,7 +148,7 @@ export async function supportEscalated(store: NewCheckpointer): Promise<void> {
 }
 
 /** nap (sleep 1h) → after: the smallest graph with a due time; `calls` counts the runs of `after`. */
-export function napGraph(calls: string[]): Graph {
+function napGraph(calls: string[]): Graph {
   const nap = sleep({ name: "nap", input: "job", duration: "1h", output: "napped" });
   const after = node({ name: "after", output: "done" }, async ({ job, napped }: { job: string; napped: number }) => {
     calls.push(`after:${job}:${napped}`);

@@ -8,7 +8,7 @@ import { type GraphEvent, Runner } from "../../src/index.js";
  * another process (the test's) opens the same store with the graph and must resume it on time, exactly once.
  * Side effects are appended to `log` (one line per run of a node), so every process's runs are counted.
  */
-export function sleeperGraph(log: string, ms: number): Graph {
+function sleeperGraph(log: string, ms: number): Graph {
   const before = node({ name: "before", output: "job" }, async ({ id }: { id: string }) => {
     appendFileSync(log, `before:${id}:${process.pid}\n`);
     return id;
