@@ -30,7 +30,7 @@ export {
   type StructureEdgeAttributes,
   type StructureNodeAttributes,
 } from "./Graph.js";
-export { GraphNode, type MapMode, type MapOverConfig } from "./GraphNode.js";
+export { GraphNode, type MapMode, type MapOverConfig, type MapOverOptions } from "./GraphNode.js";
 export {
   GateNode,
   IfElseNode,
