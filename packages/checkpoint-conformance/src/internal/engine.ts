@@ -29,6 +29,7 @@ import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
 import { describeCrashMatrix, sampledKillPoints } from "./crashMatrix.js";
+import { describeBulkOperations } from "./engineBulk.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
   closeQuietly,
@@ -352,6 +353,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
       describeInProcessStop(options);
       describeConflictMatrix(options);
+      describeBulkOperations(options);
     }
 
     if (child !== undefined) describeEngineLeases(options, child);
