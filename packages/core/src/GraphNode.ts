@@ -186,7 +186,9 @@ export class GraphNode<
    * @example
    * ```ts
    * import { Graph, node } from "@graph/core";
-   * const embed = node({ output: "vector" }, async (text: string) => [text.length]);
+   * const embed = node({ output: "vector" }, async function embed({ text }: { text: string }) {
+   *   return [text.length];
+   * });
    * const perItem = new Graph([embed], { name: "embed-one" });
    * const embedAll = perItem.asNode().mapOver("text", { concurrency: 3 }); // 3 texts at a time
    * ```
