@@ -44,7 +44,14 @@ export {
 export { closestName } from "./internal/suggest.js";
 export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
-export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
+export {
+  FunctionNode,
+  type NodeConcurrency,
+  type NodeFunction,
+  type NodeMode,
+  type NodeOptions,
+  node,
+} from "./node.js";
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
 export type { GraphResult, PathValue, ResultPath, RunStatus } from "./types/result.js";

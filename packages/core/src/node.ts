@@ -53,6 +53,27 @@ export interface NodeOptions {
   readonly retry?: RetryOptions;
   /** Timeout of each attempt. */
   readonly timeoutMs?: number;
+  /**
+   * At most this many calls of this node at once in one runner — a number, or `{ key, limit }` for a limit per key
+   * of its inputs (per tenant, per model). Calls over the limit wait (and can be stopped while they wait). Not part of
+   * the definition hash: it is how calls are scheduled, not what they compute.
+   */
+  readonly concurrency?: number | NodeConcurrency;
+}
+
+/**
+ * A concurrency limit per key: calls of the node whose inputs give the same key share `limit` permits.
+ *
+ * @example
+ * ```ts
+ * const perTenant: NodeConcurrency = { key: ({ tenantId }) => String(tenantId), limit: 2 };
+ * ```
+ */
+export interface NodeConcurrency {
+  /** The key of a call, from the node's inputs (by their names in the graph). */
+  readonly key: (inputs: Readonly<Record<string, any>>) => string | number;
+  /** Calls at once per key (an integer ≥ 1). */
+  readonly limit: number;
 }
 
 /**
@@ -80,6 +101,7 @@ interface FunctionSpec extends BaseSpec {
   readonly cache: boolean;
   readonly retry: RetryOptions | undefined;
   readonly timeoutMs: number | undefined;
+  readonly concurrency: NodeConcurrency | number | undefined;
 }
 
 /**
@@ -148,6 +170,10 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
   get timeoutMs(): number | undefined {
     return this.spec.timeoutMs;
+  }
+  /** The node's concurrency limit (see {@link NodeOptions.concurrency}), if it has one. */
+  get concurrency(): NodeConcurrency | number | undefined {
+    return this.spec.concurrency;
   }
   /** The wrapped function. */
   get fn(): NodeFunction {
@@ -477,5 +503,6 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     cache: options.cache ?? false,
     retry: options.retry,
     timeoutMs: options.timeoutMs,
+    concurrency: options.concurrency,
   });
 }

@@ -392,6 +392,48 @@ describe("node(): other options", () => {
   });
 });
 
+describe("node(): concurrency", () => {
+  it("keeps a plain or keyed limit, outside the definition hash", () => {
+    const key = ({ tenantId }: Record<string, unknown>) => String(tenantId);
+    const plain = node({ name: "n", concurrency: 2 }, async function n() {
+      return 1;
+    });
+    const keyed = node({ name: "n", concurrency: { key, limit: 3 } }, async function n() {
+      return 1;
+    });
+    expect(plain.concurrency).toBe(2);
+    expect(keyed.concurrency).toEqual({ key, limit: 3 });
+    expect(
+      node({ name: "n" }, async function n() {
+        return 1;
+      }).concurrency,
+    ).toBeUndefined();
+    expect(plain.definitionHash).toBe(keyed.definitionHash);
+    expect(plain.withName("m").concurrency).toBe(2);
+  });
+
+  it("names what is wrong and how to write it", () => {
+    const how =
+      "How to fix: concurrency: 2, or concurrency: { key: ({ tenantId }) => tenantId, limit: 2 } for a limit per key.";
+    expect(errorOf(() => node({ name: "n", concurrency: 0 }, () => 1)).message).toBe(
+      `Node 'n': option 'concurrency' must be an integer ≥ 1, got a number (0).\n  ${how}`,
+    );
+    expect(
+      errorOf(() => node({ name: "n", concurrency: { key: "tenantId", limit: 2 } as never }, () => 1)).message,
+    ).toBe(
+      `Node 'n': option 'concurrency.key' must be a function of the node's inputs, got a string ('tenantId').\n  ${how}`,
+    );
+    expect(errorOf(() => node({ name: "n", concurrency: { key: () => "a", limit: 1.5 } }, () => 1)).message).toContain(
+      "option 'concurrency.limit' must be an integer ≥ 1, got a number (1.5).",
+    );
+    expect(
+      errorOf(() => node({ name: "n", concurrency: { key: () => "a", limit: 1, per: "1m" } as never }, () => 1))
+        .message,
+    ).toContain("option 'concurrency.per' must be absent (the options are key and limit)");
+    expect(errorOf(() => node({ name: "n", concurrency: "2" as never }, () => 1))._tag).toBe("GraphConfigError");
+  });
+});
+
 describe("FunctionNode.definitionHash", () => {
   it("is a sha256 hex, equal for equal definitions", () => {
     const make = () => node({ name: "n", inputs: ["x"], output: "y" }, fromSource("({ x }) => x + 1"));

@@ -136,6 +136,19 @@ export class OtelProcessor {
         this.#roots.get(event.workflowId)?.span.addEvent("stop_requested", info, event.timestamp);
         return;
       }
+      case "NodeWaiting":
+        this.#run(event.spanId, event.workflowId)?.span.addEvent(
+          "node_waiting",
+          {
+            "graph.node.name": event.nodeName,
+            "graph.concurrency.key": event.key,
+            "graph.concurrency.limit": event.limit,
+            "graph.concurrency.active": event.active,
+            "graph.concurrency.queued": event.queued,
+          },
+          event.timestamp,
+        );
+        return;
       case "CacheHit": {
         const node = this.#nodes.get(event.spanId);
         node?.span.setAttribute("graph.cached", true);

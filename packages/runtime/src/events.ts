@@ -100,6 +100,18 @@ export type GraphEvent =
     })
   | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] })
   /**
+   * A call of a node with a concurrency limit (`node({ concurrency })`) waits for a permit: `active` calls hold the
+   * `limit` permits of its `key` (`""` for a plain limit), `queued` wait (this one included).
+   */
+  | (EventBase & {
+      readonly type: "NodeWaiting";
+      readonly nodeName: string;
+      readonly key: string;
+      readonly limit: number;
+      readonly active: number;
+      readonly queued: number;
+    })
+  /**
    * Only in `start().events`: its buffer (`eventBufferSize`, default 1000) was full and nobody read it, so the
    * `count` oldest events were dropped; this marker stands in their place (a run never waits on its handle).
    */

@@ -67,7 +67,7 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
       `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
       { where: name },
     );
-  const { output, defaults, outputSchema, cache, retry, timeoutMs } = options;
+  const { output, defaults, outputSchema, cache, retry, timeoutMs, concurrency } = options;
   if (
     output !== undefined &&
     typeof output !== "string" &&
@@ -96,6 +96,26 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
   if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
     throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
   if (retry !== undefined) checkRetry(retry, fail);
+  if (concurrency !== undefined) checkConcurrency(concurrency, fail);
+}
+
+function checkConcurrency(
+  concurrency: unknown,
+  fail: (key: string, value: unknown, expected: string, example: string) => GraphConfigError,
+): void {
+  const isLimit = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 1;
+  const example = "concurrency: 2, or concurrency: { key: ({ tenantId }) => tenantId, limit: 2 } for a limit per key";
+  if (typeof concurrency === "number") {
+    if (!isLimit(concurrency)) throw fail("concurrency", concurrency, "an integer ≥ 1", example);
+    return;
+  }
+  if (!isPlainRecord(concurrency)) throw fail("concurrency", concurrency, "an integer ≥ 1 or { key, limit }", example);
+  const { key, limit, ...rest } = concurrency as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined)
+    throw fail(`concurrency.${extra}`, rest[extra], "absent (the options are key and limit)", example);
+  if (typeof key !== "function") throw fail("concurrency.key", key, "a function of the node's inputs", example);
+  if (!isLimit(limit)) throw fail("concurrency.limit", limit, "an integer ≥ 1", example);
 }
 
 /** The longest delay a Node.js timer can hold (about 24.8 days); a longer one fires at once. */

@@ -55,7 +55,8 @@ interface ChunkPlan {
  * runs `floor(k / chunks)` (≤ 16) items at a time. Without it, chunks of `chunkSize` run 16 items each.
  */
 export function chunkPlan(count: number, chunkSize: number, concurrency: number | undefined): ChunkPlan {
-  if (concurrency === undefined) return { size: chunkSize, chunks: Math.ceil(count / chunkSize), itemConcurrency: undefined };
+  if (concurrency === undefined)
+    return { size: chunkSize, chunks: Math.ceil(count / chunkSize), itemConcurrency: undefined };
   const chunks = Math.max(1, Math.min(concurrency, Math.ceil(count / chunkSize), count));
   const size = Math.ceil(count / chunks);
   return { size, chunks: Math.ceil(count / size), itemConcurrency: Math.min(16, Math.floor(concurrency / chunks)) };
@@ -135,12 +136,7 @@ async function dispatch(
     const nonce = crypto.randomUUID().slice(0, 8);
     const tx = redis.multi();
     for (let c = 0; c < chunks; c++)
-      tx.set(
-        `${key}:${c}`,
-        deps.serializer.serialize(request.items.slice(c * size, (c + 1) * size)),
-        "EX",
-        MAP_TTL_S,
-      );
+      tx.set(`${key}:${c}`, deps.serializer.serialize(request.items.slice(c * size, (c + 1) * size)), "EX", MAP_TTL_S);
     tx.del(`${key}:done`);
     tx.hset(key, {
       nonce,
@@ -243,24 +239,28 @@ export async function runNodeChunk(
   const text = await deps.redis.get(`${key}:${data.chunk}`);
   if (text === null) return 0; // the map is over (stopped and gathered): nothing left to run
   const items = deps.serializer.deserialize(text) as Record<string, unknown>[];
-  const ran = await runChunkItems(items.length, async (offset) => {
-    if (await deps.stopRequested(data.rootWorkflowId)) return false;
-    try {
-      await runMapItem(runner, graph, {
-        workflowId: itemWorkflowId(data.mapPath, data.start + offset),
-        parentWorkflowId: data.parentWorkflowId,
-        values: items[offset]!,
-        parentVersions: data.parentVersions,
-        fence: data.fence,
-        completeOnStop: data.completeOnStop,
-        maxIterations: data.maxIterations,
-      });
-      return true;
-    } catch (error) {
-      if (!isLeaseLostError(error)) throw error;
-      return false;
-    }
-  }, data.itemConcurrency);
+  const ran = await runChunkItems(
+    items.length,
+    async (offset) => {
+      if (await deps.stopRequested(data.rootWorkflowId)) return false;
+      try {
+        await runMapItem(runner, graph, {
+          workflowId: itemWorkflowId(data.mapPath, data.start + offset),
+          parentWorkflowId: data.parentWorkflowId,
+          values: items[offset]!,
+          parentVersions: data.parentVersions,
+          fence: data.fence,
+          completeOnStop: data.completeOnStop,
+          maxIterations: data.maxIterations,
+        });
+        return true;
+      } catch (error) {
+        if (!isLeaseLostError(error)) throw error;
+        return false;
+      }
+    },
+    data.itemConcurrency,
+  );
   if (ran === items.length) await deps.redis.sadd(`${key}:done`, data.chunk);
   return ran;
 }

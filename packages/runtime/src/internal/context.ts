@@ -5,12 +5,15 @@ import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";
 import type { LeaseTiming } from "./lease.js";
+import type { NodePermits } from "./nodePermits.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
 export interface Shared {
   /** Permits for leaf node executions, shared across nesting and map items. */
   readonly semaphore: Effect.Semaphore | undefined;
   readonly maxConcurrency: number | undefined;
+  /** Per-node limits (`node({ concurrency })`), shared by every run of the runner. */
+  readonly nodePermits: NodePermits;
   readonly cache: NodeCache | undefined;
   readonly store: CheckpointStoreService | undefined;
   readonly processors: readonly EventProcessor[];

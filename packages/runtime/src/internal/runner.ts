@@ -15,6 +15,7 @@ import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
+import { NodePermits } from "./nodePermits.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } from "./options.js";
 import type { RunError } from "./outcome.js";
 import { RunConfig } from "./runConfig.js";
@@ -37,6 +38,7 @@ export class RunnerCore {
   /** Completes when each live run has ended (status written, lease released): `close()` waits for them. */
   readonly #ended = new Set<Deferred.Deferred<void>>();
   readonly #semaphore: Effect.Semaphore | undefined;
+  readonly #nodePermits = new NodePermits();
   readonly #owner: string;
   #spans = { value: 1 };
   #sharedFor: Shared | undefined;
@@ -82,6 +84,7 @@ export class RunnerCore {
     const shared: Shared = {
       semaphore: this.#semaphore,
       maxConcurrency: this.options.maxConcurrency,
+      nodePermits: this.#nodePermits,
       cache: this.options.cache,
       store,
       processors: this.options.eventProcessors ?? [],

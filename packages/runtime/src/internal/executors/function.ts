@@ -14,11 +14,53 @@ import { driveStream } from "./stream.js";
 
 type Retry = NonNullable<FunctionNode["retry"]>;
 
-/** Runs a function node (under a permit of the shared concurrency limit when there is one). */
+/**
+ * Runs a function node: under a permit of its own limit (`node({ concurrency })`) when it has one, then under a
+ * permit of the runner's shared limit when there is one (taken in that order, so a call waiting for its node's
+ * permit holds none of the shared ones).
+ */
 export function executeFunction(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome> {
   const run = cached(host, ex, n, withRetry(host, ex, n));
   const semaphore = host.config.shared.semaphore;
-  return semaphore === undefined ? run : semaphore.withPermits(1)(run);
+  const shared = semaphore === undefined ? run : semaphore.withPermits(1)(run);
+  return n.concurrency === undefined ? shared : withNodePermit(host, ex, n, n.concurrency, shared);
+}
+
+function withNodePermit(
+  host: EngineHost,
+  ex: Execution,
+  n: FunctionNode,
+  concurrency: NonNullable<FunctionNode["concurrency"]>,
+  run: Effect.Effect<Outcome>,
+): Effect.Effect<Outcome> {
+  return Effect.suspend(() => {
+    let key = "";
+    let limit: number;
+    if (typeof concurrency === "number") limit = concurrency;
+    else {
+      limit = concurrency.limit;
+      try {
+        key = String(concurrency.key(ex.inputs));
+      } catch (error) {
+        host.event("NodeError", { nodeName: n.name, error, attempt: 1, willRetry: false }, ex.spanId);
+        return Effect.succeed<Outcome>({ kind: "failed", error, reported: true });
+      }
+    }
+    const onWait = (active: number, queued: number) =>
+      host.event("NodeWaiting", { nodeName: n.name, key, limit, active, queued }, ex.spanId);
+    // A stop cuts a wait for a permit short, as it cuts a running call (completeOnStop: a started run goes on).
+    const control = host.config.control;
+    if (control.stopRequested && !host.config.completeOnStop) return Effect.succeed(stopped());
+    const stop = control.stopRequested ? undefined : Deferred.await(control.stopped);
+    return host.config.shared.nodePermits.withPermit(
+      `${n.definitionHash}\u0000${key}`,
+      limit,
+      onWait,
+      stop,
+      run,
+      stopped,
+    );
+  });
 }
 
 /** The delays between attempts: constant, linear or exponential from `initialDelayMs`, capped at `maxDelayMs`. */
