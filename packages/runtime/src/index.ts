@@ -45,4 +45,5 @@ export {
 export type { MapDispatcher, MapDispatchRequest, MapFence } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
+export type { SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";
