@@ -58,6 +58,7 @@ export {
   type NodeFunction,
   type NodeMode,
   type NodeOptions,
+  type NodeRateLimit,
   node,
 } from "./node.js";
 export { type SleepOptions, sleep } from "./sleep.js";

@@ -429,8 +429,29 @@ describe("node(): concurrency", () => {
     expect(
       errorOf(() => node({ name: "n", concurrency: { key: () => "a", limit: 1, per: "1m" } as never }, () => 1))
         .message,
-    ).toContain("option 'concurrency.per' must be absent (the options are key and limit)");
+    ).toContain("option 'concurrency.per' must be absent (the options are key, limit and scope)");
     expect(errorOf(() => node({ name: "n", concurrency: "2" as never }, () => 1))._tag).toBe("GraphConfigError");
+  });
+});
+
+describe("node(): rateLimit", () => {
+  it("keeps the window in milliseconds and refuses bad limits with how to write one", () => {
+    const n = node({ name: "n", rateLimit: { limit: 60, per: "1m", scope: "openai" } }, async function n() {
+      return 1;
+    });
+    expect(n.rateLimit).toEqual({ limit: 60, per: 60_000, scope: "openai" });
+    expect(errorOf(() => node({ name: "n", rateLimit: { limit: 0, per: "1s" } }, () => 1)).message).toContain(
+      "option 'rateLimit.limit' must be an integer ≥ 1, got a number (0).",
+    );
+    const noWindow = errorOf(() => node({ name: "n", rateLimit: { limit: 5 } as never }, () => 1));
+    expect(noWindow.message).toContain('option \'rateLimit.per\' must be a window such as "1s" or "1m"');
+    expect(noWindow.message).toContain('How to fix: rateLimit: { limit: 60, per: "1m" }');
+    const badWindow = errorOf(() => node({ name: "n", rateLimit: { limit: 5, per: "soon" as never } }, () => 1));
+    expect(badWindow._tag).toBe("GraphConfigError");
+    expect(badWindow.message).toContain("rate limit window of node 'n'");
+    expect(
+      errorOf(() => node({ name: "n", rateLimit: { limit: 5, per: "1s", scope: "" } }, () => 1)).message,
+    ).toContain("option 'rateLimit.scope' must be a non-empty string (nodes with the same scope share the limit)");
   });
 });
 

@@ -199,7 +199,14 @@ export function apply(ev) {
       // Its concurrency limit is full: the call waits for a permit (its NodeStart comes once it has one).
       const n = nodeOf(run, ev.path);
       n.state = "waiting";
-      n.waiting = { key: ev.key, limit: ev.limit, active: ev.active, queued: ev.queued };
+      n.waiting = {
+        kind: ev.limitKind,
+        where: ev.where,
+        key: ev.key,
+        limit: ev.limit,
+        active: ev.active,
+        queued: ev.queued,
+      };
       return;
     }
     case "RouteDecision": {

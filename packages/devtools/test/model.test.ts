@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 // The page's model is plain browser JavaScript with no DOM: the same file the page loads is tested here.
 interface PageNode {
   state: string;
-  waiting?: { key: string; limit: number; active: number; queued: number };
+  waiting?: { kind: string; where: string; key: string; limit: number; active?: number; queued?: number };
   earlier?: boolean;
   outputs?: Record<string, string>;
   diff?: Record<string, { before?: string; after: string }>;
@@ -85,10 +85,19 @@ describe("page model", () => {
 
   it("a node waiting for a permit of its concurrency limit shows as waiting until it starts", () => {
     ev("RunStart", { depth: 0, graph: "g", path: "" });
-    ev("NodeWaiting", { path: "callModel", nodeName: "callModel", key: "acme", limit: 2, active: 2, queued: 1 });
+    ev("NodeWaiting", {
+      path: "callModel",
+      nodeName: "callModel",
+      limitKind: "concurrency",
+      where: "runner",
+      key: "acme",
+      limit: 2,
+      active: 2,
+      queued: 1,
+    });
     expect(node("callModel")).toMatchObject({
       state: "waiting",
-      waiting: { key: "acme", limit: 2, active: 2, queued: 1 },
+      waiting: { kind: "concurrency", where: "runner", key: "acme", limit: 2, active: 2, queued: 1 },
     });
     ev("NodeStart", { path: "callModel", inputs: {} });
     expect(node("callModel")).toMatchObject({ state: "running", waiting: undefined });

@@ -141,10 +141,12 @@ export class OtelProcessor {
           "node_waiting",
           {
             "graph.node.name": event.nodeName,
-            "graph.concurrency.key": event.key,
-            "graph.concurrency.limit": event.limit,
-            "graph.concurrency.active": event.active,
-            "graph.concurrency.queued": event.queued,
+            "graph.limit.kind": event.limitKind,
+            "graph.limit.where": event.where,
+            "graph.limit.key": event.key,
+            "graph.limit.limit": event.limit,
+            ...(event.active === undefined ? {} : { "graph.limit.active": event.active }),
+            ...(event.queued === undefined ? {} : { "graph.limit.queued": event.queued }),
           },
           event.timestamp,
         );

@@ -114,16 +114,19 @@ export type GraphEvent =
     })
   | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] })
   /**
-   * A call of a node with a concurrency limit (`node({ concurrency })`) waits for a permit: `active` calls hold the
-   * `limit` permits of its `key` (`""` for a plain limit), `queued` wait (this one included).
+   * A call of a node with a limit (`node({ concurrency })` or `rateLimit`) waits for a permit of its `key` (`""` for
+   * one limit for every call): in the runner (`active` calls hold the `limit` permits, `queued` wait, this one
+   * included), or in the store, where every runner on it shares them (counts unknown there).
    */
   | (EventBase & {
       readonly type: "NodeWaiting";
       readonly nodeName: string;
+      readonly limitKind: "concurrency" | "rate";
+      readonly where: "runner" | "store";
       readonly key: string;
       readonly limit: number;
-      readonly active: number;
-      readonly queued: number;
+      readonly active?: number;
+      readonly queued?: number;
     })
   /**
    * Only in `start().events`: its buffer (`eventBufferSize`, default 1000) was full and nobody read it, so the

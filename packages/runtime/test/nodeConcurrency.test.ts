@@ -47,6 +47,8 @@ describe("node concurrency", () => {
     expect(waits[0]).toMatchObject({
       type: "NodeWaiting",
       nodeName: "callModel",
+      limitKind: "concurrency",
+      where: "runner",
       key: "",
       limit: 2,
       active: 2,
@@ -128,5 +130,32 @@ describe("node concurrency", () => {
     expect((await holder.result).values.out).toBe(0);
     expect((await runner.run(graph, { values: { n: 2 } })).values.out).toBe(2);
     expect(calls).toBe(2);
+  });
+
+  it("a rate limit in one runner: at most 3 calls start in any 200 ms, per scope shared by two nodes", async () => {
+    const starts: number[] = [];
+    const limit = { scope: "provider", limit: 3, per: "200ms" } as const;
+    const ask = node({ output: "a", rateLimit: limit }, async function ask({ n }: { n: number }) {
+      starts.push(performance.now());
+      return n;
+    });
+    const check = node({ output: "c", rateLimit: limit }, async function check({ n }: { n: number }) {
+      starts.push(performance.now());
+      return -n;
+    });
+    const graph = new Graph([ask, check], { name: "rated" });
+    const runner = new Runner();
+    const began = performance.now();
+    const results = await Promise.all(Array.from({ length: 4 }, (_, n) => runner.run(graph, { values: { n } })));
+    expect(results.map((r) => [r.values.a, r.values.c])).toEqual([
+      [0, -0],
+      [1, -1],
+      [2, -2],
+      [3, -3],
+    ]);
+    starts.sort((x, y) => x - y);
+    expect(starts).toHaveLength(8);
+    for (let i = 0; i + 3 < starts.length; i++) expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(195);
+    expect(performance.now() - began).toBeGreaterThanOrEqual(400 - 5);
   });
 });

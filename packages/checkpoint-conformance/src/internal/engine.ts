@@ -54,6 +54,7 @@ import {
   raceGraph,
 } from "./engineGraph.js";
 import { describeEngineLeases, describeInProcessStop } from "./engineLeases.js";
+import { describeNodeLimits } from "./engineLimits.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
 import type { Storage } from "./handles.js";
 import { borrowed, crashable, openStorage } from "./handles.js";
@@ -354,6 +355,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       describeInProcessStop(options);
       describeConflictMatrix(options);
       describeBulkOperations(options);
+      describeNodeLimits(options);
     }
 
     if (child !== undefined) describeEngineLeases(options, child);

@@ -167,6 +167,8 @@ export class PageEvents {
           root: at.root,
           path: at.path,
           nodeName: event.nodeName,
+          limitKind: event.limitKind,
+          where: event.where,
           key: event.key,
           limit: event.limit,
           active: event.active,

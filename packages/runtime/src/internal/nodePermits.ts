@@ -14,39 +14,10 @@ export class NodePermits {
   readonly #slots = new Map<string, Slot>();
 
   /**
-   * Runs `use` under one of `limit` permits of `key`, or ends with `onStop()` when `stop` completes first while the
-   * call waits (the wait leaves the queue; a permit handed over in that instant goes to the next waiter).
-   * `onWait(active, queued)` is called when the call has to wait.
+   * Takes one of `limit` permits of `key`, waiting in arrival order; `onWait(active, queued)` when it has to wait.
+   * Interrupting a waiting call leaves the queue (a permit granted in that instant goes to the next waiter).
    */
-  withPermit<A, E, R>(
-    key: string,
-    limit: number,
-    onWait: (active: number, queued: number) => void,
-    stop: Effect.Effect<void> | undefined,
-    use: Effect.Effect<A, E, R>,
-    onStop: () => A,
-  ): Effect.Effect<A, E, R> {
-    const acquire = this.#acquire(key, limit, onWait);
-    const acquireOrStop =
-      stop === undefined
-        ? Effect.as(acquire, true)
-        : Effect.raceFirst(Effect.as(acquire, true), Effect.as(stop, false));
-    // Not acquireUseRelease: its acquire is uninterruptible, so a stop could not cut the wait short. The wait is
-    // interruptible (an interrupted wait gives back a permit granted in that instant); once it has the permit, the
-    // release is attached before anything can interrupt.
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(restore(acquireOrStop), (got) =>
-        got
-          ? Effect.ensuring(
-              restore(use),
-              Effect.sync(() => this.#release(key)),
-            )
-          : Effect.sync(onStop),
-      ),
-    );
-  }
-
-  #acquire(key: string, limit: number, onWait: (active: number, queued: number) => void): Effect.Effect<void> {
+  acquire(key: string, limit: number, onWait: (active: number, queued: number) => void): Effect.Effect<void> {
     return Effect.async<void>((resume) => {
       let slot = this.#slots.get(key);
       if (slot === undefined) {
@@ -69,7 +40,7 @@ export class NodePermits {
       current.waiters.push(waiter);
       return Effect.sync(() => {
         // Interrupted (a stop won the race): leave the queue, or give back a permit granted in that instant.
-        if (granted) return this.#release(key);
+        if (granted) return this.release(key);
         const at = current.waiters.indexOf(waiter);
         if (at >= 0) current.waiters.splice(at, 1);
         if (current.active === 0 && current.waiters.length === 0) this.#slots.delete(key);
@@ -77,7 +48,8 @@ export class NodePermits {
     });
   }
 
-  #release(key: string): void {
+  /** Gives one permit of `key` back (to the first waiter, if any). */
+  release(key: string): void {
     const slot = this.#slots.get(key);
     if (slot === undefined) return;
     slot.active--;

@@ -21,6 +21,7 @@ import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } fro
 import type { RunError } from "./outcome.js";
 import { RunConfig } from "./runConfig.js";
 import { finalize, linkSignal, runPromise, settle } from "./settle.js";
+import { StorePermits } from "./storePermits.js";
 import { TimeKeeper } from "./timeKeeper.js";
 import { checkTimeOptions, delayedStart } from "./timeOptions.js";
 
@@ -42,6 +43,7 @@ export class RunnerCore {
   readonly #ended = new Set<Deferred.Deferred<void>>();
   readonly #semaphore: Effect.Semaphore | undefined;
   readonly #nodePermits = new NodePermits();
+  readonly #storePermits: StorePermits | undefined;
   readonly #owner: string;
   #spans = { value: 1 };
   #sharedFor: Shared | undefined;
@@ -62,6 +64,10 @@ export class RunnerCore {
     }
     this.#semaphore = max === undefined ? undefined : Effect.runSync(Effect.makeSemaphore(max));
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    if (options.checkpointer !== undefined) {
+      const timing = leaseTiming(options);
+      this.#storePermits = new StorePermits(options.checkpointer, this.#owner, timing.ttlMs, timing.renewEveryMs);
+    }
     this.time = new TimeKeeper(
       options.checkpointer,
       options.clock ?? systemClock,
@@ -101,6 +107,7 @@ export class RunnerCore {
       semaphore: this.#semaphore,
       maxConcurrency: this.options.maxConcurrency,
       nodePermits: this.#nodePermits,
+      storePermits: this.#storePermits,
       cache: this.options.cache,
       store,
       processors: this.options.eventProcessors ?? [],

@@ -6,6 +6,7 @@ import * as Schedule from "effect/Schedule";
 import { stableKey } from "../equal.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
+import { withNodeLimits } from "../nodeLimits.js";
 import { type Execution, isIterator, isThenable, type Outcome, stopped } from "../outcome.js";
 import { driveStream } from "./stream.js";
 
@@ -15,7 +16,7 @@ import { driveStream } from "./stream.js";
 type Retry = NonNullable<FunctionNode["retry"]>;
 
 /**
- * Runs a function node: under a permit of its own limit (`node({ concurrency })`) when it has one, then under a
+ * Runs a function node: under permits of its own limits (`node({ concurrency, rateLimit })`) when it has some, then under a
  * permit of the runner's shared limit when there is one (taken in that order, so a call waiting for its node's
  * permit holds none of the shared ones).
  */
@@ -23,44 +24,7 @@ export function executeFunction(host: EngineHost, ex: Execution, n: FunctionNode
   const run = cached(host, ex, n, withRetry(host, ex, n));
   const semaphore = host.config.shared.semaphore;
   const shared = semaphore === undefined ? run : semaphore.withPermits(1)(run);
-  return n.concurrency === undefined ? shared : withNodePermit(host, ex, n, n.concurrency, shared);
-}
-
-function withNodePermit(
-  host: EngineHost,
-  ex: Execution,
-  n: FunctionNode,
-  concurrency: NonNullable<FunctionNode["concurrency"]>,
-  run: Effect.Effect<Outcome>,
-): Effect.Effect<Outcome> {
-  return Effect.suspend(() => {
-    let key = "";
-    let limit: number;
-    if (typeof concurrency === "number") limit = concurrency;
-    else {
-      limit = concurrency.limit;
-      try {
-        key = String(concurrency.key(ex.inputs));
-      } catch (error) {
-        host.event("NodeError", { nodeName: n.name, error, attempt: 1, willRetry: false }, ex.spanId);
-        return Effect.succeed<Outcome>({ kind: "failed", error, reported: true });
-      }
-    }
-    const onWait = (active: number, queued: number) =>
-      host.event("NodeWaiting", { nodeName: n.name, key, limit, active, queued }, ex.spanId);
-    // A stop cuts a wait for a permit short, as it cuts a running call (completeOnStop: a started run goes on).
-    const control = host.config.control;
-    if (control.stopRequested && !host.config.completeOnStop) return Effect.succeed(stopped());
-    const stop = control.stopRequested ? undefined : Deferred.await(control.stopped);
-    return host.config.shared.nodePermits.withPermit(
-      `${n.definitionHash}\u0000${key}`,
-      limit,
-      onWait,
-      stop,
-      run,
-      stopped,
-    );
-  });
+  return n.concurrency === undefined && n.rateLimit === undefined ? shared : withNodeLimits(host, ex, n, shared);
 }
 
 /** The delays between attempts: constant, linear or exponential from `initialDelayMs`, capped at `maxDelayMs`. */
