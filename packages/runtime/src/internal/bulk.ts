@@ -6,6 +6,7 @@
 import type { Checkpointer, WorkflowRecord, WorkflowStatus } from "@graph/checkpoint";
 import type { BulkOptions, BulkReport, WorkflowFilter } from "../bulk.js";
 import { fail, isRecord } from "./options.js";
+import { PERMIT_GRAPH } from "./storePermits.js";
 
 const STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 const FILTER_KEYS = new Set([
@@ -70,6 +71,7 @@ function matcher(filter: WorkflowFilter): (w: WorkflowRecord) => boolean {
       ? undefined
       : new Set(typeof filter.status === "string" ? [filter.status] : filter.status);
   return (w) =>
+    w.graphName !== PERMIT_GRAPH &&
     (statuses === undefined || statuses.has(w.status)) &&
     (filter.graph === undefined || w.graphName === filter.graph) &&
     (filter.idPrefix === undefined || w.id.startsWith(filter.idPrefix)) &&

@@ -22,6 +22,8 @@ export interface HeldPermit {
 }
 
 const PARENT = "~permits";
+/** The graph name of permit slot records: never a workflow of the user's (bulk operations skip them). */
+export const PERMIT_GRAPH = "~permit";
 /** Waits between rounds of tries when every slot is held: short at first, then at most this. */
 const MAX_BACKOFF_MS = 250;
 
@@ -85,7 +87,7 @@ export class StorePermits {
   /** The lease of slot `id`, or undefined when another holder has it. Each take is a new owner: never a renewal. */
   async #take(id: string, ttlMs: number): Promise<Lease | undefined> {
     if (!this.#known.has(id)) {
-      await this.checkpointer.createWorkflow({ id, graphName: "~permit", graphHash: "-", parentId: PARENT });
+      await this.checkpointer.createWorkflow({ id, graphName: PERMIT_GRAPH, graphHash: "-", parentId: PARENT });
       this.#known.add(id);
     }
     try {
