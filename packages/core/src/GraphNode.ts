@@ -46,6 +46,25 @@ export interface MapOverConfig {
   /** Public (outer) input names whose values are arrays to iterate. */
   readonly params: readonly string[];
   readonly mode: MapMode;
+  /**
+   * At most this many items run at once, in this process and across a worker pool (a distributed map splits into
+   * at most this many chunks, each running its items one at a time). Absent: the runner's `maxConcurrency`.
+   */
+  readonly concurrency?: number;
+}
+
+/**
+ * Options of `mapOver`.
+ *
+ * @example
+ * ```ts
+ * const options: MapOverOptions = { mode: "zip", concurrency: 3 };
+ * ```
+ */
+export interface MapOverOptions {
+  readonly mode?: MapMode;
+  /** At most this many items at once (an integer ≥ 1), here and across workers. */
+  readonly concurrency?: number;
 }
 
 interface GraphNodeSpec extends BaseSpec {
@@ -162,12 +181,23 @@ export class GraphNode<
   /**
    * Runs the inner graph once per item of the given (public) inputs; each output becomes an array in item order,
    * unmapped inputs are broadcast. `zip` requires equal lengths; `product` is cartesian; `[]` gives `[]` outputs.
+   * `concurrency` bounds the items running at once (the runner's `maxConcurrency` still applies on top).
+   *
+   * @example
+   * ```ts
+   * import { Graph, node } from "@graph/core";
+   * const embed = node({ output: "vector" }, async function embed({ text }: { text: string }) {
+   *   return [text.length];
+   * });
+   * const perItem = new Graph([embed], { name: "embed-one" });
+   * const embedAll = perItem.asNode().mapOver("text", { concurrency: 3 }); // 3 texts at a time
+   * ```
    */
   mapOver<const P extends keyof In & string>(
     params: P | readonly P[],
-    options?: { readonly mode?: MapMode },
+    options?: MapOverOptions,
   ): GraphNode<Name, Mapped<In, P>, Columns<Out>, Columns<Nested>, never>;
-  mapOver(params: string | readonly string[], options: { readonly mode?: MapMode } = {}): any {
+  mapOver(params: string | readonly string[], options: MapOverOptions = {}): any {
     const example = `How to fix: .mapOver("${this.inputs[0] ?? "items"}") or .mapOver([${this.inputs
       .slice(0, 2)
       .map((i) => `"${i}"`)
@@ -179,7 +209,13 @@ export class GraphNode<
       );
     if (!isPlainRecord(options))
       throw new GraphConfigError(
-        `GraphNode '${this.name}': mapOver's second argument must be an options object ({ mode }), got ${describeValue(options)}.\n  ${example}`,
+        `GraphNode '${this.name}': mapOver's second argument must be an options object ({ mode, concurrency }), got ${describeValue(options)}.\n  ${example}`,
+        { where: this.name },
+      );
+    const unknown = Object.keys(options).find((key) => key !== "mode" && key !== "concurrency");
+    if (unknown !== undefined)
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver has no option '${unknown}' (its options are 'mode' and 'concurrency').\n  ${example}`,
         { where: this.name },
       );
     const list: string[] = typeof params === "string" ? [params] : [...params];
@@ -209,7 +245,17 @@ export class GraphNode<
         );
       }
     }
-    return new GraphNode({ ...this.spec, mapOver: { params: list, mode } });
+    const concurrency = options.concurrency;
+    if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency >= 1)) {
+      throw new GraphConfigError(
+        `GraphNode '${this.name}': mapOver concurrency must be an integer ≥ 1, got ${typeof concurrency === "number" ? String(concurrency) : describeValue(concurrency)}.\n  How to fix: .mapOver(${JSON.stringify(list.length === 1 ? list[0] : list)}, { concurrency: 3 }) runs 3 items at a time; leave it out to use the runner's maxConcurrency.`,
+        { where: this.name },
+      );
+    }
+    return new GraphNode({
+      ...this.spec,
+      mapOver: concurrency === undefined ? { params: list, mode } : { params: list, mode, concurrency },
+    });
   }
 
   get definitionHash(): string {
@@ -220,7 +266,8 @@ export class GraphNode<
         graph: this.spec.graph.definitionHash,
         inputs: this.spec.inputs,
         outputs: this.spec.outputs,
-        mapOver: this.spec.mapOver,
+        // The concurrency limit is how items are scheduled, not what they compute: changing it keeps stored runs.
+        mapOver: this.spec.mapOver && { params: this.spec.mapOver.params, mode: this.spec.mapOver.mode },
         completeOnStop: this.spec.completeOnStop,
       }),
     );

@@ -31,7 +31,7 @@ export {
   type StructureEdgeAttributes,
   type StructureNodeAttributes,
 } from "./Graph.js";
-export { GraphNode, type MapMode, type MapOverConfig } from "./GraphNode.js";
+export { GraphNode, type MapMode, type MapOverConfig, type MapOverOptions } from "./GraphNode.js";
 export {
   GateNode,
   IfElseNode,
@@ -52,7 +52,15 @@ export {
   type TimedAnswer,
 } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
-export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
+export {
+  FunctionNode,
+  type NodeConcurrency,
+  type NodeFunction,
+  type NodeMode,
+  type NodeOptions,
+  type NodeRateLimit,
+  node,
+} from "./node.js";
 export { type SleepOptions, sleep } from "./sleep.js";
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";

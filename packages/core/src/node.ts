@@ -1,4 +1,5 @@
 import type * as z from "zod";
+import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
@@ -53,6 +54,52 @@ export interface NodeOptions {
   readonly retry?: RetryOptions;
   /** Timeout of each attempt. */
   readonly timeoutMs?: number;
+  /**
+   * At most this many calls of this node at once — a number, or `{ key, limit }` for a limit per key of its inputs
+   * (per tenant, per model). With a checkpointer the limit holds across every runner and process on the store;
+   * without one, in the runner. Calls over the limit wait (and can be stopped while they wait). Not part of the
+   * definition hash: it is how calls are scheduled, not what they compute.
+   */
+  readonly concurrency?: number | NodeConcurrency;
+  /** At most `limit` calls started per `per` (per key), shared like `concurrency`. */
+  readonly rateLimit?: NodeRateLimit;
+}
+
+/**
+ * A rate limit: at most `limit` calls start in any window of length `per`, per key of the inputs.
+ *
+ * @example
+ * ```ts
+ * const openai: NodeRateLimit = { scope: "openai", limit: 60, per: "1m" };
+ * const perTenant: NodeRateLimit = { key: ({ tenantId }) => String(tenantId), limit: 20, per: "1s" };
+ * ```
+ */
+export interface NodeRateLimit {
+  /** The key of a call, from the node's inputs; absent: one limit for every call. */
+  readonly key?: (inputs: Readonly<Record<string, any>>) => string | number;
+  /** Calls started per window (an integer ≥ 1). */
+  readonly limit: number;
+  /** The window: milliseconds or a duration string (`"1s"`, `"1m"`). */
+  readonly per: Duration;
+  /** Nodes with the same scope share the limit (one API behind several nodes); default: the node's name. */
+  readonly scope?: string;
+}
+
+/**
+ * A concurrency limit per key: calls of the node whose inputs give the same key share `limit` permits.
+ *
+ * @example
+ * ```ts
+ * const perTenant: NodeConcurrency = { key: ({ tenantId }) => String(tenantId), limit: 2 };
+ * ```
+ */
+export interface NodeConcurrency {
+  /** The key of a call, from the node's inputs (by their names in the graph). */
+  readonly key: (inputs: Readonly<Record<string, any>>) => string | number;
+  /** Calls at once per key (an integer ≥ 1). */
+  readonly limit: number;
+  /** Nodes with the same scope share the limit; default: the node's name. */
+  readonly scope?: string;
 }
 
 /**
@@ -80,6 +127,8 @@ interface FunctionSpec extends BaseSpec {
   readonly cache: boolean;
   readonly retry: RetryOptions | undefined;
   readonly timeoutMs: number | undefined;
+  readonly concurrency: NodeConcurrency | number | undefined;
+  readonly rateLimit: NodeRateLimit | undefined;
 }
 
 /**
@@ -148,6 +197,14 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
   get timeoutMs(): number | undefined {
     return this.spec.timeoutMs;
+  }
+  /** The node's concurrency limit (see {@link NodeOptions.concurrency}), if it has one. */
+  get concurrency(): NodeConcurrency | number | undefined {
+    return this.spec.concurrency;
+  }
+  /** The node's rate limit (see {@link NodeOptions.rateLimit}), if it has one; its `per` in milliseconds. */
+  get rateLimit(): NodeRateLimit | undefined {
+    return this.spec.rateLimit;
   }
   /** The wrapped function. */
   get fn(): NodeFunction {
@@ -477,5 +534,11 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     cache: options.cache ?? false,
     retry: options.retry,
     timeoutMs: options.timeoutMs,
+    concurrency: options.concurrency,
+    // The window is kept in milliseconds: the runtime reads `rateLimit.per` as a number.
+    rateLimit:
+      options.rateLimit === undefined
+        ? undefined
+        : { ...options.rateLimit, per: parseDuration(options.rateLimit.per, `rate limit window of node '${name}'`) },
   });
 }

@@ -359,7 +359,7 @@ describe("bad input reported by the audit: tagged errors that say what and how t
     expect(configError(() => innerNode.mapOver(7 as never)).message).toContain("got a number (7)");
     expect(configError(() => innerNode.mapOver([Object.create(null)] as never)).message).toContain("got an array");
     expect(configError(() => innerNode.mapOver("a", null as never)).message).toBe(
-      `GraphNode 'inner': mapOver's second argument must be an options object ({ mode }), got null.\n` +
+      `GraphNode 'inner': mapOver's second argument must be an options object ({ mode, concurrency }), got null.\n` +
         `  How to fix: .mapOver("a") or .mapOver(["a"], { mode: "product" }).`,
     );
     expect(configError(() => innerNode.mapOver("a", { mode: 1n } as never)).message).toContain(

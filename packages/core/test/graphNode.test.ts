@@ -75,6 +75,32 @@ describe("asNode()", () => {
   });
 });
 
+describe("mapOver concurrency", () => {
+  it("is kept on the config, survives input renames, and is refused unless an integer ≥ 1", () => {
+    const limited = rag.asNode().mapOver("query", { concurrency: 3 });
+    expect(limited.mapOverConfig).toEqual({ params: ["query"], mode: "zip", concurrency: 3 });
+    expect(limited.withInputs({ query: "question" }).mapOverConfig).toEqual({
+      params: ["question"],
+      mode: "zip",
+      concurrency: 3,
+    });
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const error = errorOf(() => rag.asNode().mapOver("query", { concurrency: bad }));
+      expect(error._tag).toBe("GraphConfigError");
+      expect(error.message).toContain(`mapOver concurrency must be an integer ≥ 1, got ${String(bad)}`);
+      expect(error.message).toContain('.mapOver("query", { concurrency: 3 })');
+    }
+    const text = errorOf(() => rag.asNode().mapOver("query", { concurrency: "3" as unknown as number }));
+    expect(text.message).toContain("got a string ('3')");
+  });
+
+  it("refuses an option it does not know (a misspelt limit would silently not apply)", () => {
+    const error = errorOf(() => rag.asNode().mapOver("query", { concurency: 3 } as never));
+    expect(error._tag).toBe("GraphConfigError");
+    expect(error.message).toContain("mapOver has no option 'concurency' (its options are 'mode' and 'concurrency')");
+  });
+});
+
 describe("mapOver", () => {
   it("defaults to zip", () => {
     const mapped = rag.asNode().mapOver("query");

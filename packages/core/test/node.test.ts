@@ -392,6 +392,69 @@ describe("node(): other options", () => {
   });
 });
 
+describe("node(): concurrency", () => {
+  it("keeps a plain or keyed limit, outside the definition hash", () => {
+    const key = ({ tenantId }: Record<string, unknown>) => String(tenantId);
+    const plain = node({ name: "n", concurrency: 2 }, async function n() {
+      return 1;
+    });
+    const keyed = node({ name: "n", concurrency: { key, limit: 3 } }, async function n() {
+      return 1;
+    });
+    expect(plain.concurrency).toBe(2);
+    expect(keyed.concurrency).toEqual({ key, limit: 3 });
+    expect(
+      node({ name: "n" }, async function n() {
+        return 1;
+      }).concurrency,
+    ).toBeUndefined();
+    expect(plain.definitionHash).toBe(keyed.definitionHash);
+    expect(plain.withName("m").concurrency).toBe(2);
+  });
+
+  it("names what is wrong and how to write it", () => {
+    const how =
+      "How to fix: concurrency: 2, or concurrency: { key: ({ tenantId }) => tenantId, limit: 2 } for a limit per key.";
+    expect(errorOf(() => node({ name: "n", concurrency: 0 }, () => 1)).message).toBe(
+      `Node 'n': option 'concurrency' must be an integer ≥ 1, got a number (0).\n  ${how}`,
+    );
+    expect(
+      errorOf(() => node({ name: "n", concurrency: { key: "tenantId", limit: 2 } as never }, () => 1)).message,
+    ).toBe(
+      `Node 'n': option 'concurrency.key' must be a function of the node's inputs, got a string ('tenantId').\n  ${how}`,
+    );
+    expect(errorOf(() => node({ name: "n", concurrency: { key: () => "a", limit: 1.5 } }, () => 1)).message).toContain(
+      "option 'concurrency.limit' must be an integer ≥ 1, got a number (1.5).",
+    );
+    expect(
+      errorOf(() => node({ name: "n", concurrency: { key: () => "a", limit: 1, per: "1m" } as never }, () => 1))
+        .message,
+    ).toContain("option 'concurrency.per' must be absent (the options are key, limit and scope)");
+    expect(errorOf(() => node({ name: "n", concurrency: "2" as never }, () => 1))._tag).toBe("GraphConfigError");
+  });
+});
+
+describe("node(): rateLimit", () => {
+  it("keeps the window in milliseconds and refuses bad limits with how to write one", () => {
+    const n = node({ name: "n", rateLimit: { limit: 60, per: "1m", scope: "openai" } }, async function n() {
+      return 1;
+    });
+    expect(n.rateLimit).toEqual({ limit: 60, per: 60_000, scope: "openai" });
+    expect(errorOf(() => node({ name: "n", rateLimit: { limit: 0, per: "1s" } }, () => 1)).message).toContain(
+      "option 'rateLimit.limit' must be an integer ≥ 1, got a number (0).",
+    );
+    const noWindow = errorOf(() => node({ name: "n", rateLimit: { limit: 5 } as never }, () => 1));
+    expect(noWindow.message).toContain('option \'rateLimit.per\' must be a window such as "1s" or "1m"');
+    expect(noWindow.message).toContain('How to fix: rateLimit: { limit: 60, per: "1m" }');
+    const badWindow = errorOf(() => node({ name: "n", rateLimit: { limit: 5, per: "soon" as never } }, () => 1));
+    expect(badWindow._tag).toBe("GraphConfigError");
+    expect(badWindow.message).toContain("rate limit window of node 'n'");
+    expect(
+      errorOf(() => node({ name: "n", rateLimit: { limit: 5, per: "1s", scope: "" } }, () => 1)).message,
+    ).toContain("option 'rateLimit.scope' must be a non-empty string (nodes with the same scope share the limit)");
+  });
+});
+
 describe("FunctionNode.definitionHash", () => {
   it("is a sha256 hex, equal for equal definitions", () => {
     const make = () => node({ name: "n", inputs: ["x"], output: "y" }, fromSource("({ x }) => x + 1"));

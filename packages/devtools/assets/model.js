@@ -138,6 +138,7 @@ export function apply(ev) {
     case "NodeStart": {
       const n = nodeOf(run, ev.path);
       Object.assign(n, { state: "running", startedAt: ev.timestamp, inputs: ev.inputs, type: ev.nodeType });
+      n.waiting = undefined;
       Object.assign(n, { outputs: undefined, error: undefined, durationMs: undefined, attempt: 1, cached: false });
       Object.assign(n, { earlier: false, replayed: false, diff: undefined });
       if (n.items !== undefined) Object.assign(n, { items: undefined, itemCounts: undefined, done: undefined });
@@ -194,6 +195,20 @@ export function apply(ev) {
     case "CacheHit":
       nodeOf(run, ev.path).cached = true;
       return;
+    case "NodeWaiting": {
+      // Its concurrency limit is full: the call waits for a permit (its NodeStart comes once it has one).
+      const n = nodeOf(run, ev.path);
+      n.state = "waiting";
+      n.waiting = {
+        kind: ev.limitKind,
+        where: ev.where,
+        key: ev.key,
+        limit: ev.limit,
+        active: ev.active,
+        queued: ev.queued,
+      };
+      return;
+    }
     case "RouteDecision": {
       const n = nodeOf(run, ev.path);
       n.decision = ev.decision === null ? "none" : ev.decision.join(", ");

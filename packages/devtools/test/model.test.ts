@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 // The page's model is plain browser JavaScript with no DOM: the same file the page loads is tested here.
 interface PageNode {
   state: string;
+  waiting?: { kind: string; where: string; key: string; limit: number; active?: number; queued?: number };
   earlier?: boolean;
   outputs?: Record<string, string>;
   diff?: Record<string, { before?: string; after: string }>;
@@ -80,6 +81,26 @@ describe("page model", () => {
     expect(progressOf(node("m"))).toBe("8 done / 1 failed");
     ev("NodeError", { path: "m", error: "boom", attempt: 1, willRetry: false });
     expect(progressOf(node("m"))).toBe("11 stopped / 8 done / 1 failed");
+  });
+
+  it("a node waiting for a permit of its concurrency limit shows as waiting until it starts", () => {
+    ev("RunStart", { depth: 0, graph: "g", path: "" });
+    ev("NodeWaiting", {
+      path: "callModel",
+      nodeName: "callModel",
+      limitKind: "concurrency",
+      where: "runner",
+      key: "acme",
+      limit: 2,
+      active: 2,
+      queued: 1,
+    });
+    expect(node("callModel")).toMatchObject({
+      state: "waiting",
+      waiting: { kind: "concurrency", where: "runner", key: "acme", limit: 2, active: 2, queued: 1 },
+    });
+    ev("NodeStart", { path: "callModel", inputs: {} });
+    expect(node("callModel")).toMatchObject({ state: "running", waiting: undefined });
   });
 
   it("EventsDropped: a run whose start was dropped is shown from what arrives next, with the dropped count", () => {

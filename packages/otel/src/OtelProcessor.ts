@@ -136,6 +136,21 @@ export class OtelProcessor {
         this.#roots.get(event.workflowId)?.span.addEvent("stop_requested", info, event.timestamp);
         return;
       }
+      case "NodeWaiting":
+        this.#run(event.spanId, event.workflowId)?.span.addEvent(
+          "node_waiting",
+          {
+            "graph.node.name": event.nodeName,
+            "graph.limit.kind": event.limitKind,
+            "graph.limit.where": event.where,
+            "graph.limit.key": event.key,
+            "graph.limit.limit": event.limit,
+            ...(event.active === undefined ? {} : { "graph.limit.active": event.active }),
+            ...(event.queued === undefined ? {} : { "graph.limit.queued": event.queued }),
+          },
+          event.timestamp,
+        );
+        return;
       case "CacheHit": {
         const node = this.#nodes.get(event.spanId);
         node?.span.setAttribute("graph.cached", true);

@@ -6,7 +6,7 @@ import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RemoteRunError, RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
-import { mapFlow } from "./fixtures/graphs.mjs";
+import { limitedMap, mapFlow } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
 
 let env: TestEnv | undefined;
@@ -44,6 +44,37 @@ async function jobCounts(queue: string): Promise<Record<string, number>> {
     await q.close();
   }
 }
+
+describe("a distributed mapOver with a concurrency limit", () => {
+  it("100 items, concurrency 3, chunks of 10 on 3 workers: never more than 3 items running across the pool", async () => {
+    env = await testEnv("redis");
+    const log = logFile("limited");
+    const options = { ...env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "10" };
+    workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
+    remote = new RemoteRunner(env.submitter);
+    const xs = range(100);
+    const handle = remote.start(limitedMap, { values: { x: xs }, workflowId: "limited1" });
+    const events = collect(handle.events);
+    const result = await handle.result;
+    expect(result.status).toBe("completed");
+    expect(result.values.y).toEqual(xs.map((x) => x + 1));
+    let running = 0;
+    let peak = 0;
+    const started = new Set<string>();
+    for (const line of readLog(log)) {
+      if (line.node === "pace-start") {
+        started.add(line.tag);
+        peak = Math.max(peak, ++running);
+      } else if (line.node === "pace-end") running--;
+    }
+    expect(started.size).toBe(100);
+    expect(peak).toBeLessThanOrEqual(3);
+    // The map went to chunk jobs rather than running in the run's process.
+    expect((await events).filter((e) => e.type === "Paused")).toEqual([
+      expect.objectContaining({ reason: "map_dispatched", value: { items: 100 } }),
+    ]);
+  });
+});
 
 describe("distributed mapOver of a mapped GraphNode", () => {
   it("10,000 items in chunks of 100 on 3 workers, one SIGKILLed mid-chunk: every item once, in order", async () => {

@@ -1,8 +1,10 @@
 import type { Checkpoint } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import * as Effect from "effect/Effect";
+import type { BulkOptions, BulkReport, WorkflowFilter } from "./bulk.js";
 import type { GraphEvent } from "./events.js";
 import { type GraphRunner, makeRunHandle, type RunHandle } from "./GraphRunner.js";
+import { deleteMany, resumeMany, stopMany } from "./internal/bulkOps.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import { RunnerCore } from "./internal/runner.js";
 import { bindCore } from "./internal/runnerCores.js";
@@ -126,6 +128,56 @@ export class Runner implements GraphRunner {
    */
   stop(workflowId: string, info?: unknown): Promise<boolean> {
     return runPromise(this.#core.stop(workflowId, info));
+  }
+
+  /**
+   * Stops every stored workflow the filter matches that has not ended (see {@link Runner.stop}), page by page.
+   * `dryRun` only counts. Ended workflows are reported as skipped.
+   *
+   * @example
+   * ```ts
+   * const preview = await runner.stopMany({ graph: "support-agent", idPrefix: "tenant-7/" }, { dryRun: true });
+   * console.log(`would stop ${preview.matched}`);
+   * await runner.stopMany({ graph: "support-agent", idPrefix: "tenant-7/" }, { info: { reason: "tenant offboarded" } });
+   * ```
+   */
+  stopMany(filter: WorkflowFilter, options?: BulkOptions & { readonly info?: unknown }): Promise<BulkReport> {
+    return stopMany(this, this.#core.options.checkpointer, filter, options);
+  }
+
+  /**
+   * Runs `graph` again on every stored workflow the filter matches (its graph's name must be `graph.name`), one at a
+   * time: a stopped or failed workflow, or one whose process died, continues from its last checkpoint; a paused one
+   * stays paused unless `values` answer it. Completed workflows are skipped. `dryRun` only counts.
+   *
+   * @example
+   * ```ts
+   * // after fixing the bug that failed them:
+   * const report = await runner.resumeMany(graph, { status: "failed", graph: graph.name });
+   * console.log(`${report.done} resumed, ${report.failed.length} failed again`);
+   * ```
+   */
+  resumeMany(
+    graph: Graph,
+    filter: WorkflowFilter,
+    options?: BulkOptions & { readonly values?: Readonly<Record<string, unknown>> },
+  ): Promise<BulkReport> {
+    return resumeMany(this, this.#core.options.checkpointer, graph, filter, options);
+  }
+
+  /**
+   * Deletes every stored workflow the filter matches, with its child workflows and steps. A workflow running under
+   * a live lease is skipped (stop it first); `dryRun` only counts.
+   *
+   * @example
+   * ```ts
+   * const monthAgo = new Date(Date.now() - 30 * 24 * 3_600_000);
+   * const report = await runner.deleteMany({ status: ["completed", "stopped"], updatedBefore: monthAgo });
+   * console.log(`deleted ${report.done}`);
+   * ```
+   */
+  deleteMany(filter: WorkflowFilter, options?: BulkOptions): Promise<BulkReport> {
+    return deleteMany(this.#core.options.checkpointer, filter, options);
   }
 
   /**

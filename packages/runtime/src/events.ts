@@ -114,6 +114,21 @@ export type GraphEvent =
     })
   | (EventBase & { readonly type: "Warning"; readonly message: string; readonly unknownInputs?: readonly string[] })
   /**
+   * A call of a node with a limit (`node({ concurrency })` or `rateLimit`) waits for a permit of its `key` (`""` for
+   * one limit for every call): in the runner (`active` calls hold the `limit` permits, `queued` wait, this one
+   * included), or in the store, where every runner on it shares them (counts unknown there).
+   */
+  | (EventBase & {
+      readonly type: "NodeWaiting";
+      readonly nodeName: string;
+      readonly limitKind: "concurrency" | "rate";
+      readonly where: "runner" | "store";
+      readonly key: string;
+      readonly limit: number;
+      readonly active?: number;
+      readonly queued?: number;
+    })
+  /**
    * Only in `start().events`: its buffer (`eventBufferSize`, default 1000) was full and nobody read it, so the
    * `count` oldest events were dropped; this marker stands in their place (a run never waits on its handle).
    */

@@ -111,6 +111,11 @@ export interface MapDispatchRequest {
   /** The graph every item runs. */
   readonly graph: Graph;
   readonly count: number;
+  /**
+   * The node's `mapOver` concurrency: at most this many items may run at once across every process. A dispatcher
+   * that cannot bound it must answer "inline" (the items then run here under the limit).
+   */
+  readonly concurrency?: number;
   /** The values of every item: the node's inputs after renames and bindings, each item's mapped values set. */
   readonly items: readonly Readonly<Record<string, unknown>>[];
   /** The parent's versions of the values passed in (a restarted item takes only what changed). */

@@ -29,6 +29,7 @@ import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
 import { describeCrashMatrix, sampledKillPoints } from "./crashMatrix.js";
+import { describeBulkOperations } from "./engineBulk.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
   closeQuietly,
@@ -53,6 +54,7 @@ import {
   raceGraph,
 } from "./engineGraph.js";
 import { describeEngineLeases, describeInProcessStop } from "./engineLeases.js";
+import { describeNodeLimits } from "./engineLimits.js";
 import { ids, sleep, withCheckpointer } from "./fixtures.js";
 import type { Storage } from "./handles.js";
 import { borrowed, crashable, openStorage } from "./handles.js";
@@ -352,6 +354,8 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
 
       describeInProcessStop(options);
       describeConflictMatrix(options);
+      describeBulkOperations(options);
+      describeNodeLimits(options);
     }
 
     if (child !== undefined) describeEngineLeases(options, child);

@@ -67,7 +67,7 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
       `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
       { where: name },
     );
-  const { output, defaults, outputSchema, cache, retry, timeoutMs } = options;
+  const { output, defaults, outputSchema, cache, retry, timeoutMs, concurrency, rateLimit } = options;
   if (
     output !== undefined &&
     typeof output !== "string" &&
@@ -96,6 +96,48 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
   if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
     throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
   if (retry !== undefined) checkRetry(retry, fail);
+  if (concurrency !== undefined) checkConcurrency(concurrency, fail);
+  if (rateLimit !== undefined) checkRateLimit(rateLimit, fail);
+}
+
+type Fail = (key: string, value: unknown, expected: string, example: string) => GraphConfigError;
+
+const isLimit = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 1;
+
+function checkScope(option: string, scope: unknown, fail: Fail, example: string): void {
+  if (scope !== undefined && (typeof scope !== "string" || scope === ""))
+    throw fail(`${option}.scope`, scope, "a non-empty string (nodes with the same scope share the limit)", example);
+}
+
+function checkRateLimit(rateLimit: unknown, fail: Fail): void {
+  const example = 'rateLimit: { limit: 60, per: "1m" }, or { key: ({ tenantId }) => tenantId, limit: 20, per: "1s" }';
+  if (!isPlainRecord(rateLimit))
+    throw fail("rateLimit", rateLimit, "an object ({ limit, per, key?, scope? })", example);
+  const { key, limit, per, scope, ...rest } = rateLimit as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined)
+    throw fail(`rateLimit.${extra}`, rest[extra], "absent (the options are limit, per, key and scope)", example);
+  if (key !== undefined && typeof key !== "function")
+    throw fail("rateLimit.key", key, "a function of the node's inputs", example);
+  if (!isLimit(limit)) throw fail("rateLimit.limit", limit, "an integer ≥ 1", example);
+  if (per === undefined) throw fail("rateLimit.per", per, 'a window such as "1s" or "1m"', example);
+  checkScope("rateLimit", scope, fail, example);
+}
+
+function checkConcurrency(concurrency: unknown, fail: Fail): void {
+  const example = "concurrency: 2, or concurrency: { key: ({ tenantId }) => tenantId, limit: 2 } for a limit per key";
+  if (typeof concurrency === "number") {
+    if (!isLimit(concurrency)) throw fail("concurrency", concurrency, "an integer ≥ 1", example);
+    return;
+  }
+  if (!isPlainRecord(concurrency)) throw fail("concurrency", concurrency, "an integer ≥ 1 or { key, limit }", example);
+  const { key, limit, scope, ...rest } = concurrency as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined)
+    throw fail(`concurrency.${extra}`, rest[extra], "absent (the options are key, limit and scope)", example);
+  if (typeof key !== "function") throw fail("concurrency.key", key, "a function of the node's inputs", example);
+  if (!isLimit(limit)) throw fail("concurrency.limit", limit, "an integer ≥ 1", example);
+  checkScope("concurrency", scope, fail, example);
 }
 
 /** The longest delay a Node.js timer can hold (about 24.8 days); a longer one fires at once. */

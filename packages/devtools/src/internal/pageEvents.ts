@@ -159,6 +159,22 @@ export class PageEvents {
         const run = this.#runs.get(event.spanId);
         return { ...base, root: run?.root ?? event.workflowId, message: event.message };
       }
+      case "NodeWaiting": {
+        const at = this.#runPath(event.spanId, event.nodeName, event.workflowId);
+        if (at === undefined) return undefined;
+        return {
+          ...base,
+          root: at.root,
+          path: at.path,
+          nodeName: event.nodeName,
+          limitKind: event.limitKind,
+          where: event.where,
+          key: event.key,
+          limit: event.limit,
+          active: event.active,
+          queued: event.queued,
+        };
+      }
       default:
         // StreamingChunk (one per token: too many for the page), SuperstepStart, CheckpointSaved.
         return undefined;

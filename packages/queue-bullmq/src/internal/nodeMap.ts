@@ -38,6 +38,28 @@ export interface NodeChunkJobData {
   readonly parentVersions: Readonly<Record<string, number>>;
   readonly completeOnStop: boolean;
   readonly maxIterations: number;
+  /** Items of this chunk run at once (the node's `mapOver` concurrency shared among its chunks); default 16. */
+  readonly itemConcurrency?: number;
+}
+
+/** How a map's items split into chunks: how many items per chunk, how many chunks, how many items of each at once. */
+interface ChunkPlan {
+  readonly size: number;
+  readonly chunks: number;
+  readonly itemConcurrency: number | undefined;
+}
+
+/**
+ * The chunks of a map of `count` items. With a `mapOver` concurrency `k`, no more than `k` items may run at once
+ * across the pool, and chunk jobs of one map can't be throttled among themselves: so at most `k` chunks, and each
+ * runs `floor(k / chunks)` (≤ 16) items at a time. Without it, chunks of `chunkSize` run 16 items each.
+ */
+export function chunkPlan(count: number, chunkSize: number, concurrency: number | undefined): ChunkPlan {
+  if (concurrency === undefined)
+    return { size: chunkSize, chunks: Math.ceil(count / chunkSize), itemConcurrency: undefined };
+  const chunks = Math.max(1, Math.min(concurrency, Math.ceil(count / chunkSize), count));
+  const size = Math.ceil(count / chunks);
+  return { size, chunks: Math.ceil(count / size), itemConcurrency: Math.min(16, Math.floor(concurrency / chunks)) };
 }
 
 /** What the dispatcher and the chunks need from their worker. */
@@ -100,19 +122,29 @@ async function dispatch(
   const mapPath = `${request.parentWorkflowId}/${request.nodeName}`;
   const key = keys.nodeMap(mapPath);
   const state = await redis.hgetall(key);
-  const chunks = Math.ceil(request.count / chunkSize);
+  // A map already dispatched keeps the split it was dispatched with (a redeploy may have changed the options).
+  const plan =
+    state["size"] === undefined
+      ? chunkPlan(request.count, chunkSize, request.concurrency)
+      : {
+          size: Number(state["size"]),
+          chunks: Number(state["chunks"]),
+          itemConcurrency: state["items"] === undefined ? undefined : Number(state["items"]),
+        };
+  const { chunks, size } = plan;
   if (state["nonce"] === undefined) {
     const nonce = crypto.randomUUID().slice(0, 8);
     const tx = redis.multi();
     for (let c = 0; c < chunks; c++)
-      tx.set(
-        `${key}:${c}`,
-        deps.serializer.serialize(request.items.slice(c * chunkSize, (c + 1) * chunkSize)),
-        "EX",
-        MAP_TTL_S,
-      );
+      tx.set(`${key}:${c}`, deps.serializer.serialize(request.items.slice(c * size, (c + 1) * size)), "EX", MAP_TTL_S);
     tx.del(`${key}:done`);
-    tx.hset(key, { nonce, chunks, count: request.count });
+    tx.hset(key, {
+      nonce,
+      chunks,
+      size,
+      count: request.count,
+      ...(plan.itemConcurrency === undefined ? {} : { items: plan.itemConcurrency }),
+    });
     tx.expire(key, MAP_TTL_S);
     await tx.exec();
     state["nonce"] = nonce;
@@ -123,7 +155,7 @@ async function dispatch(
   if (state["added"] === undefined) {
     // First dispatch, or one whose process died while adding: job ids are deterministic (a chunk queued or running
     // is not added twice) and finished chunks are not added again.
-    await addChunks(request, mapPath, nonce, chunkSize, missing, deps);
+    await addChunks(request, mapPath, nonce, plan, missing, deps);
     await redis.hset(key, "added", 1);
     return "parked";
   }
@@ -145,7 +177,7 @@ async function addChunks(
   request: MapDispatchRequest,
   mapPath: string,
   nonce: string,
-  chunkSize: number,
+  plan: ChunkPlan,
   chunks: readonly number[],
   deps: NodeMapDeps,
 ): Promise<void> {
@@ -160,12 +192,13 @@ async function addChunks(
           parentWorkflowId: request.parentWorkflowId,
           graphHash: request.graph.definitionHash,
           chunk,
-          start: chunk * chunkSize,
-          end: Math.min(request.count, (chunk + 1) * chunkSize),
+          start: chunk * plan.size,
+          end: Math.min(request.count, (chunk + 1) * plan.size),
           fence: request.fence,
           parentVersions: request.parentVersions,
           completeOnStop: request.completeOnStop,
           maxIterations: request.maxIterations,
+          ...(plan.itemConcurrency === undefined ? {} : { itemConcurrency: plan.itemConcurrency }),
         };
         return {
           name: "node-chunk",
@@ -206,24 +239,28 @@ export async function runNodeChunk(
   const text = await deps.redis.get(`${key}:${data.chunk}`);
   if (text === null) return 0; // the map is over (stopped and gathered): nothing left to run
   const items = deps.serializer.deserialize(text) as Record<string, unknown>[];
-  const ran = await runChunkItems(items.length, async (offset) => {
-    if (await deps.stopRequested(data.rootWorkflowId)) return false;
-    try {
-      await runMapItem(runner, graph, {
-        workflowId: itemWorkflowId(data.mapPath, data.start + offset),
-        parentWorkflowId: data.parentWorkflowId,
-        values: items[offset]!,
-        parentVersions: data.parentVersions,
-        fence: data.fence,
-        completeOnStop: data.completeOnStop,
-        maxIterations: data.maxIterations,
-      });
-      return true;
-    } catch (error) {
-      if (!isLeaseLostError(error)) throw error;
-      return false;
-    }
-  });
+  const ran = await runChunkItems(
+    items.length,
+    async (offset) => {
+      if (await deps.stopRequested(data.rootWorkflowId)) return false;
+      try {
+        await runMapItem(runner, graph, {
+          workflowId: itemWorkflowId(data.mapPath, data.start + offset),
+          parentWorkflowId: data.parentWorkflowId,
+          values: items[offset]!,
+          parentVersions: data.parentVersions,
+          fence: data.fence,
+          completeOnStop: data.completeOnStop,
+          maxIterations: data.maxIterations,
+        });
+        return true;
+      } catch (error) {
+        if (!isLeaseLostError(error)) throw error;
+        return false;
+      }
+    },
+    data.itemConcurrency,
+  );
   if (ran === items.length) await deps.redis.sadd(`${key}:done`, data.chunk);
   return ran;
 }

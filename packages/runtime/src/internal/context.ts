@@ -6,12 +6,18 @@ import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";
 import type { LeaseTiming } from "./lease.js";
+import type { NodePermits } from "./nodePermits.js";
+import type { StorePermits } from "./storePermits.js";
 
 /** What every run of one runner shares: the concurrency limit, the cache, the store, span ids, processors. */
 export interface Shared {
   /** Permits for leaf node executions, shared across nesting and map items. */
   readonly semaphore: Effect.Semaphore | undefined;
   readonly maxConcurrency: number | undefined;
+  /** Per-node limits (`node({ concurrency, rateLimit })`), shared by every run of the runner. */
+  readonly nodePermits: NodePermits;
+  /** The same limits across every runner on the store: present when the runner has a checkpointer. */
+  readonly storePermits: StorePermits | undefined;
   readonly cache: NodeCache | undefined;
   readonly store: CheckpointStoreService | undefined;
   readonly processors: readonly EventProcessor[];

@@ -55,6 +55,7 @@ export function dispatchMapped(
     superstep: host.state.superstep,
     graph: n.graph,
     count: items.length,
+    ...(n.mapOverConfig?.concurrency === undefined ? {} : { concurrency: n.mapOverConfig.concurrency }),
     items: items.map((item) => ({ ...base.values, ...item })),
     parentVersions: base.versions,
     fence,

@@ -16,10 +16,10 @@ const describe = (value: unknown): string =>
         ? `an object (${Object.getPrototypeOf(value)?.constructor?.name ?? "no prototype"})`
         : `${typeof value} ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-function fail(where: string, option: string, got: unknown, expected: string): never {
+export function fail(where: string, option: string, got: unknown, expected: string): never {
   throw new InvalidOptionError(
     `${where}: option '${option}' must be ${expected}, got ${describe(got)}.\n  How to fix: pass ${expected}, or leave '${option}' out.`,
     option,

@@ -137,7 +137,14 @@ function pathOf(n: AnyNode): Path {
     case "gate":
       return SYNC;
     case "function":
-      if (n.cache || n.retry !== undefined || n.timeoutMs !== undefined) return OTHER;
+      if (
+        n.cache ||
+        n.retry !== undefined ||
+        n.timeoutMs !== undefined ||
+        n.concurrency !== undefined ||
+        n.rateLimit !== undefined
+      )
+        return OTHER;
       return n.mode === "sync" ? SYNC : n.mode === "async" ? ASYNC : OTHER;
     case "interrupt":
     case "graph":

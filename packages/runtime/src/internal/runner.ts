@@ -16,10 +16,12 @@ import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
+import { NodePermits } from "./nodePermits.js";
 import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } from "./options.js";
 import type { RunError } from "./outcome.js";
 import { RunConfig } from "./runConfig.js";
 import { finalize, linkSignal, runPromise, settle } from "./settle.js";
+import { StorePermits } from "./storePermits.js";
 import { TimeKeeper } from "./timeKeeper.js";
 import { checkTimeOptions, delayedStart } from "./timeOptions.js";
 
@@ -40,6 +42,8 @@ export class RunnerCore {
   /** Completes when each live run has ended (status written, lease released): `close()` waits for them. */
   readonly #ended = new Set<Deferred.Deferred<void>>();
   readonly #semaphore: Effect.Semaphore | undefined;
+  readonly #nodePermits = new NodePermits();
+  readonly #storePermits: StorePermits | undefined;
   readonly #owner: string;
   #spans = { value: 1 };
   #sharedFor: Shared | undefined;
@@ -60,6 +64,10 @@ export class RunnerCore {
     }
     this.#semaphore = max === undefined ? undefined : Effect.runSync(Effect.makeSemaphore(max));
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    if (options.checkpointer !== undefined) {
+      const timing = leaseTiming(options);
+      this.#storePermits = new StorePermits(options.checkpointer, this.#owner, timing.ttlMs, timing.renewEveryMs);
+    }
     this.time = new TimeKeeper(
       options.checkpointer,
       options.clock ?? systemClock,
@@ -98,6 +106,8 @@ export class RunnerCore {
     const shared: Shared = {
       semaphore: this.#semaphore,
       maxConcurrency: this.options.maxConcurrency,
+      nodePermits: this.#nodePermits,
+      storePermits: this.#storePermits,
       cache: this.options.cache,
       store,
       processors: this.options.eventProcessors ?? [],

@@ -6,6 +6,7 @@ import * as Schedule from "effect/Schedule";
 import { stableKey } from "../equal.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
+import { withNodeLimits } from "../nodeLimits.js";
 import { type Execution, isIterator, isThenable, type Outcome, stopped } from "../outcome.js";
 import { driveStream } from "./stream.js";
 
@@ -14,11 +15,16 @@ import { driveStream } from "./stream.js";
 
 type Retry = NonNullable<FunctionNode["retry"]>;
 
-/** Runs a function node (under a permit of the shared concurrency limit when there is one). */
+/**
+ * Runs a function node: under permits of its own limits (`node({ concurrency, rateLimit })`) when it has some, then under a
+ * permit of the runner's shared limit when there is one (taken in that order, so a call waiting for its node's
+ * permit holds none of the shared ones).
+ */
 export function executeFunction(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome> {
   const run = cached(host, ex, n, withRetry(host, ex, n));
   const semaphore = host.config.shared.semaphore;
-  return semaphore === undefined ? run : semaphore.withPermits(1)(run);
+  const shared = semaphore === undefined ? run : semaphore.withPermits(1)(run);
+  return n.concurrency === undefined && n.rateLimit === undefined ? shared : withNodeLimits(host, ex, n, shared);
 }
 
 /** The delays between attempts: constant, linear or exponential from `initialDelayMs`, capped at `maxDelayMs`. */

@@ -124,7 +124,7 @@ function runMappedHere(
     const total = items.length;
     const results = new MappedResults(n, total);
     let completed = 0;
-    const concurrency = host.config.shared.maxConcurrency ?? 256;
+    const concurrency = Math.min(n.mapOverConfig?.concurrency ?? 256, host.config.shared.maxConcurrency ?? 256);
     const parentId = `${host.config.workflowId}/${n.name}`;
     const spawnItem = (i: number) => {
       const config = childConfig(host, ex, n, `${parentId}/${i}`, {
