@@ -70,6 +70,7 @@ import {
   writeSteps,
 } from "./internal/memoryRecords.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
+import { checkGraphStructure } from "./internal/structures.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer } from "./Serializer.js";
 
@@ -111,6 +112,7 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly serializer: Serializer;
   readonly #workflows = new Map<string, StoredWorkflow>();
   readonly #find = (id: string): StoredWorkflow | undefined => this.#workflows.get(id);
+  readonly #structures = new Map<string, string>();
   #closed = false;
 
   constructor(options: MemoryCheckpointerOptions = {}) {
@@ -318,6 +320,17 @@ export class MemoryCheckpointer implements Checkpointer {
       workflows: page.map((entry) => toRecord(entry.workflow, this.serializer, "listWorkflows")),
       ...(matching.length > limit && last !== undefined ? { nextCursor: encodeWorkflowCursor(last.position) } : {}),
     };
+  }
+
+  async putGraphStructure(hash: string, structure: string): Promise<void> {
+    this.#open("putGraphStructure");
+    checkGraphStructure(hash, structure, "MemoryCheckpointer.putGraphStructure");
+    if (!this.#structures.has(hash)) this.#structures.set(hash, structure);
+  }
+
+  async getGraphStructure(hash: string): Promise<string | undefined> {
+    this.#open("getGraphStructure");
+    return this.#structures.get(hash);
   }
 
   async deleteWorkflow(id: string): Promise<void> {

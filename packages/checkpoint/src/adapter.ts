@@ -51,6 +51,8 @@ export * from "./internal/recordGuards.js";
 export * from "./internal/records.js";
 /** The stored form of a stop request. */
 export * from "./internal/stopRequests.js";
+/** The argument check of `putGraphStructure`: `checkGraphStructure`. */
+export * from "./internal/structures.js";
 /** Updates checked and serialised before anything is written: `encodeWorkflowUpdate`. */
 export * from "./internal/updates.js";
 /** Values through the serializer, with the value's path in errors. */

@@ -16,6 +16,7 @@
  * | `P{graph-index}:roots` | sorted set | top-level workflow ids, scored by `createdAt` |
  * | `P{graph-index}:ids` | sorted set | every workflow id, score 0 (lexicographic range = child workflows) |
  * | `P{graph-index}:ttl` | sorted set | top-level ids scored by a lower bound of their last update (ttl pruning) |
+ * | `P{graph-index}:structures` | hash | graph definition hash → graph structure (JSON text, written once) |
  */
 import { CheckpointError } from "@graph/checkpoint";
 
@@ -59,12 +60,15 @@ function validatePrefix(prefix: unknown): asserts prefix is string {
 export class KeySpace {
   readonly prefix: string;
   readonly index: IndexKeys;
+  /** Graph structures by definition hash (`putGraphStructure`): shared by every workflow, so no workflow's slot. */
+  readonly structures: string;
 
   constructor(prefix: string) {
     validatePrefix(prefix);
     this.prefix = prefix;
     const base = `${prefix}{${INDEX_TAG}}`;
     this.index = { all: `${base}:all`, roots: `${base}:roots`, ids: `${base}:ids`, ttl: `${base}:ttl` };
+    this.structures = `${base}:structures`;
   }
 
   workflow(id: string): WorkflowKeys {

@@ -40,6 +40,7 @@ import {
 import { validateClaimOptions, validateFence, validateRenewal } from "../leases.js";
 import { checkSerializer } from "../options.js";
 import { selectSteps } from "../records.js";
+import { checkGraphStructure } from "../structures.js";
 import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
 import type { AnyDb } from "./layout.js";
@@ -51,6 +52,7 @@ import { listQuery, pageOf, readCheckpointIn, readStepsIn } from "./reads.js";
 import type { WorkflowRow } from "./rows.js";
 import { decodeWorkflow } from "./rows.js";
 import { StoreSession } from "./session.js";
+import { getStructureIn, putStructureIn } from "./structures.js";
 import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
 import { encodeGroup, saveGroup } from "./stepWrites.js";
@@ -358,6 +360,19 @@ export class KyselyStore {
       if (!isStorableText(id)) return;
       await this.#session.write((trx) => deleteTreeIn(trx, this.dialect, id));
     });
+  }
+
+  putGraphStructure(hash: string, structure: string): Promise<void> {
+    return this.#session.run("putGraphStructure", undefined, async () => {
+      checkGraphStructure(hash, structure, "putGraphStructure");
+      await this.#session.write((trx) => putStructureIn(trx, this.dialect, hash, structure));
+    });
+  }
+
+  getGraphStructure(hash: string): Promise<string | undefined> {
+    return this.#session.run("getGraphStructure", undefined, () =>
+      this.#session.read((db) => getStructureIn(db, this.dialect, hash)),
+    );
   }
 
   /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */
