@@ -134,11 +134,11 @@ export class RunnerCore {
       if (this.options.checkpointer === undefined)
         return this.#start(graph as Graph, options, undefined, subscriber, control);
       const ready = this.#storeReady;
-      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control);
+      if (ready !== undefined) return this.#upgraded(graph as Graph, options, ready.store, subscriber, control);
       return this.store().pipe(
         Effect.flatMap((store) => {
           this.#storeReady = { store };
-          return this.#start(graph as Graph, options, store, subscriber, control);
+          return this.#upgraded(graph as Graph, options, store, subscriber, control);
         }),
       );
     });
@@ -182,6 +182,27 @@ export class RunnerCore {
         throw error;
       },
     );
+  }
+
+  /** `#start` after the `upgrade` hook (when there is one) prepared the stored workflow for this graph. */
+  #upgraded(
+    graph: Graph,
+    options: RunOptions,
+    store: CheckpointStoreService | undefined,
+    subscriber: Subscriber | undefined,
+    control: RunControl,
+  ): Effect.Effect<RunResult, RunError | GraphConfigError> {
+    const upgrade = this.options.upgrade;
+    const checkpointer = this.options.checkpointer;
+    if (upgrade === undefined || checkpointer === undefined)
+      return this.#start(graph, options, store, subscriber, control);
+    const workflowId = options.workflowId ?? randomUUID();
+    const withId = options.workflowId === undefined ? { ...options, workflowId } : options;
+    return Effect.tryPromise({
+      try: () => upgrade.prepare({ graph, workflowId, checkpointer }),
+      // The hook's own tagged errors (a blocked upgrade, a conflict) reach the caller as they are.
+      catch: (error) => error as RunError,
+    }).pipe(Effect.zipRight(Effect.suspend(() => this.#start(graph, withId, store, subscriber, control))));
   }
 
   #start(

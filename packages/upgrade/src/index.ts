@@ -1,0 +1,11 @@
+/**
+ * `@graph/upgrade` — deploy new graph code while workflows are paused.
+ *
+ * @module
+ */
+export { type Compatibility, checkCompatibility, type Verdict } from "./compatibility.js";
+export { diffGraphs, type GraphChange } from "./diff.js";
+export { isUpgradeBlockedError, UpgradeBlockedError } from "./errors.js";
+export { drop, type Migration, type UpgradeOptions, upgradable } from "./migrations.js";
+export { type GraphStructure, graphStructure, type StructureNode } from "./structure.js";
+export { UPGRADE_STEP, type UpgradeWorkflowOptions, upgrades, upgradeWorkflow } from "./upgrade.js";
