@@ -3,6 +3,7 @@
  *
  * @module
  */
+export { type UpgradeReport, checkWorkflows } from "./checkWorkflows.js";
 export { type Compatibility, checkCompatibility, type Verdict } from "./compatibility.js";
 export { diffGraphs, type GraphChange } from "./diff.js";
 export { isUpgradeBlockedError, UpgradeBlockedError } from "./errors.js";
