@@ -45,3 +45,30 @@ export class UpgradeBlockedError extends TaggedError("UpgradeBlockedError")<{
  * ```
  */
 export const isUpgradeBlockedError = (e: unknown): e is UpgradeBlockedError => UpgradeBlockedError.is(e);
+
+/**
+ * A replay could not be set up or run as asked: a mocked node called more often than it was recorded, a graph
+ * replay can't rebuild around its mocks, an unknown stored workflow. The message says which and what to do.
+ *
+ * @example
+ * ```ts
+ * import { isReplayError } from "@graph/upgrade";
+ * const explain = (e: unknown) => (isReplayError(e) ? e.message : String(e));
+ * ```
+ */
+export class ReplayError extends TaggedError("ReplayError")<Record<never, never>> {
+  constructor(message: string) {
+    super({ message });
+  }
+}
+
+/**
+ * True for a {@link ReplayError}.
+ *
+ * @example
+ * ```ts
+ * import { isReplayError } from "@graph/upgrade";
+ * const failed = (e: unknown) => isReplayError(e);
+ * ```
+ */
+export const isReplayError = (e: unknown): e is ReplayError => ReplayError.is(e);
