@@ -70,3 +70,21 @@ export const v2NoApproval = (withMigration: boolean) =>
     ),
     { label: "v2", migrations: withMigration ? [{ from: "v1", pause: { approve: drop } }] : [] },
   );
+
+/** (c') a transformed value: v2 publishes drafts in capitals, and the migration upper-cases the stored one. */
+export const v2Shouting = (transform: (old: unknown) => string) =>
+  upgradable(
+    new Graph(
+      [
+        plan,
+        write,
+        approve,
+        node(
+          { name: "publish", output: "post" },
+          ({ draft, decision }: { draft: string; decision: string }) => `${draft} [${decision.toUpperCase()}]`,
+        ),
+      ],
+      { name: "post" },
+    ),
+    { label: "v2", migrations: [{ from: "v1", transform: { draft: transform } }] },
+  );
