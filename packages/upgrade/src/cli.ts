@@ -42,7 +42,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals[0] !== "upgrade-check" || positionals.length > 1)
-    throw new UsageError(`expected the command 'upgrade-check'${positionals.length > 0 ? `, got '${positionals.join(" ")}'` : ""}.`);
+    throw new UsageError(
+      `expected the command 'upgrade-check'${positionals.length > 0 ? `, got '${positionals.join(" ")}'` : ""}.`,
+    );
   if (values.graph === undefined || values.store === undefined)
     throw new UsageError("upgrade-check needs --graph <module> and --store <url>.");
   const graph = await loadGraph(values.graph, values.export);
@@ -50,7 +52,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     await checkpointer.setup();
     const report = await checkWorkflows(checkpointer, graph);
-    process.stdout.write(values.json ? `${JSON.stringify({ store: label, ...report }, null, 2)}\n` : formatReport(report, label));
+    process.stdout.write(
+      values.json ? `${JSON.stringify({ store: label, ...report }, null, 2)}\n` : formatReport(report, label),
+    );
     return report.summary.blocked > 0 ? 1 : 0;
   } finally {
     await checkpointer.close();

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { type UpgradeReport, checkWorkflows } from "./checkWorkflows.js";
+export { checkWorkflows, type UpgradeReport } from "./checkWorkflows.js";
 export { type Compatibility, checkCompatibility, type Verdict } from "./compatibility.js";
 export { diffGraphs, type GraphChange } from "./diff.js";
 export { isReplayError, isUpgradeBlockedError, ReplayError, UpgradeBlockedError } from "./errors.js";

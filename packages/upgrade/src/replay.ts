@@ -6,11 +6,17 @@
  */
 import { type Checkpointer, MemoryCheckpointer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import { type RunResult, Runner } from "@graph/runtime";
+import { Runner, type RunResult } from "@graph/runtime";
 import { compile } from "@graph/select";
 import { isReplayError, ReplayError } from "./errors.js";
-import { Recorded, mockGraph } from "./internal/mockGraph.js";
-import { type DecisionDiff, diffDecisions, diffValues, readRecordedRun, type ValueDiff } from "./internal/recordings.js";
+import { mockGraph, Recorded } from "./internal/mockGraph.js";
+import {
+  type DecisionDiff,
+  diffDecisions,
+  diffValues,
+  readRecordedRun,
+  type ValueDiff,
+} from "./internal/recordings.js";
 
 export type { DecisionDiff, ValueDiff };
 
@@ -81,7 +87,9 @@ export async function replay(
 ): Promise<ReplayResult> {
   const stored = await checkpointer.getWorkflow(workflowId);
   if (stored === undefined)
-    throw new ReplayError(`replay: no stored workflow '${workflowId}'. Pass the id of a workflow in this checkpointer.`);
+    throw new ReplayError(
+      `replay: no stored workflow '${workflowId}'. Pass the id of a workflow in this checkpointer.`,
+    );
   const gates = gatePaths(graph);
   const isGate = (path: string) => gates.has(path);
   const before = await readRecordedRun(checkpointer, workflowId, isGate);

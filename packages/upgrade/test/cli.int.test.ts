@@ -23,8 +23,10 @@ describe("graph-upgrade upgrade-check, as a process", () => {
     const schema = schemas.schema("cli");
     const url = new URL(DATABASE_URL);
     url.searchParams.set("schema", schema);
-    await cliScenario(url.toString(), new RegExp(`\\(schema ${schema}\\)$`), () =>
-      new PostgresCheckpointer({ connectionString: DATABASE_URL, schema }),
+    await cliScenario(
+      url.toString(),
+      new RegExp(`\\(schema ${schema}\\)$`),
+      () => new PostgresCheckpointer({ connectionString: DATABASE_URL, schema }),
     );
   });
 

@@ -9,7 +9,10 @@ import { v1, v2Changed, v2NoApproval } from "./support/post.js";
 const count = node({ name: "count", output: "n" }, ({ text }: { text: string }) => String(text.length));
 const check = route({ name: "check", targets: ["ask", END] }, ({ n }: { n: string }) => (n === "0" ? END : "ask"));
 const ask = interrupt({ name: "ask", input: "n", response: "answer" });
-const reply = node({ name: "reply", output: "out" }, ({ n, answer }: { n: string; answer: string }) => `${n}:${answer}`);
+const reply = node(
+  { name: "reply", output: "out" },
+  ({ n, answer }: { n: string; answer: string }) => `${n}:${answer}`,
+);
 const base = () => new Graph([count, check, ask, reply], { name: "typed" });
 
 async function pausedOn(graph: Graph, values: Record<string, unknown>) {
@@ -28,7 +31,10 @@ describe("diffGraphs", () => {
         count,
         route({ name: "check", targets: ["review", END] }, ({ n }: { n: string }) => (n === "0" ? END : "review")),
         interrupt({ name: "review", input: "n", response: "answer" }),
-        node({ name: "reply", output: ["out", "extra"] }, ({ n, answer }: { n: string; answer: string }) => [n, answer]),
+        node({ name: "reply", output: ["out", "extra"] }, ({ n, answer }: { n: string; answer: string }) => [
+          n,
+          answer,
+        ]),
       ],
       { name: "typed" },
     );

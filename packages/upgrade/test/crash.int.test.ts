@@ -12,7 +12,11 @@ afterAll(() => temp.remove());
 const child = fileURLToPath(new URL("./fixtures/migrateChild.ts", import.meta.url));
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
-function start(file: string, mode: string, marker = ""): { proc: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string }> } {
+function start(
+  file: string,
+  mode: string,
+  marker = "",
+): { proc: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string }> } {
   const proc = spawn(process.execPath, ["--conditions=@graph/source", "--import", "tsx", child, file, mode, marker], {
     cwd: packageDir,
     stdio: ["ignore", "pipe", "inherit"],
@@ -50,7 +54,9 @@ async function outcome(file: string) {
 }
 
 describe("a migration killed mid-way (SIGKILL, real processes, SQLite file) is applied exactly once", () => {
-  it("killed inside the transform, holding the workflow: the resume waits out the claim and migrates once", { timeout: 120_000 }, async () => {
+  it("killed inside the transform, holding the workflow: the resume waits out the claim and migrates once", {
+    timeout: 120_000,
+  }, async () => {
     const file = path.join(temp.dir, "in-transform.db");
     expect((await start(file, "create").done).code).toBe(0);
     const marker = path.join(temp.dir, "in-transform.marker");
@@ -62,7 +68,11 @@ describe("a migration killed mid-way (SIGKILL, real processes, SQLite file) is a
 
     const resumed = await start(file, "resume").done;
     expect(resumed.code).toBe(0);
-    const report = JSON.parse(resumed.stdout) as { status: string; values: Record<string, unknown>; transformCalls: number };
+    const report = JSON.parse(resumed.stdout) as {
+      status: string;
+      values: Record<string, unknown>;
+      transformCalls: number;
+    };
     expect(report.status).toBe("completed");
     expect(report.transformCalls).toBe(1);
     expect(report.values["post"]).toBe(`${DRAFT} [OK]`);
@@ -71,7 +81,9 @@ describe("a migration killed mid-way (SIGKILL, real processes, SQLite file) is a
     expect(after.state["draft"]).toBe(DRAFT);
   });
 
-  it("killed right after the migration's transaction: the resume does not migrate again", { timeout: 120_000 }, async () => {
+  it("killed right after the migration's transaction: the resume does not migrate again", {
+    timeout: 120_000,
+  }, async () => {
     const file = path.join(temp.dir, "after-commit.db");
     expect((await start(file, "create").done).code).toBe(0);
     const crashed = await start(file, "crash-after-commit").done;
@@ -80,7 +92,11 @@ describe("a migration killed mid-way (SIGKILL, real processes, SQLite file) is a
 
     const resumed = await start(file, "resume").done;
     expect(resumed.code).toBe(0);
-    const report = JSON.parse(resumed.stdout) as { status: string; values: Record<string, unknown>; transformCalls: number };
+    const report = JSON.parse(resumed.stdout) as {
+      status: string;
+      values: Record<string, unknown>;
+      transformCalls: number;
+    };
     expect(report).toMatchObject({ status: "completed", transformCalls: 0 });
     expect(report.values["post"]).toBe(`${DRAFT} [OK]`);
     expect((await outcome(file)).upgrades).toEqual([{ draft: DRAFT }]);

@@ -57,9 +57,7 @@ describe("replay: a stored plan-and-execute run on new code, the model node mock
     const replayed = await expectReplay(checkpointer, "pe", same.graph, { mock: ["planner", "**/agent"] });
     expect(replayed.mocked).toEqual({ planner: { recorded: 1, used: 1 }, "executor/agent": { recorded: 3, used: 3 } });
     expect(same.calls).toEqual({ planner: 0, search: [] });
-    expect(replayed.result.get("executor/response")).toBe(
-      "done: search q 1 → ok1; search q 2 → ok2; search q 3 → ok3",
-    );
+    expect(replayed.result.get("executor/response")).toBe("done: search q 1 → ok1; search q 2 → ok2; search q 3 → ok3");
   });
 
   it("expectReplay fails the test with the diff when the new code decides differently", async () => {

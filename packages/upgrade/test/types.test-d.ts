@@ -7,7 +7,9 @@ const graph = new Graph([write], { name: "post" });
 
 describe("migrations are typed by the graph they are registered on", () => {
   it("rename targets and transform keys are the graph's value names; a transform returns the value's type", () => {
-    upgradable(graph, { migrations: [{ from: "v1", rename: { draft: "body" }, transform: { body: (old) => Number(old) } }] });
+    upgradable(graph, {
+      migrations: [{ from: "v1", rename: { draft: "body" }, transform: { body: (old) => Number(old) } }],
+    });
     // @ts-expect-error 'bodyy' is not a value of the graph
     upgradable(graph, { migrations: [{ from: "v1", rename: { draft: "bodyy" } }] });
     // @ts-expect-error 'body' is a number: a transform must return one

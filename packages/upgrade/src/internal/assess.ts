@@ -84,7 +84,9 @@ export function assess(
     reasons.push(text);
   };
   const from = stored.label ?? stored.hash.slice(0, 12);
-  const apply = migrations.filter((m) => m.from === stored.hash || (stored.label !== undefined && m.from === stored.label));
+  const apply = migrations.filter(
+    (m) => m.from === stored.hash || (stored.label !== undefined && m.from === stored.label),
+  );
   const finished = (name: string) => history.last.get(name)?.status === "completed";
 
   // Values after the migration: renames, then transforms.
@@ -96,7 +98,9 @@ export function assess(
     for (const [old, renamed] of Object.entries(m.rename ?? {})) {
       const v = state.get(old);
       if (v === undefined) {
-        reasons.push(`rename '${old}' → '${renamed}': nothing is stored under '${old}' yet, so there is nothing to move.`);
+        reasons.push(
+          `rename '${old}' → '${renamed}': nothing is stored under '${old}' yet, so there is nothing to move.`,
+        );
         continue;
       }
       state.set(renamed, v);
@@ -157,18 +161,22 @@ export function assess(
             reasons.push(`node '${change.node}' now outputs '${change.to}' instead of '${change.from}'.`);
           break;
         }
-        const hint = change.kind === "value-renamed" ? `rename: { ${change.from}: "${change.to}" }` : `transform: { ${value}: … }`;
+        const hint =
+          change.kind === "value-renamed" ? `rename: { ${change.from}: "${change.to}" }` : `transform: { ${value}: … }`;
         block(
           `node '${change.node}' finished under the stored version, which did not write '${value}'; the new version needs it and won't run '${change.node}' again. Add a migration { from: "${from}", ${hint} }.`,
         );
         break;
       }
       case "value-removed":
-        reasons.push(`node '${change.node}' no longer outputs '${change.value}'; a stored '${change.value}' stays in the history.`);
+        reasons.push(
+          `node '${change.node}' no longer outputs '${change.value}'; a stored '${change.value}' stays in the history.`,
+        );
         break;
       case "gate-targets-changed": {
         const decision = history.last.get(change.node)?.decision;
-        const chosen = decision === undefined || decision === null ? [] : typeof decision === "string" ? [decision] : decision;
+        const chosen =
+          decision === undefined || decision === null ? [] : typeof decision === "string" ? [decision] : decision;
         const lost = chosen.filter((t) => change.removed.includes(t));
         if (lost.length > 0 && workflow.status !== "completed")
           block(
@@ -197,7 +205,11 @@ export function assess(
 
   const pause = planPause(workflow, graph, apply, from, reasons, block);
   if (pause !== undefined)
-    actions.push(pause.to === undefined ? `drop the pause at '${pause.from}'` : `move the pause '${pause.from}' → '${pause.to.nodeName}'`);
+    actions.push(
+      pause.to === undefined
+        ? `drop the pause at '${pause.from}'`
+        : `move the pause '${pause.from}' → '${pause.to.nodeName}'`,
+    );
   const plan: MigrationPlan = { values, consumed, actions, ...(pause === undefined ? {} : { pause }) };
   return { changes, reasons, blockers, plan, history };
 }

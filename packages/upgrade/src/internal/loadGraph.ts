@@ -19,6 +19,8 @@ export async function loadGraph(file: string, exportName: string | undefined): P
   const found = Object.keys(module).filter((k) => isGraph(module[k]));
   throw new UsageError(
     `--graph ${JSON.stringify(file)} has no Graph export named ${names.map((n) => `'${n}'`).join(" or ")}` +
-      (found.length > 0 ? `; it exports graphs as ${found.map((k) => `'${k}'`).join(", ")}: pass --export <name>.` : "."),
+      (found.length > 0
+        ? `; it exports graphs as ${found.map((k) => `'${k}'`).join(", ")}: pass --export <name>.`
+        : "."),
   );
 }

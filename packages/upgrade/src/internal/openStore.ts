@@ -18,7 +18,9 @@ async function load<T>(specifier: string, backend: string): Promise<T> {
     return (await import(specifier)) as T;
   } catch (error) {
     if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND")
-      throw new UsageError(`--store names a ${backend} store, but ${specifier} is not installed. Run: npm i ${specifier}`);
+      throw new UsageError(
+        `--store names a ${backend} store, but ${specifier} is not installed. Run: npm i ${specifier}`,
+      );
     throw error;
   }
 }
@@ -63,7 +65,10 @@ export async function openStore(
     });
     const shown = new URL(url);
     shown.password = "";
-    return { checkpointer, label: `${shown.toString()}${options.prefix === undefined ? "" : ` (prefix ${options.prefix})`}` };
+    return {
+      checkpointer,
+      label: `${shown.toString()}${options.prefix === undefined ? "" : ` (prefix ${options.prefix})`}`,
+    };
   }
   const file = path.resolve(url.replace(/^(sqlite|file):(\/\/)?/, ""));
   if (options.create !== true && !existsSync(file))

@@ -33,7 +33,9 @@ export async function cliScenario(store: string, storeLabel: RegExp, open: () =>
     "  s  stopped  resumable  (from v1)",
   ]);
   expect(ok.stdout).toContain("      → migration: rename 'draft' → 'body'");
-  expect(ok.stdout).toContain("      - rename 'draft' → 'body': nothing is stored under 'draft' yet, so there is nothing to move.");
+  expect(ok.stdout).toContain(
+    "      - rename 'draft' → 'body': nothing is stored under 'draft' yet, so there is nothing to move.",
+  );
   expect(lines.at(-2)).toBe("3 unfinished: 1 resumable, 2 resumable with migration, 0 blocked");
 
   const blocked = await runCli([

@@ -37,7 +37,13 @@ export const v2Changed = () =>
 export const v2Added = () =>
   upgradable(
     new Graph(
-      [plan, write, approve, publish, node({ name: "count", output: "words" }, ({ draft }: { draft: string }) => draft.split(" ").length)],
+      [
+        plan,
+        write,
+        approve,
+        publish,
+        node({ name: "count", output: "words" }, ({ draft }: { draft: string }) => draft.split(" ").length),
+      ],
       { name: "post" },
     ),
     { label: "v2" },

@@ -49,7 +49,12 @@ export function describeUpgradeScenarios(name: string, open: () => Checkpointer)
         expect(report?.from.label).toBe("v1");
         const done = await resume(cp, v2, "a", { decision: "ok" });
         expect(done.status).toBe("completed");
-        expect(done.values).toEqual({ outline: "outline of cats", draft: DRAFT, decision: "ok", post: `${DRAFT} [ok] — v2` });
+        expect(done.values).toEqual({
+          outline: "outline of cats",
+          draft: DRAFT,
+          decision: "ok",
+          post: `${DRAFT} [ok] — v2`,
+        });
         expect((await cp.getWorkflow("a"))?.graphHash).toBe(v2.definitionHash);
       } finally {
         await cp.close();
@@ -132,9 +137,7 @@ export function describeUpgradeScenarios(name: string, open: () => Checkpointer)
         const report = await checkCompatibility(cp, "d", v2);
         expect(report?.verdict).toBe("resumable-with-migration");
         expect(report?.migration).toEqual(["drop the pause at 'approve'"]);
-        expect(report?.reasons).toContain(
-          "node 'approve' was removed; it had not finished, so nothing of it is kept.",
-        );
+        expect(report?.reasons).toContain("node 'approve' was removed; it had not finished, so nothing of it is kept.");
         const done = await resume(cp, v2, "d", {});
         expect(done.status).toBe("completed");
         expect(done.values).toEqual({ outline: "outline of cats", draft: DRAFT, post: `${DRAFT} [auto]` });

@@ -52,10 +52,10 @@ import { listQuery, pageOf, readCheckpointIn, readStepsIn } from "./reads.js";
 import type { WorkflowRow } from "./rows.js";
 import { decodeWorkflow } from "./rows.js";
 import { StoreSession } from "./session.js";
-import { getStructureIn, putStructureIn } from "./structures.js";
 import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
 import { encodeGroup, saveGroup } from "./stepWrites.js";
+import { getStructureIn, putStructureIn } from "./structures.js";
 import type { WorkflowContext } from "./workflowWrites.js";
 import { claimIn, createIn, encodeUpdate, finishIn, startIn, updateIn } from "./workflowWrites.js";
 
