@@ -9,7 +9,7 @@ import { inject } from "vitest";
 
 export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-export const redisUrl = (): string => inject("redisUrl");
+const redisUrl = (): string => inject("redisUrl");
 
 const random = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
