@@ -47,7 +47,7 @@ describe("SqliteCheckpointer", () => {
     );
     await upgraded.close();
     const check = new Database(file);
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3]);
     check.close();
   });
 
@@ -60,8 +60,8 @@ describe("SqliteCheckpointer", () => {
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_workflows"]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2]);
+    expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_structures", "graph_workflows"]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3]);
     raw.close();
     await cp.close();
   });
