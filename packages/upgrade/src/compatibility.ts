@@ -31,7 +31,7 @@ export type Verdict = "resumable" | "resumable-with-migration" | "blocked";
  * ```ts
  * import { checkCompatibility } from "@graph/upgrade";
  * const report = await checkCompatibility(checkpointer, "post-1", v2);
- * if (report.verdict === "blocked") console.error(report.blockers.join("\n"));
+ * if (report?.verdict === "blocked") console.error(report.blockers.join("\n"));
  * ```
  */
 export interface Compatibility {
