@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 import { type Graph, isGraph } from "@graph/core";
 import { type GraphStructure, graphStructure, type StructureNode } from "./structure.js";
 
@@ -13,6 +14,7 @@ import { type GraphStructure, graphStructure, type StructureNode } from "./struc
  * - `node-added` / `node-removed`;
  * - `value-renamed`: a node kept its name and traded exactly one output for another (`from` → `to`);
  * - `value-added` / `value-removed`: any other output that appeared or disappeared (with the node producing it);
+ * - `value-type-changed`: a port's static type (its zod schema, as JSON Schema) differs, where both versions have one;
  * - `gate-targets-changed`: a gate's targets, with what was added and removed.
  *
  * @example
@@ -38,6 +40,15 @@ export type GraphChange =
   | { readonly kind: "value-renamed"; readonly node: string; readonly from: string; readonly to: string }
   | { readonly kind: "value-added"; readonly node: string; readonly value: string }
   | { readonly kind: "value-removed"; readonly node: string; readonly value: string }
+  | {
+      readonly kind: "value-type-changed";
+      readonly node: string;
+      readonly value: string;
+      readonly port: "input" | "output";
+      /** JSON Schemas of the old and new type. */
+      readonly before: unknown;
+      readonly after: unknown;
+    }
   | {
       readonly kind: "gate-targets-changed";
       readonly node: string;
@@ -89,6 +100,15 @@ export function diffGraphs(before: Graph | GraphStructure, after: Graph | GraphS
     else {
       for (const value of gone) changes.push({ kind: "value-removed", node: n.name, value });
       for (const value of added) changes.push({ kind: "value-added", node: n.name, value });
+    }
+    for (const port of ["input", "output"] as const) {
+      const was = port === "input" ? o.types?.inputs : o.types?.outputs;
+      const now = port === "input" ? n.types?.inputs : n.types?.outputs;
+      for (const [value, after] of Object.entries(now ?? {})) {
+        const before = was?.[value];
+        if (before !== undefined && !isDeepStrictEqual(before, after))
+          changes.push({ kind: "value-type-changed", node: n.name, value, port, before, after });
+      }
     }
     if (o.targets !== undefined && n.targets !== undefined) {
       const plus = minus(n.targets, o.targets);

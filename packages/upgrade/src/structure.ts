@@ -5,6 +5,7 @@
  * @module
  */
 import { type AnyNode, END, type Graph } from "@graph/core";
+import { z } from "zod";
 
 /** The structure format this version writes and reads. */
 export const STRUCTURE_FORMAT = 1;
@@ -21,6 +22,49 @@ export interface StructureNode {
   readonly outputs: readonly string[];
   /** Gates: their targets, with `END` as the string `"END"`. */
   readonly targets?: readonly string[];
+  /**
+   * Static types of the ports that have a zod schema (`inputs` schemas, `outputSchema`), as JSON Schema, by public
+   * port name: what a later version's types are compared with.
+   */
+  readonly types?: {
+    readonly inputs?: Readonly<Record<string, unknown>>;
+    readonly outputs?: Readonly<Record<string, unknown>>;
+  };
+}
+
+interface Port {
+  readonly name: string;
+  readonly original: string;
+}
+
+/** JSON Schemas of the ports with a schema, by public name (schemas are keyed by the node's own port names). */
+function portTypes(ports: readonly Port[], schemas: Readonly<Record<string, z.ZodType>> | undefined) {
+  if (schemas === undefined) return undefined;
+  const types: Record<string, unknown> = {};
+  for (const p of ports) {
+    const schema = schemas[p.original];
+    if (schema === undefined) continue;
+    try {
+      types[p.name] = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
+    } catch {
+      // A schema JSON Schema can't express: no static type for this port (stored values are still checked).
+    }
+  }
+  return Object.keys(types).length === 0 ? undefined : types;
+}
+
+function typesOf(node: AnyNode): StructureNode["types"] {
+  if (node.kind !== "function") return undefined;
+  const spec = node.spec as {
+    readonly inputs: readonly Port[];
+    readonly outputs: readonly Port[];
+    readonly schemas?: Readonly<Record<string, z.ZodType>>;
+    readonly outputSchemas?: Readonly<Record<string, z.ZodType>>;
+  };
+  const inputs = portTypes(spec.inputs, spec.schemas);
+  const outputs = portTypes(spec.outputs, spec.outputSchemas);
+  if (inputs === undefined && outputs === undefined) return undefined;
+  return { ...(inputs === undefined ? {} : { inputs }), ...(outputs === undefined ? {} : { outputs }) };
 }
 
 /**
@@ -67,6 +111,7 @@ export function graphStructure(graph: Graph, label?: string): GraphStructure {
   const nodes: StructureNode[] = [];
   for (const node of graph.nodes.values()) {
     const targets = node.kind === "gate" ? node.targets.map((t) => (t === END ? "END" : (t as string))) : undefined;
+    const types = typesOf(node);
     nodes.push({
       name: node.name,
       kind: node.kind,
@@ -74,6 +119,7 @@ export function graphStructure(graph: Graph, label?: string): GraphStructure {
       inputs: [...node.inputs],
       outputs: [...node.outputs],
       ...(targets === undefined ? {} : { targets }),
+      ...(types === undefined ? {} : { types }),
     });
   }
   return {

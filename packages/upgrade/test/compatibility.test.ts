@@ -84,6 +84,44 @@ describe("checkCompatibility: the cases the four scenarios don't cover", () => {
     await runner.close();
   });
 
+  it("static types: a changed output schema is a value-type-changed change, checked against the stored value", async () => {
+    const typedCount = (schema: z.ZodType, fn: (text: string) => unknown) =>
+      node({ name: "count", output: "n", outputSchema: schema }, ({ text }: { text: string }) => fn(text));
+    const hold = interrupt({ name: "hold", input: "n", response: "go" });
+    const checkpointer = await pausedOn(
+      upgradable(new Graph([typedCount(z.string(), (t) => String(t.length)), hold], { name: "static" }), {
+        label: "v1",
+      }),
+      { text: "abcd" },
+    );
+    const v2 = upgradable(new Graph([typedCount(z.number(), (t) => t.length), hold], { name: "static" }), {
+      label: "v2",
+    });
+    const report = await checkCompatibility(checkpointer, "w", v2);
+    expect(report?.changes).toContainEqual({
+      kind: "value-type-changed",
+      node: "count",
+      value: "n",
+      port: "output",
+      before: expect.objectContaining({ type: "string" }),
+      after: expect.objectContaining({ type: "number" }),
+    });
+    expect(report?.reasons).toContain(
+      "the type of 'n' (output of node 'count') changed from string to number; the stored value does not fit it (see below).",
+    );
+    expect(report?.verdict).toBe("blocked");
+    // A widened type the stored value still fits is only a note.
+    const wide = upgradable(
+      new Graph([typedCount(z.union([z.string(), z.number()]), (t) => t.length), hold], { name: "static" }),
+      { label: "v3" },
+    );
+    const widened = await checkCompatibility(checkpointer, "w", wide);
+    expect(widened?.verdict).toBe("resumable");
+    expect(widened?.reasons[1]).toMatch(
+      /^the type of 'n' \(output of node 'count'\) changed from .* the stored value fits the new type\.$/,
+    );
+  });
+
   it("a pause moved to a renamed interrupt: the migration moves it, the answer goes to the new one", async () => {
     const checkpointer = await pausedOn(v1(), { topic: "cats" });
     const moved = upgradable(

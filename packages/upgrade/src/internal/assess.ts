@@ -29,6 +29,15 @@ export interface Assessment {
 
 const quote = (names: readonly string[]) => names.map((n) => `'${n}'`).join(", ");
 
+/** A JSON Schema in a few words: its `type` (or `const` / `enum`), else its JSON, shortened. */
+function describeType(schema: unknown): string {
+  const s = schema as { type?: unknown; const?: unknown; enum?: unknown } | null;
+  if (typeof s?.type === "string") return s.type;
+  if (s?.const !== undefined) return JSON.stringify(s.const);
+  const text = JSON.stringify({ ...(s ?? {}), $schema: undefined });
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
 /** The zod-like schemas the new graph has for a value: its producer's output schema, its consumers' input schemas. */
 function schemasFor(graph: Graph, value: string): Array<{ where: string; safeParse: (v: unknown) => ParseResult }> {
   const found: Array<{ where: string; safeParse: (v: unknown) => ParseResult }> = [];
@@ -165,6 +174,19 @@ export function assess(
           change.kind === "value-renamed" ? `rename: { ${change.from}: "${change.to}" }` : `transform: { ${value}: … }`;
         block(
           `node '${change.node}' finished under the stored version, which did not write '${value}'; the new version needs it and won't run '${change.node}' again. Add a migration { from: "${from}", ${hint} }.`,
+        );
+        break;
+      }
+      case "value-type-changed": {
+        const stored = state.get(change.value);
+        const fits =
+          stored === undefined
+            ? "nothing is stored under it yet"
+            : schemasFor(graph, change.value).every((schema) => schema.safeParse(stored.value).success)
+              ? "the stored value fits the new type"
+              : "the stored value does not fit it (see below)";
+        reasons.push(
+          `the type of '${change.value}' (${change.port} of node '${change.node}') changed from ${describeType(change.before)} to ${describeType(change.after)}; ${fits}.`,
         );
         break;
       }
