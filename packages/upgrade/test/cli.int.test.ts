@@ -1,16 +1,19 @@
 import path from "node:path";
 import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
+import { RedisCheckpointer } from "@graph/checkpoint-redis";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./support/cli.js";
 import { cliScenario } from "./support/cliScenario.js";
-import { DATABASE_URL, postgresSchemas, tempDir } from "./support/services.js";
+import { DATABASE_URL, postgresSchemas, redisPrefixes, tempDir } from "./support/services.js";
 
 const temp = tempDir();
 const schemas = postgresSchemas();
+const prefixes = redisPrefixes();
 afterAll(async () => {
   temp.remove();
   await schemas.drop();
+  await prefixes.clear();
 });
 
 describe("graph-upgrade upgrade-check, as a process", () => {
@@ -28,6 +31,11 @@ describe("graph-upgrade upgrade-check, as a process", () => {
       new RegExp(`\\(schema ${schema}\\)$`),
       () => new PostgresCheckpointer({ connectionString: DATABASE_URL, schema }),
     );
+  });
+
+  it("against Redis (a key prefix of its own)", { timeout: 120_000 }, async () => {
+    const { url, prefix } = prefixes.next();
+    await cliScenario(url, new RegExp(`\\(prefix ${prefix}\\)$`), () => new RedisCheckpointer({ url, prefix }), prefix);
   });
 
   it("usage errors exit 2 with what to do", { timeout: 60_000 }, async () => {

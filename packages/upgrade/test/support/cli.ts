@@ -28,7 +28,7 @@ function node(args: readonly string[]): Promise<Exit> {
 export const runCli = (args: readonly string[]): Promise<Exit> => node([cli, ...args]);
 
 /** Creates the v1 workflows of the CLI tests in their own process (see fixtures/startV1.ts). */
-export async function createV1Workflows(store: string): Promise<void> {
-  const exit = await node([startV1, store]);
+export async function createV1Workflows(store: string, extra: readonly string[] = []): Promise<void> {
+  const exit = await node([startV1, store, ...extra]);
   if (exit.code !== 0) throw new Error(`startV1 failed (${exit.code}): ${exit.stderr}`);
 }

@@ -6,8 +6,14 @@ import { createV1Workflows, runCli } from "./cli.js";
  * The CLI against one store: v1 workflows made by another process, then `upgrade-check` with a v2 that migrates
  * (exit 0, a verdict per unfinished workflow) and a v2 that strands the paused ones (exit 1, `--json`).
  */
-export async function cliScenario(store: string, storeLabel: RegExp, open: () => Checkpointer): Promise<void> {
-  await createV1Workflows(store);
+export async function cliScenario(
+  store: string,
+  storeLabel: RegExp,
+  open: () => Checkpointer,
+  prefix?: string,
+): Promise<void> {
+  const extra = prefix === undefined ? [] : ["--prefix", prefix];
+  await createV1Workflows(store, prefix === undefined ? [] : [prefix]);
   // The hashes the other process stored (a graph's hash includes its functions' source as that process loaded it).
   const hashes = async () => {
     const cp = open();
@@ -21,7 +27,7 @@ export async function cliScenario(store: string, storeLabel: RegExp, open: () =>
   expect(new Set(before).size).toBe(1);
   expect(before[0]).toMatch(/^[0-9a-f]{64}$/);
 
-  const ok = await runCli(["upgrade-check", "--graph", "test/fixtures/v2-renamed.ts", "--store", store]);
+  const ok = await runCli(["upgrade-check", "--graph", "test/fixtures/v2-renamed.ts", "--store", store, ...extra]);
   expect(ok.stderr).toBe("");
   expect(ok.code).toBe(0);
   const lines = ok.stdout.split("\n");
@@ -44,6 +50,7 @@ export async function cliScenario(store: string, storeLabel: RegExp, open: () =>
     "test/fixtures/v2-no-approval.ts",
     "--store",
     store,
+    ...extra,
     "--json",
   ]);
   expect(blocked.code).toBe(1);

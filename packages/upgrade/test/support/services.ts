@@ -41,10 +41,14 @@ export function postgresSchemas() {
 export function redisPrefixes() {
   const prefixes: string[] = [];
   return {
-    open(): RedisCheckpointer {
+    /** A fresh prefix on the test server (for a process that opens the store itself). */
+    next(): { readonly url: string; readonly prefix: string } {
       const prefix = `graph-upgrade-test:${random()}:`;
       prefixes.push(prefix);
-      return new RedisCheckpointer({ url: redisUrl(), prefix });
+      return { url: redisUrl(), prefix };
+    },
+    open(): RedisCheckpointer {
+      return new RedisCheckpointer(this.next());
     },
     async clear(): Promise<void> {
       for (const prefix of prefixes) {
