@@ -66,6 +66,8 @@ export interface RunUpgrade {
     /** The run's workflow id (a new workflow when none was given). */
     readonly workflowId: string;
     readonly checkpointer: Checkpointer;
+    /** The run's `force` option: the caller takes a graph version change on themselves. */
+    readonly force: boolean;
   }): Promise<void>;
 }
 

@@ -9,23 +9,24 @@ const graph = new Graph([double], { name: "g" });
 describe("the upgrade hook (RunnerOptions.upgrade)", () => {
   it("is called once before each top-level run, with the graph, the run's id (a generated one too) and the checkpointer", async () => {
     const checkpointer = new MemoryCheckpointer();
-    const seen: Array<{ graph: Graph; workflowId: string; stored: boolean }> = [];
+    const seen: Array<{ graph: Graph; workflowId: string; stored: boolean; force: boolean }> = [];
     const upgrade: RunUpgrade = {
       async prepare(context) {
         seen.push({
           graph: context.graph,
           workflowId: context.workflowId,
           stored: (await context.checkpointer.getWorkflow(context.workflowId)) !== undefined,
+          force: context.force,
         });
       },
     };
     const runner = new Runner({ checkpointer, upgrade });
     const first = await runner.run(graph, { workflowId: "w", values: { x: 2 } });
-    const second = await runner.run(graph, { values: { x: 3 } });
+    const second = await runner.run(graph, { values: { x: 3 }, force: true });
     expect([first.values["y"], second.values["y"]]).toEqual([4, 6]);
     expect(seen).toEqual([
-      { graph, workflowId: "w", stored: false },
-      { graph, workflowId: second.workflowId, stored: false },
+      { graph, workflowId: "w", stored: false, force: false },
+      { graph, workflowId: second.workflowId, stored: false, force: true },
     ]);
     await runner.close();
   });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Checkpointer, StepRecord } from "@graph/checkpoint";
+import { CheckpointError, type Checkpointer, type StepRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunUpgrade } from "@graph/runtime";
 import { type Compatibility, planCompatibility } from "./compatibility.js";
@@ -51,6 +51,14 @@ export async function upgradeWorkflow(
   graph: Graph,
   options: UpgradeWorkflowOptions = {},
 ): Promise<Compatibility | undefined> {
+  const finish = checkpointer.finishWorkflow;
+  if (finish === undefined)
+    throw new CheckpointError({
+      message:
+        "upgradeWorkflow needs a checkpointer with finishWorkflow (every adapter of this repository has it): a migration is written in one transaction, all or nothing.",
+      workflowId,
+      operation: "upgradeWorkflow",
+    });
   await writeStructure(checkpointer, graph);
   const owner = options.owner ?? `graph-upgrade:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const before = await checkpointer.getWorkflow(workflowId);
@@ -101,13 +109,8 @@ export async function upgradeWorkflow(
         step(pause.to.nodeName, { status: "paused", pause: { value: pause.value, responseKey: pause.to.responseKey } }),
       );
   }
-  const finish = checkpointer.finishWorkflow;
-  if (finish === undefined)
-    throw new Error(
-      "upgradeWorkflow needs a checkpointer with finishWorkflow (every adapter of this repository has it): a migration is written in one transaction.",
-    );
   const fence = { epoch: lease.epoch };
-  await finish.call(checkpointer, {
+  const written = finish.call(checkpointer, {
     workflowId,
     steps: [{ steps, fence }],
     update: {
@@ -124,6 +127,11 @@ export async function upgradeWorkflow(
     fence,
     release: lease,
   });
+  // Nothing was written when the transaction failed: give the claim back rather than let it run out.
+  await written.catch(async (error: unknown) => {
+    await release().catch(() => undefined);
+    throw error;
+  });
   const { plan: _plan, nextIndex: _next, ...report } = planned;
   return report;
 }
@@ -131,7 +139,8 @@ export async function upgradeWorkflow(
 /**
  * The runner hook: `new Runner({ checkpointer, upgrade: upgrades() })`. Before every top-level run it stores the
  * graph's structure (once per version) and, when the stored workflow was made by another version, applies
- * {@link upgradeWorkflow} — the run then resumes on the new graph, or fails with {@link UpgradeBlockedError}.
+ * {@link upgradeWorkflow} — the run then resumes on the new graph, or fails with {@link UpgradeBlockedError}. A run
+ * with `force: true` skips the check and the migration.
  *
  * @example
  * ```ts
@@ -144,8 +153,10 @@ export async function upgradeWorkflow(
  */
 export function upgrades(options: UpgradeWorkflowOptions = {}): RunUpgrade {
   return {
-    async prepare({ graph, workflowId, checkpointer }) {
+    async prepare({ graph, workflowId, checkpointer, force }) {
       await writeStructure(checkpointer, graph);
+      // `force: true` is the caller's own call: the run goes on as without the hook (no check, no migration).
+      if (force) return;
       const workflow = await checkpointer.getWorkflow(workflowId);
       if (workflow === undefined || workflow.graphHash === graph.definitionHash) return;
       await upgradeWorkflow(checkpointer, workflowId, graph, options);

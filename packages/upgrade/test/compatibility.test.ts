@@ -3,7 +3,15 @@ import { END, Graph, interrupt, node, route } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkCompatibility, checkWorkflows, diffGraphs, graphStructure, upgradable, upgrades } from "../src/index.js";
+import {
+  checkCompatibility,
+  checkWorkflows,
+  diffGraphs,
+  graphStructure,
+  UPGRADE_STEP,
+  upgradable,
+  upgrades,
+} from "../src/index.js";
 import { v1, v2Changed, v2NoApproval } from "./support/post.js";
 
 const count = node({ name: "count", output: "n" }, ({ text }: { text: string }) => String(text.length));
@@ -182,6 +190,19 @@ describe("checkCompatibility: the cases the four scenarios don't cover", () => {
     expect(report?.verdict).toBe("blocked");
     expect(report?.blockers[0]).toContain("was not stored (the workflow was created by a runner without upgrades()");
     expect(await checkCompatibility(checkpointer, "missing", v2Changed())).toBeUndefined();
+  });
+
+  it("force: true skips the check and the migration (the caller's own call), as without the hook", async () => {
+    const checkpointer = await pausedOn(v1(), { topic: "cats" });
+    const runner = new Runner({ checkpointer, upgrade: upgrades() });
+    const v2 = v2NoApproval(false);
+    await expect(runner.run(v2, { workflowId: "w", values: {} })).rejects.toMatchObject({
+      _tag: "UpgradeBlockedError",
+    });
+    const forced = await runner.run(v2, { workflowId: "w", values: {}, force: true });
+    expect(forced.values["post"]).toBe("draft: outline of cats [auto]");
+    expect((await checkpointer.getSteps("w")).some((s) => s.nodeName === UPGRADE_STEP)).toBe(false);
+    await runner.close();
   });
 
   it("checkWorkflows: unfinished workflows of the graph's name only, with a summary", async () => {

@@ -199,7 +199,7 @@ export class RunnerCore {
     const workflowId = options.workflowId ?? randomUUID();
     const withId = options.workflowId === undefined ? { ...options, workflowId } : options;
     return Effect.tryPromise({
-      try: () => upgrade.prepare({ graph, workflowId, checkpointer }),
+      try: () => upgrade.prepare({ graph, workflowId, checkpointer, force: options.force === true }),
       // The hook's own tagged errors (a blocked upgrade, a conflict) reach the caller as they are.
       catch: (error) => error as RunError,
     }).pipe(Effect.zipRight(Effect.suspend(() => this.#start(graph, withId, store, subscriber, control))));
