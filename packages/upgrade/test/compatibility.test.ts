@@ -12,6 +12,7 @@ import {
   upgradable,
   upgrades,
 } from "../src/index.js";
+import { planExecute } from "./support/planExecute.js";
 import { v1, v2Changed, v2NoApproval } from "./support/post.js";
 
 const count = node({ name: "count", output: "n" }, ({ text }: { text: string }) => String(text.length));
@@ -178,6 +179,30 @@ describe("checkCompatibility: the cases the four scenarios don't cover", () => {
     expect(report?.verdict).toBe("blocked");
     expect(report?.blockers).toEqual([
       "gate 'check' decided 'ask', which the new version removed from its targets. Finish the workflow on the old code.",
+    ]);
+  });
+
+  it("a nested graph changed under its paused child run: blocked; a pause moved to a non-interrupt: blocked", async () => {
+    const stored = planExecute({ approval: true });
+    const checkpointer = await pausedOn(stored.graph, { objective: "q" });
+    expect((await checkpointer.getWorkflow("w"))?.pause?.nodeName).toBe("executor/approveStep");
+    const nested = await checkCompatibility(
+      checkpointer,
+      "w",
+      planExecute({ approval: true, editedReplanner: true }).graph,
+    );
+    expect(nested?.verdict).toBe("blocked");
+    expect(nested?.blockers).toEqual([
+      "nested graph 'executor' changed while its child workflow is unfinished (paused): its stored steps belong to the old nested graph. Finish the workflow on the old code or start a new one.",
+    ]);
+
+    const post = await pausedOn(v1(), { topic: "cats" });
+    const wrong = upgradable(v2NoApproval(false), {
+      label: "v2",
+      migrations: [{ from: "v1", pause: { approve: "publish" } }],
+    });
+    expect((await checkCompatibility(post, "w", wrong))?.blockers).toEqual([
+      "the migration moves the pause at 'approve' to 'publish', which is not an interrupt of the new version (it has none).",
     ]);
   });
 

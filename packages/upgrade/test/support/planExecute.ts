@@ -6,7 +6,12 @@ import { END, Graph, interrupt, node, route } from "@graph/core";
  * plan is done, with `approveStep` pausing before each step when `approval` is on. `stopAfter` is the replanner's
  * policy: v1 finishes the whole plan (1 step left → done); v2 stops earlier (2 left → done).
  */
-export function planExecute(options: { readonly approval: boolean; readonly stopAfter?: number }) {
+export function planExecute(options: {
+  readonly approval: boolean;
+  readonly stopAfter?: number;
+  /** A replanner with other code (a closure value like `stopAfter` does not change a node's hash; its source does). */
+  readonly editedReplanner?: boolean;
+}) {
   const calls = { planner: 0, search: [] as string[] };
   const stopAt = options.stopAfter ?? 1;
   const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
@@ -28,6 +33,11 @@ export function planExecute(options: { readonly approval: boolean; readonly stop
     async ({ plan, pastSteps }: { plan: string[]; pastSteps: string[] }) =>
       later({ plan: plan.slice(1), response: plan.length <= stopAt ? `done: ${pastSteps.join("; ")}` : "" }),
   );
+  const editedReplan = node(
+    { name: "replan", output: ["plan", "response"] },
+    async ({ plan, pastSteps }: { plan: string[]; pastSteps: string[] }) =>
+      later({ plan: plan.slice(1), response: plan.length <= stopAt ? `finished: ${pastSteps.join(" / ")}` : "" }),
+  );
   const next = options.approval ? "prepareStep" : "agent";
   const shouldEnd = route({ name: "shouldEnd", targets: [next, END] }, ({ response }: { response: string }) =>
     response ? END : next,
@@ -37,7 +47,10 @@ export function planExecute(options: { readonly approval: boolean; readonly stop
   }));
   const approveStep = interrupt({ name: "approveStep", input: "request", response: "approval" });
   const inner: Graph = options.approval
-    ? new Graph([prepareStep, approveStep, agent, replan, shouldEnd], { name: "executor", entrypoint: "prepareStep" })
+    ? new Graph([prepareStep, approveStep, agent, options.editedReplanner ? editedReplan : replan, shouldEnd], {
+        name: "executor",
+        entrypoint: "prepareStep",
+      })
     : new Graph([agent, replan, shouldEnd], { name: "executor", entrypoint: "agent" });
   const executor = inner.bind({ pastSteps: [] }).asNode().withOutputs({ plan: "remainingPlan" });
   return { graph: new Graph([planner, executor], { name: "planAndExecute" }), calls };
