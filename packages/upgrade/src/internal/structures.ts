@@ -21,6 +21,12 @@ export async function writeStructure(checkpointer: Checkpointer, graph: Graph): 
 export async function readStructure(checkpointer: Checkpointer, hash: string): Promise<GraphStructure | undefined> {
   const text = await checkpointer.getGraphStructure?.(hash);
   if (text === undefined) return undefined;
-  const parsed = JSON.parse(text) as GraphStructure;
-  return parsed.format === STRUCTURE_FORMAT ? parsed : undefined;
+  let parsed: GraphStructure | undefined;
+  try {
+    parsed = JSON.parse(text) as GraphStructure;
+  } catch {
+    // A corrupt record tells nothing about the old graph: the same verdict as a missing one.
+    return undefined;
+  }
+  return parsed?.format === STRUCTURE_FORMAT && Array.isArray(parsed.nodes) ? parsed : undefined;
 }
