@@ -265,6 +265,16 @@ export class RedisCheckpointer implements Checkpointer {
   }
 
   /** The pending stop request: one `HGET`. */
+  /** Stores a graph's structure under its definition hash, once (see `Checkpointer.putGraphStructure`). */
+  putGraphStructure(hash: string, structure: string): Promise<void> {
+    return this.#run("putGraphStructure", undefined, () => this.#operations.putGraphStructure(hash, structure));
+  }
+
+  /** The structure stored under `hash`, or `undefined`. */
+  getGraphStructure(hash: string): Promise<string | undefined> {
+    return this.#run("getGraphStructure", undefined, () => this.#operations.getGraphStructure(hash));
+  }
+
   getStopRequest(id: string): Promise<StopRequest | undefined> {
     return this.#run("getStopRequest", id, () => this.#operations.getStopRequest(id));
   }

@@ -603,6 +603,15 @@ export interface Checkpointer {
    * `createdAt`, ties by id), at most `limit` (100).
    */
   listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]>;
+  /**
+   * Optional: stores the structure of a graph (a JSON text: nodes, inputs, outputs, gate targets, hashes) under its
+   * definition hash, once — a later call with the same hash keeps the first text. Content-addressed, so it needs no
+   * change to the workflow record; `@graph/upgrade` writes it when a workflow is created and reads it back to tell
+   * whether a stored workflow can continue on a new graph. Every adapter in this repository implements it.
+   */
+  putGraphStructure?(hash: string, structure: string): Promise<void>;
+  /** Optional: the text {@link Checkpointer.putGraphStructure} stored under `hash`, or `undefined`. */
+  getGraphStructure?(hash: string): Promise<string | undefined>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;
   /** Release resources. Idempotent. Flushes anything pending. */

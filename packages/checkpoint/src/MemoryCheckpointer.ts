@@ -76,6 +76,7 @@ import {
 } from "./internal/memoryRecords.js";
 import { listDueOf, listWaitingOf, nextDueOf } from "./internal/memoryTimes.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
+import { checkGraphStructure } from "./internal/structures.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer } from "./Serializer.js";
 
@@ -117,6 +118,7 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly serializer: Serializer;
   readonly #workflows = new Map<string, StoredWorkflow>();
   readonly #find = (id: string): StoredWorkflow | undefined => this.#workflows.get(id);
+  readonly #structures = new Map<string, string>();
   #closed = false;
 
   constructor(options: MemoryCheckpointerOptions = {}) {
@@ -342,6 +344,17 @@ export class MemoryCheckpointer implements Checkpointer {
     this.#open("listWaiting");
     const checked = resolveWaitingOptions(wait, options);
     return listWaitingOf(this.#workflows.values(), checked.wait, checked.limit);
+  }
+
+  async putGraphStructure(hash: string, structure: string): Promise<void> {
+    this.#open("putGraphStructure");
+    checkGraphStructure(hash, structure, "MemoryCheckpointer.putGraphStructure");
+    if (!this.#structures.has(hash)) this.#structures.set(hash, structure);
+  }
+
+  async getGraphStructure(hash: string): Promise<string | undefined> {
+    this.#open("getGraphStructure");
+    return this.#structures.get(hash);
   }
 
   async deleteWorkflow(id: string): Promise<void> {

@@ -234,6 +234,16 @@ export class KyselyCheckpointer implements Checkpointer {
     return this.#store.listWaiting(wait, options);
   }
 
+  /** Stores a graph's structure under its definition hash, once (see `Checkpointer.putGraphStructure`). */
+  putGraphStructure(hash: string, structure: string): Promise<void> {
+    return this.#store.putGraphStructure(hash, structure);
+  }
+
+  /** The structure stored under `hash`, or `undefined`. */
+  getGraphStructure(hash: string): Promise<string | undefined> {
+    return this.#store.getGraphStructure(hash);
+  }
+
   /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void> {
     return this.#store.deleteWorkflow(id);

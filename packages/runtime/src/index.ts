@@ -42,7 +42,7 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
-export type { MapDispatcher, MapDispatchRequest, MapFence } from "./options.js";
+export type { MapDispatcher, MapDispatchRequest, MapFence, RunUpgrade } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
 export type { SendResult, WakeResult } from "./time.js";

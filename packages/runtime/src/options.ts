@@ -65,6 +65,27 @@ export interface RunnerOptions {
    * delayed jobs call it). Default true with a checkpointer: one timer, armed for the earliest due time in the store.
    */
   readonly scheduler?: boolean;
+  /**
+   * Called before every top-level run, once the checkpointer is set up: `@graph/upgrade`'s `upgrades()` records the
+   * graph's structure with new workflows and, when a stored workflow was made by another graph version, checks
+   * it and applies its migrations (or refuses the run with the reasons). Needs a checkpointer.
+   */
+  readonly upgrade?: RunUpgrade;
+}
+
+/**
+ * The hook {@link RunnerOptions.upgrade} takes. `prepare` may write to the checkpointer (under its own claim of the
+ * workflow, released before it returns); a rejection fails the run with that error before anything runs.
+ */
+export interface RunUpgrade {
+  prepare(context: {
+    readonly graph: Graph;
+    /** The run's workflow id (a new workflow when none was given). */
+    readonly workflowId: string;
+    readonly checkpointer: Checkpointer;
+    /** The run's `force` option: the caller takes a graph version change on themselves. */
+    readonly force: boolean;
+  }): Promise<void>;
 }
 
 /**

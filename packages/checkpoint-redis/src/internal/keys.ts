@@ -21,6 +21,7 @@
  * | `P{graph-index}:tpend` / `:tseq` / `:twait` | hashes | per workflow: time-index writes in flight, their count, and the wait sets it is in |
  *
  * The workflow hash holds its due time (`wa`) and wait (`we`, `wk`); see `times.ts` for how the indexes follow it.
+ * | `P{graph-index}:structures` | hash | graph definition hash → graph structure (JSON text, written once) |
  */
 import { CheckpointError } from "@graph/checkpoint";
 
@@ -69,6 +70,8 @@ export class KeySpace {
   readonly prefix: string;
   readonly index: IndexKeys;
   readonly #indexBase: string;
+  /** Graph structures by definition hash (`putGraphStructure`): shared by every workflow, so no workflow's slot. */
+  readonly structures: string;
 
   constructor(prefix: string) {
     validatePrefix(prefix);
@@ -85,6 +88,7 @@ export class KeySpace {
       sequence: `${base}:tseq`,
       waits: `${base}:twait`,
     };
+    this.structures = `${base}:structures`;
   }
 
   /** The sorted set of the workflows waiting for one event wait (in the index slot). */

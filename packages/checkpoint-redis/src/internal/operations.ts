@@ -17,6 +17,7 @@ import type {
   WorkflowUpdate,
 } from "@graph/checkpoint";
 import {
+  checkGraphStructure,
   decodeStopRequest,
   encodeStopRequest,
   encodeWorkflowUpdate,
@@ -184,6 +185,15 @@ export class WorkflowOperations {
     if (!isStorableText(id)) return undefined;
     const text = await this.#context.client.hget(this.#context.keys.workflow(id).workflow, "sr");
     return text === null ? undefined : this.#decodeStop(id, text, "getStopRequest");
+  }
+
+  async putGraphStructure(hash: string, structure: string): Promise<void> {
+    checkGraphStructure(hash, structure, "putGraphStructure");
+    await this.#context.client.hsetnx(this.#context.keys.structures, hash, structure);
+  }
+
+  async getGraphStructure(hash: string): Promise<string | undefined> {
+    return (await this.#context.client.hget(this.#context.keys.structures, hash)) ?? undefined;
   }
 
   #decodeStop(id: string, text: string, operation: string): StopRequest {

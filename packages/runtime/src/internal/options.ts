@@ -80,6 +80,9 @@ export function checkRunnerOptions(options: unknown): void {
     if (cp === undefined)
       fail(where, "mapDispatcher", dispatcher, "used with a checkpointer (dispatched items run on it)");
   }
+  const upgrade = options["upgrade"];
+  if (upgrade !== undefined && (!isRecord(upgrade) || typeof upgrade["prepare"] !== "function" || cp === undefined))
+    fail(where, "upgrade", upgrade, "a { prepare(context) } object (upgrades() of @graph/upgrade) with a checkpointer");
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
 }

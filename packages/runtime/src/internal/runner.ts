@@ -167,11 +167,11 @@ export class RunnerCore {
       // A graph run here is one this runner may resume on its own later (a due sleep, an event).
       this.time.register(graph as Graph);
       const ready = this.#storeReady;
-      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control, time);
+      if (ready !== undefined) return this.#upgraded(graph as Graph, options, ready.store, subscriber, control, time);
       return this.store().pipe(
         Effect.flatMap((store) => {
           this.#storeReady = { store };
-          return this.#start(graph as Graph, options, store, subscriber, control, time);
+          return this.#upgraded(graph as Graph, options, store, subscriber, control, time);
         }),
       );
     });
@@ -216,6 +216,28 @@ export class RunnerCore {
         throw error;
       },
     );
+  }
+
+  /** `#start` after the `upgrade` hook (when there is one) prepared the stored workflow for this graph. */
+  #upgraded(
+    graph: Graph,
+    options: RunOptions,
+    store: CheckpointStoreService | undefined,
+    subscriber: Subscriber | undefined,
+    control: RunControl,
+    time?: RunConfig["time"],
+  ): Effect.Effect<RunResult, RunError | GraphConfigError> {
+    const upgrade = this.options.upgrade;
+    const checkpointer = this.options.checkpointer;
+    if (upgrade === undefined || checkpointer === undefined)
+      return this.#start(graph, options, store, subscriber, control, time);
+    const workflowId = options.workflowId ?? randomUUID();
+    const withId = options.workflowId === undefined ? { ...options, workflowId } : options;
+    return Effect.tryPromise({
+      try: () => upgrade.prepare({ graph, workflowId, checkpointer, force: options.force === true }),
+      // The hook's own tagged errors (a blocked upgrade, a conflict) reach the caller as they are.
+      catch: (error) => error as RunError,
+    }).pipe(Effect.zipRight(Effect.suspend(() => this.#start(graph, withId, store, subscriber, control, time))));
   }
 
   #start(

@@ -22,6 +22,7 @@ import { describeSerialization } from "./serialization.js";
 import { describeSharedRules } from "./sharedRules.js";
 import { describeSteps } from "./steps.js";
 import { describeStops } from "./stops.js";
+import { describeStructures } from "./structures.js";
 import { describeTimes } from "./times.js";
 import { describeUnknownIds } from "./unknownIds.js";
 import { describeWorkflows } from "./workflows.js";
@@ -43,6 +44,7 @@ export const STORAGE_AREAS = [
   "renewal",
   "stops",
   "times",
+  "structures",
   "zombies",
   "unknownIds",
   "ids",
@@ -69,6 +71,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   renewal: describeRenewal,
   stops: describeStops,
   times: describeTimes,
+  structures: describeStructures,
   zombies: describeZombies,
   unknownIds: describeUnknownIds,
   ids: describeIds,

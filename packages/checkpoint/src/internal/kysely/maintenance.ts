@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { CheckpointError } from "../../errors.js";
 import type { AnyDb, TableLayout } from "./layout.js";
-import { childIdRange, LATEST_VERSION, lockKey, MIGRATIONS } from "./schema.js";
+import { childIdRange, LATEST_VERSION, lockKey, MIGRATIONS, type TableNames } from "./schema.js";
 
 /** The migrations key of a layout (schema + prefix): concurrent `setup()` calls serialise on it. */
 function migrationLockKey(d: TableLayout): number {
@@ -38,7 +38,7 @@ export async function migrateIn(trx: AnyDb, d: TableLayout): Promise<void> {
   const context = {
     types: d.dialect.types,
     prefix: d.prefix,
-    table: (name: "workflows" | "steps" | "migrations") => d.table(name),
+    table: (name: keyof TableNames) => d.table(name),
   };
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.version)) continue;

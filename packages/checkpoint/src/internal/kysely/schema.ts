@@ -10,6 +10,8 @@ export interface TableNames {
   readonly workflows: string;
   readonly steps: string;
   readonly migrations: string;
+  /** Graph structures by definition hash (schema version 3, `@graph/upgrade`). */
+  readonly graphStructures: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -21,7 +23,12 @@ export function isPlainIdentifier(name: string): boolean {
 
 /** Table names for a prefix (validated by the caller). */
 export function tableNames(prefix: string): TableNames {
-  return { workflows: `${prefix}workflows`, steps: `${prefix}steps`, migrations: `${prefix}migrations` };
+  return {
+    workflows: `${prefix}workflows`,
+    steps: `${prefix}steps`,
+    migrations: `${prefix}migrations`,
+    graphStructures: `${prefix}structures`,
+  };
 }
 
 /** Quotes an identifier (both dialects use double quotes). */
@@ -115,6 +122,18 @@ export const MIGRATIONS: readonly Migration[] = [
           "(waiting_event, waiting_key, created_at, id) WHERE waiting_event IS NOT NULL",
       ];
     },
+  },
+  {
+    version: 4,
+    name: "graph structures",
+    // Content-addressed and shared by every workflow of one graph version: no change to the workflow rows.
+    statements: (c) => [
+      `CREATE TABLE IF NOT EXISTS ${c.table("graphStructures")} (
+        hash ${c.types.key} NOT NULL PRIMARY KEY,
+        structure TEXT NOT NULL,
+        created_at ${c.types.integer} NOT NULL
+      )`,
+    ],
   },
 ];
 

@@ -42,6 +42,7 @@ import {
 import { validateClaimOptions, validateFence, validateRenewal } from "../leases.js";
 import { checkSerializer } from "../options.js";
 import { selectSteps } from "../records.js";
+import { checkGraphStructure } from "../structures.js";
 import { resolveDueOptions, resolveWaitingOptions } from "../time.js";
 import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
@@ -57,6 +58,7 @@ import { StoreSession } from "./session.js";
 import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
 import { encodeGroup, saveGroup } from "./stepWrites.js";
+import { getStructureIn, putStructureIn } from "./structures.js";
 import { listDueIn, listWaitingIn, nextDueIn } from "./times.js";
 import type { WorkflowContext } from "./workflowWrites.js";
 import { claimIn, createIn, encodeUpdate, finishIn, startIn, updateIn } from "./workflowWrites.js";
@@ -380,6 +382,19 @@ export class KyselyStore {
       if (!isStorableText(id)) return;
       await this.#session.write((trx) => deleteTreeIn(trx, this.dialect, id));
     });
+  }
+
+  putGraphStructure(hash: string, structure: string): Promise<void> {
+    return this.#session.run("putGraphStructure", undefined, async () => {
+      checkGraphStructure(hash, structure, "putGraphStructure");
+      await this.#session.write((trx) => putStructureIn(trx, this.dialect, hash, structure));
+    });
+  }
+
+  getGraphStructure(hash: string): Promise<string | undefined> {
+    return this.#session.run("getGraphStructure", undefined, () =>
+      this.#session.read((db) => getStructureIn(db, this.dialect, hash)),
+    );
   }
 
   /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */

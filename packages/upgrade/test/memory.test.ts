@@ -1,0 +1,4 @@
+import { MemoryCheckpointer } from "@graph/checkpoint";
+import { describeUpgradeScenarios } from "./support/scenarios.js";
+
+describeUpgradeScenarios("memory", () => new MemoryCheckpointer());
