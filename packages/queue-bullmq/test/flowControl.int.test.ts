@@ -1,0 +1,189 @@
+// Flow control on a pool of real worker processes sharing one Redis checkpointer: a per-tenant limit that never
+// goes over across workers and does not let a big tenant's backlog starve a small one, a rate limit no 1-second
+// window breaks, and the permits of a SIGKILLed worker coming back within their lease.
+import { afterEach, describe, expect, it } from "vitest";
+import { RemoteRunner } from "../src/index.js";
+import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { pooledFlow, rateFlow, tenantFlow } from "./fixtures/graphs.mjs";
+import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+
+let env: TestEnv | undefined;
+let workers: WorkerProcess[] = [];
+let remote: RemoteRunner | undefined;
+
+afterEach(async () => {
+  await remote?.close();
+  await Promise.all(workers.map((w) => w.kill()));
+  await env?.dispose();
+  remote = undefined;
+  workers = [];
+  env = undefined;
+});
+
+interface Call {
+  readonly tenant: string;
+  readonly ticket: string;
+  readonly start: number;
+  end?: number;
+}
+
+/** The calls of the log whose start line is `startTag` (each ended by the next `endTag` line of the same ticket). */
+function calls(log: string, startTag: string, endTag?: string): Call[] {
+  const list: Call[] = [];
+  for (const line of readLog(log)) {
+    const [tenant, ticket, at] = line.tag.split(":") as [string, string, string];
+    if (line.node === startTag) list.push({ tenant, ticket, start: Number(at) });
+    else if (line.node === endTag)
+      list.findLast((c) => c.tenant === tenant && c.ticket === ticket && c.end === undefined)!.end = Number(at);
+  }
+  return list;
+}
+
+/** The most calls open at once (an end and a start at the same millisecond: the end first). */
+function peak(list: readonly Call[], openUntil = Number.POSITIVE_INFINITY): number {
+  const points = list.flatMap((c): [number, number][] => [
+    [c.start, 1],
+    [c.end ?? openUntil, -1],
+  ]);
+  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of points) most = Math.max(most, (open += d));
+  return most;
+}
+
+const p95 = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
+
+const poolOptions = (log: string) => ({
+  ...env!.workerEnv,
+  LOG_FILE: log,
+  CONCURRENCY: "32",
+  LEASE_TTL_MS: "1500",
+  LOCK_MS: "1500",
+  REPLY_MS: "40",
+});
+
+/** Submits `tickets` runs of `graph` for a tenant at once; resolves to each run's submit time by ticket. */
+function submit(graph: typeof tenantFlow, tenantId: string, tickets: readonly number[], prefix: string) {
+  const submitted = new Map<string, number>();
+  const results = tickets.map((ticket) => {
+    submitted.set(`${tenantId}:${ticket}`, Date.now());
+    return remote!.run(graph, { values: { tenantId, ticket }, workflowId: `${prefix}-${tenantId}-${ticket}` });
+  });
+  return { submitted, results: Promise.all(results) };
+}
+
+describe("flow control across 3 worker processes", () => {
+  it("2 tenants × 30 runs, limit 2 per tenant: never above 2 per tenant; the small tenant is not starved; throughput within 20% of an unkeyed limit", async () => {
+    env = await testEnv("redis");
+    const log = logFile("tenants");
+    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
+    remote = new RemoteRunner(env.submitter);
+    const tickets = Array.from({ length: 30 }, (_, i) => i);
+
+    // The small tenant alone: its waits (submit → its call starts) under its own limit are its fair share.
+    const alone = submit(tenantFlow, "small", tickets, "alone");
+    await alone.results;
+    const aloneWaits = calls(log, "tr-start", "tr-end").map(
+      (c) => c.start - alone.submitted.get(`${c.tenant}:${c.ticket}`)!,
+    );
+
+    // The big tenant's 30 runs first, then the small tenant's 30: a FIFO pool would make the small one wait for all.
+    const mixedLog = logFile("mixed");
+    await Promise.all(workers.map((w) => w.kill()));
+    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(mixedLog))));
+    const began = Date.now();
+    const big = submit(tenantFlow, "big", tickets, "mixed");
+    const small = submit(tenantFlow, "small", tickets, "mixed");
+    const [bigResults, smallResults] = await Promise.all([big.results, small.results]);
+    const keyedMs = Date.now() - began;
+    expect(bigResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `big#${t}`));
+    expect(smallResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `small#${t}`));
+    const mixed = calls(mixedLog, "tr-start", "tr-end");
+    expect(mixed).toHaveLength(60);
+    expect(peak(mixed.filter((c) => c.tenant === "big"))).toBeLessThanOrEqual(2);
+    expect(peak(mixed.filter((c) => c.tenant === "small"))).toBeLessThanOrEqual(2);
+    expect(new Set(readLog(mixedLog).map((l) => l.pid)).size).toBeGreaterThan(1);
+    const smallWaits = mixed
+      .filter((c) => c.tenant === "small")
+      .map((c) => c.start - small.submitted.get(`${c.tenant}:${c.ticket}`)!);
+    const fair = p95(aloneWaits);
+    expect(p95(smallWaits), `small tenant p95 wait ${p95(smallWaits)} ms, alone ${fair} ms`).toBeLessThanOrEqual(
+      2 * fair,
+    );
+
+    // The same 60 runs under one unkeyed limit of 4 (the keyed run's total parallelism).
+    const pooledLog = logFile("pooled");
+    await Promise.all(workers.map((w) => w.kill()));
+    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(pooledLog))));
+    const pooledBegan = Date.now();
+    await Promise.all([
+      submit(pooledFlow, "big", tickets, "pooled").results,
+      submit(pooledFlow, "small", tickets, "pooled").results,
+    ]);
+    const pooledMs = Date.now() - pooledBegan;
+    expect(readLog(pooledLog).filter((l) => l.node === "pr-start")).toHaveLength(60);
+    expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.2 + 250);
+    console.log(
+      `flow control: small tenant p95 wait alone ${fair} ms, behind the big tenant ${p95(smallWaits)} ms; ` +
+        `60 runs keyed ${keyedMs} ms, unkeyed limit 4 ${pooledMs} ms`,
+    );
+  });
+
+  it("rate limit 20 per second across 3 workers: no 1-second window of calls holds more than 20", async () => {
+    env = await testEnv("redis");
+    const log = logFile("rate");
+    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
+    remote = new RemoteRunner(env.submitter);
+    const began = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => remote!.run(rateFlow, { values: { n }, workflowId: `rate-${n}` })),
+    );
+    expect(results.map((r) => r.values.out)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    const starts = readLog(log)
+      .filter((l) => l.node === "call")
+      .map((l) => Number(l.tag.split(":")[1]))
+      .sort((a, b) => a - b);
+    expect(starts).toHaveLength(50);
+    expect(new Set(readLog(log).map((l) => l.pid)).size).toBeGreaterThan(1);
+    // A permit is granted at most 20 times per second; a call starts a few ms after its grant.
+    for (let i = 0; i + 20 < starts.length; i++)
+      expect(starts[i + 20]! - starts[i]!, `calls ${i} and ${i + 20}`).toBeGreaterThanOrEqual(1_000 - 50);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(2_000 - 50);
+  });
+
+  it("a worker SIGKILLed while holding both of a tenant's permits: they come back within the lease, never more than 2 at once", async () => {
+    env = await testEnv("redis");
+    const log = logFile("killed");
+    const doomed = await startWorker({ ...poolOptions(log), REPLY_HOLD: "acme" });
+    workers = [doomed];
+    remote = new RemoteRunner(env.submitter);
+    const first = submit(tenantFlow, "acme", [0, 1], "killed");
+    await doomed.next((m) => m.type === "node-start" && m.tag === "acme:0", 60_000);
+    await doomed.next((m) => m.type === "node-start" && m.tag === "acme:1", 60_000);
+    const rescuers = await Promise.all([startWorker(poolOptions(log)), startWorker(poolOptions(log))]);
+    workers.push(...rescuers);
+    const third = submit(tenantFlow, "acme", [2], "killed");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both permits are held by the doomed worker: the third call has not started.
+    expect(
+      calls(log, "tr-start")
+        .map((c) => c.ticket)
+        .sort(),
+    ).toEqual(["0", "1"]);
+    const killedAt = Date.now();
+    await doomed.kill("SIGKILL");
+    const [redelivered, [last]] = await Promise.all([first.results, third.results]);
+    expect(redelivered.map((r) => r.values.reply)).toEqual(["acme#0", "acme#1"]);
+    expect(last!.values.reply).toBe("acme#2");
+    const all = calls(log, "tr-start", "tr-end");
+    // The doomed worker's calls count as running until it died.
+    const died = all.filter((c) => c.end === undefined);
+    expect(died.map((c) => c.ticket).sort()).toEqual(["0", "1"]);
+    expect(peak(all, killedAt)).toBeLessThanOrEqual(2);
+    const firstAfter = Math.min(...all.filter((c) => c.start > killedAt).map((c) => c.start));
+    expect(firstAfter - killedAt, "a permit came back within the lease (1.5 s) and a poll").toBeLessThanOrEqual(
+      1_500 + 1_000,
+    );
+  });
+});
