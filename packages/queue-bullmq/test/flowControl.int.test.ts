@@ -74,7 +74,9 @@ function submit(graph: typeof tenantFlow, tenantId: string, tickets: readonly nu
 }
 
 describe("flow control across 3 worker processes", () => {
-  it("2 tenants × 30 runs, limit 2 per tenant: never above 2 per tenant; the small tenant is not starved; throughput within 20% of an unkeyed limit", async () => {
+  it("2 tenants × 30 runs, limit 2 per tenant: never above 2 per tenant; the small tenant is not starved; throughput within 20% of an unkeyed limit", {
+    timeout: 120_000,
+  }, async () => {
     env = await testEnv("redis");
     const log = logFile("tenants");
     workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
@@ -130,7 +132,9 @@ describe("flow control across 3 worker processes", () => {
     );
   });
 
-  it("rate limit 20 per second across 3 workers: no 1-second window of calls holds more than 20", async () => {
+  it("rate limit 20 per second across 3 workers: no 1-second window of calls holds more than 20", {
+    timeout: 60_000,
+  }, async () => {
     env = await testEnv("redis");
     const log = logFile("rate");
     workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
@@ -152,7 +156,9 @@ describe("flow control across 3 worker processes", () => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(2_000 - 50);
   });
 
-  it("a worker SIGKILLed while holding both of a tenant's permits: they come back within the lease, never more than 2 at once", async () => {
+  it("a worker SIGKILLed while holding both of a tenant's permits: they come back within the lease, never more than 2 at once", {
+    timeout: 60_000,
+  }, async () => {
     env = await testEnv("redis");
     const log = logFile("killed");
     const doomed = await startWorker({ ...poolOptions(log), REPLY_HOLD: "acme" });
