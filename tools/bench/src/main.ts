@@ -5,6 +5,7 @@
 //   pnpm bench --quick             smaller sizes, fewer repetitions (CI smoke)
 //   pnpm bench --only chain,map    some workloads (see --help); their rows replace theirs in the existing results.json
 //   pnpm bench --out file.json     write the results somewhere else (default tools/bench/results.json)
+//   pnpm bench --readme-only       only regenerate the README table from the existing results.json
 //
 // Writing the default results.json also regenerates the Performance table of the repository's README.md (the
 // region between the markers in src/lib/readme.ts); `--no-readme` leaves the README alone.
@@ -14,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchContext, Workload } from "./lib/context.js";
-import { mergeRows, renderReadmeTable, replaceRegion } from "./lib/readme.js";
+import { mergeRows, type ResultsFile, renderReadmeTable, replaceRegion } from "./lib/readme.js";
 import type { Row } from "./lib/results.js";
 import { renderNotes, renderTable } from "./lib/table.js";
 import { agent } from "./workloads/agent.js";
@@ -53,11 +54,12 @@ interface Args {
   readonly only: readonly string[] | undefined;
   readonly out: string;
   readonly readme: boolean;
+  readonly readmeOnly: boolean;
 }
 
 function usage(): string {
   return [
-    "usage: pnpm bench [--quick] [--only <name>[,<name>…]] [--out <file>] [--no-readme]",
+    "usage: pnpm bench [--quick] [--only <name>[,<name>…]] [--out <file>] [--no-readme | --readme-only]",
     `workloads: ${WORKLOADS.map((w) => `${w.name} (${w.title})`).join(", ")}`,
   ].join("\n");
 }
@@ -67,6 +69,7 @@ function parseArgs(argv: readonly string[]): Args {
   let only: string[] | undefined;
   let out = defaultOut;
   let readme = true;
+  let readmeOnly = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] =
@@ -99,6 +102,9 @@ function parseArgs(argv: readonly string[]): Args {
       case "--no-readme":
         readme = false;
         break;
+      case "--readme-only":
+        readmeOnly = true;
+        break;
       case "--help":
       case "-h":
         console.log(usage());
@@ -110,7 +116,7 @@ function parseArgs(argv: readonly string[]): Args {
   for (const name of only ?? []) {
     if (!WORKLOADS.some((w) => w.name === name)) throw new Error(`unknown workload '${name}'\n${usage()}`);
   }
-  return { quick, only, out, readme };
+  return { quick, only, out, readme, readmeOnly };
 }
 
 function git(args: readonly string[]): string | undefined {
@@ -153,8 +159,17 @@ function readRows(file: string): Row[] {
   }
 }
 
+function writeReadme(results: ResultsFile): void {
+  fs.writeFileSync(readmePath, replaceRegion(fs.readFileSync(readmePath, "utf8"), renderReadmeTable(results)));
+  console.log(`regenerated the Performance table in ${path.relative(process.cwd(), readmePath)}`);
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.readmeOnly) {
+    writeReadme(JSON.parse(fs.readFileSync(defaultOut, "utf8")) as ResultsFile);
+    return 0;
+  }
   // Every MaxListenersExceededWarning is counted per workload (none may come from ours; LangGraph.js's fan-out
   // adds an abort listener per task and may trip it).
   const warnings = new Map<string, number>();
@@ -259,10 +274,7 @@ async function main(): Promise<number> {
     console.log(`MaxListenersExceededWarning: ${[...warnings].map(([w, n]) => `${w} ×${n}`).join(", ")}`);
   fs.writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
-  if (args.readme && args.out === defaultOut) {
-    fs.writeFileSync(readmePath, replaceRegion(fs.readFileSync(readmePath, "utf8"), renderReadmeTable(results)));
-    console.log(`regenerated the Performance table in ${path.relative(process.cwd(), readmePath)}`);
-  }
+  if (args.readme && args.out === defaultOut) writeReadme(results);
   return failures.length > 0 ? 1 : 0;
 }
 
