@@ -151,9 +151,13 @@ function machine() {
   };
 }
 
+/** The rows of an earlier results.json; rows from before rows were stamped get the file's generatedAt. */
 function readRows(file: string): Row[] {
   try {
-    return (JSON.parse(fs.readFileSync(file, "utf8")) as { rows?: Row[] }).rows ?? [];
+    const previous = JSON.parse(fs.readFileSync(file, "utf8")) as { generatedAt?: string; rows?: Row[] };
+    return (previous.rows ?? []).map((r) =>
+      r.measuredAt !== undefined || previous.generatedAt === undefined ? r : { ...r, measuredAt: previous.generatedAt },
+    );
   } catch {
     return [];
   }

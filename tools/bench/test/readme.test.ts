@@ -21,7 +21,7 @@ const chainRow = row({
   workload: "peers",
   label: "chain of 10 async nodes, steady state",
   unit: "µs/run",
-  ours: { value: 11.24 },
+  ours: { value: 11.24, cpu: 10.1 },
   floor: { value: 3.5 },
   langgraph: { value: 2778 },
   peers: { mastra: { value: 881 }, dbos: { skipped: "durable rows only" } },
@@ -37,6 +37,7 @@ const coldRow = row({
   floor: { value: 0.04 },
   langgraph: { value: 261, estimated: true },
   targets: [{ kind: "max", threshold: 100, description: "≤ 100 ms" }],
+  measuredAt: "2026-11-24T22:02:51.260Z",
 });
 
 const infoRow = row({
@@ -58,12 +59,12 @@ const results: ResultsFile = {
 describe("renderReadmeTable", () => {
   it("shows the headline rows in their fixed order, every peer column, and each target's verdict", () => {
     const lines = renderReadmeTable(results).split("\n");
-    expect(lines[0]).toContain("(2026-11-26; AMD EPYC × 2 cores, Node v20.20.2;");
+    expect(lines[0]).toContain("(2026-11-26; AMD EPYC × 2 cores, Node v20.20.2).");
     expect(lines.slice(2)).toEqual([
-      "| workload (async nodes) | @graph | hand-written floor | LangGraph.js | Mastra | DBOS | target |",
-      "| --- | --- | --- | --- | --- | --- | --- |",
-      "| cold start | 164 ms | 0.0400 ms | ~261 ms | — | — | ≤ 100 ms: **missed** |",
-      "| chain of 10 async nodes, steady state | 11.2 µs/run | 3.50 µs/run | 2,778 µs/run | 881 µs/run | — | ≥ 10× Mastra: met |",
+      "| workload (async nodes) | @graph | hand-written floor | LangGraph.js | Mastra | DBOS | target | measured |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| cold start | 164 ms | 0.0400 ms | ~261 ms | — | — | ≤ 100 ms: **missed** | 2026-11-24 |",
+      "| chain of 10 async nodes, steady state | 11.2 µs/run (CPU 10.1) | 3.50 µs/run | 2,778 µs/run | 881 µs/run | — | ≥ 10× Mastra: met | 2026-11-26 |",
     ]);
   });
 });

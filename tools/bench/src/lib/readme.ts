@@ -32,9 +32,11 @@ export interface ResultsFile {
   readonly rows: readonly Row[];
 }
 
+/** Wall time, and the CPU time of the process beside it when measured (it moves less on a loaded machine). */
 function cell(c: Cell | Skipped | undefined, unit: string): string {
   if (!isCell(c)) return "—";
-  return `${c.estimated === true ? "~" : ""}${fmt(c.value)} ${unit}`;
+  const cpu = c.cpu === undefined ? "" : ` (CPU ${fmt(c.cpu)})`;
+  return `${c.estimated === true ? "~" : ""}${fmt(c.value)} ${unit}${cpu}`;
 }
 
 function targets(r: Row): string {
@@ -61,11 +63,12 @@ export function renderReadmeTable(results: ResultsFile): string {
     cell(r.langgraph, r.unit),
     ...peers.map((p) => cell(r.peers?.[p], r.unit)),
     targets(r),
+    (r.measuredAt ?? results.generatedAt).slice(0, 10),
   ]);
   const table = [header, header.map(() => "---"), ...lines].map((l) => `| ${l.join(" | ")} |`).join("\n");
   const when = results.generatedAt.slice(0, 10);
   return [
-    `Generated from [\`tools/bench/results.json\`](tools/bench/results.json) (${when}; ${results.machine.cpu} × ${results.machine.cores} cores, Node ${results.machine.node}; medians, a shared and loaded machine, so compare the ratios within a row rather than absolute numbers). Regenerate with \`npm run bench\`.`,
+    `Generated from [\`tools/bench/results.json\`](tools/bench/results.json) (${when}; ${results.machine.cpu} × ${results.machine.cores} cores, Node ${results.machine.node}). Medians of wall time, the process's CPU time in parentheses; the machine is shared and often loaded, so compare within a row (one run, side by side) rather than across dates. Regenerate with \`npm run bench\` (\`--only <workload>\` refreshes some rows).`,
     "",
     table,
   ].join("\n");
