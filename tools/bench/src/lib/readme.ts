@@ -55,6 +55,7 @@ export function renderReadmeTable(results: ResultsFile): string {
     "LangGraph.js",
     ...peers.map((p) => PEER_NAMES[p]),
     "target",
+    "measured",
   ];
   const lines = rows.map((r) => [
     r.label,
