@@ -6,10 +6,10 @@
 // dropped by `dropDbos`), never the database in DATABASE_URL itself.
 import type { PgPool } from "./drivers.js";
 
-export const DBOS_DATABASE = "bench_dbos";
+const DBOS_DATABASE = "bench_dbos";
 
 /** `url` with its database name replaced. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
