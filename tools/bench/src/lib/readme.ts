@@ -23,6 +23,7 @@ const HEADLINE: readonly RegExp[] = [
   /^sqlite-chain-/,
   /^postgres-chain-/,
   /^redis-chain-/,
+  /^redis-vs-sqlite$/,
 ];
 
 /** The shape of results.json the README needs. */
