@@ -3,38 +3,63 @@
 //
 //   pnpm bench                     full run (~10 minutes)
 //   pnpm bench --quick             smaller sizes, fewer repetitions (CI smoke)
-//   pnpm bench --only chain,map    some workloads: chain, repeat, map, sqlite, postgres, redis, agent, queue, build
+//   pnpm bench --only chain,map    some workloads (see --help); their rows replace theirs in the existing results.json
 //   pnpm bench --out file.json     write the results somewhere else (default tools/bench/results.json)
+//   pnpm bench --readme-only       only regenerate the README table from the existing results.json
+//
+// Writing the default results.json also regenerates the Performance table of the repository's README.md (the
+// region between the markers in src/lib/readme.ts); `--no-readme` leaves the README alone.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchContext, Workload } from "./lib/context.js";
+import { mergeRows, type ResultsFile, renderReadmeTable, replaceRegion } from "./lib/readme.js";
 import type { Row } from "./lib/results.js";
 import { renderNotes, renderTable } from "./lib/table.js";
 import { agent } from "./workloads/agent.js";
 import { build } from "./workloads/build.js";
 import { chain } from "./workloads/chain.js";
+import { cold } from "./workloads/cold.js";
 import { map } from "./workloads/map.js";
+import { peers } from "./workloads/peers.js";
+import { durable } from "./workloads/peersDurable.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
 import { redis } from "./workloads/redis.js";
 import { repeat } from "./workloads/repeat.js";
 import { sqlite } from "./workloads/sqlite.js";
 
-const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, redis, agent, queue, build];
+const WORKLOADS: readonly Workload[] = [
+  cold,
+  peers,
+  durable,
+  chain,
+  repeat,
+  map,
+  sqlite,
+  postgres,
+  redis,
+  agent,
+  queue,
+  build,
+];
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const defaultOut = path.join(benchDir, "results.json");
+const readmePath = path.resolve(benchDir, "../../README.md");
 
 interface Args {
   readonly quick: boolean;
   readonly only: readonly string[] | undefined;
   readonly out: string;
+  readonly readme: boolean;
+  readonly readmeOnly: boolean;
 }
 
 function usage(): string {
   return [
-    "usage: pnpm bench [--quick] [--only <name>[,<name>…]] [--out <file>]",
+    "usage: pnpm bench [--quick] [--only <name>[,<name>…]] [--out <file>] [--no-readme | --readme-only]",
     `workloads: ${WORKLOADS.map((w) => `${w.name} (${w.title})`).join(", ")}`,
   ].join("\n");
 }
@@ -42,7 +67,9 @@ function usage(): string {
 function parseArgs(argv: readonly string[]): Args {
   let quick = false;
   let only: string[] | undefined;
-  let out = path.join(benchDir, "results.json");
+  let out = defaultOut;
+  let readme = true;
+  let readmeOnly = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] =
@@ -72,6 +99,12 @@ function parseArgs(argv: readonly string[]): Args {
       case "--out":
         out = path.resolve(process.cwd(), value());
         break;
+      case "--no-readme":
+        readme = false;
+        break;
+      case "--readme-only":
+        readmeOnly = true;
+        break;
       case "--help":
       case "-h":
         console.log(usage());
@@ -83,7 +116,7 @@ function parseArgs(argv: readonly string[]): Args {
   for (const name of only ?? []) {
     if (!WORKLOADS.some((w) => w.name === name)) throw new Error(`unknown workload '${name}'\n${usage()}`);
   }
-  return { quick, only, out };
+  return { quick, only, out, readme, readmeOnly };
 }
 
 function git(args: readonly string[]): string | undefined {
@@ -118,8 +151,29 @@ function machine() {
   };
 }
 
+/** The rows of an earlier results.json; rows from before rows were stamped get the file's generatedAt. */
+function readRows(file: string): Row[] {
+  try {
+    const previous = JSON.parse(fs.readFileSync(file, "utf8")) as { generatedAt?: string; rows?: Row[] };
+    return (previous.rows ?? []).map((r) =>
+      r.measuredAt !== undefined || previous.generatedAt === undefined ? r : { ...r, measuredAt: previous.generatedAt },
+    );
+  } catch {
+    return [];
+  }
+}
+
+function writeReadme(results: ResultsFile): void {
+  fs.writeFileSync(readmePath, replaceRegion(fs.readFileSync(readmePath, "utf8"), renderReadmeTable(results)));
+  console.log(`regenerated the Performance table in ${path.relative(process.cwd(), readmePath)}`);
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.readmeOnly) {
+    writeReadme(JSON.parse(fs.readFileSync(defaultOut, "utf8")) as ResultsFile);
+    return 0;
+  }
   // Every MaxListenersExceededWarning is counted per workload (none may come from ours; LangGraph.js's fan-out
   // adds an abort listener per task and may trip it).
   const warnings = new Map<string, number>();
@@ -127,7 +181,14 @@ async function main(): Promise<number> {
   process.on("warning", (warning) => {
     if (warning.name !== "MaxListenersExceededWarning") return;
     // The warning's stack shows who added the listener: LangGraph.js's frames name @langchain.
-    const who = /@langchain/.test(warning.stack ?? "") ? "LangGraph.js" : "ours or the floor";
+    const stack = warning.stack ?? "";
+    const who = /@langchain/.test(stack)
+      ? "LangGraph.js"
+      : /@mastra|@libsql/.test(stack)
+        ? "Mastra"
+        : /@dbos-inc/.test(stack)
+          ? "DBOS"
+          : "ours, the floor or a peer (no frame named it)";
     const key = `${current} (${who})`;
     warnings.set(key, (warnings.get(key) ?? 0) + 1);
   });
@@ -170,20 +231,25 @@ async function main(): Promise<number> {
     fs.rmSync(tmpDir, { recursive: true, force: true });
   }
   const durationSec = (Date.now() - started) / 1000;
+  const generatedAt = new Date().toISOString();
+  const measured = rows.map((r) => ({ ...r, measuredAt: generatedAt }));
+  // A partial run keeps the other workloads' rows of the file it replaces (each with its own measuredAt).
+  const previous = args.only !== undefined && fs.existsSync(args.out) ? readRows(args.out) : [];
+  const allRows = args.only === undefined ? measured : mergeRows(previous, measured, args.only);
 
-  const targets = rows.flatMap((r) => r.targets.map((t) => ({ row: r.id, ...t })));
+  console.log(`\n${renderTable(rows)}\n\n${renderNotes(rows)}\n`);
+  const targets = allRows.flatMap((r) => r.targets.map((t) => ({ row: r.id, ...t })));
   const missed = targets.filter((t) => t.met === false);
   const unknown = targets.filter((t) => t.met === null);
-  console.log(`\n${renderTable(rows)}\n\n${renderNotes(rows)}\n`);
   console.log(
-    `targets: ${targets.length - missed.length - unknown.length}/${targets.length} met` +
+    `targets (all rows of ${path.basename(args.out)}): ${targets.length - missed.length - unknown.length}/${targets.length} met` +
       (missed.length > 0 ? `; missed: ${missed.map((t) => `${t.row} (${t.description})`).join(", ")}` : "") +
       (unknown.length > 0 ? `; not measured: ${unknown.map((t) => t.row).join(", ")}` : "") +
       `; ${durationSec.toFixed(0)} s total`,
   );
 
   const results = {
-    generatedAt: new Date().toISOString(),
+    generatedAt,
     mode: args.quick ? "quick" : "full",
     only: args.only ?? null,
     durationSec,
@@ -192,6 +258,9 @@ async function main(): Promise<number> {
       "@langchain/langgraph": packageVersion("@langchain/langgraph"),
       "@langchain/core": packageVersion("@langchain/core"),
       effect: packageVersion("effect"),
+      "@mastra/core": packageVersion("@mastra/core"),
+      "@mastra/libsql": packageVersion("@mastra/libsql"),
+      "@dbos-inc/dbos-sdk": packageVersion("@dbos-inc/dbos-sdk"),
     },
     git: { commit: git(["rev-parse", "HEAD"]), dirty: (git(["status", "--porcelain"]) ?? "") !== "" },
     repetitions: { warmup: context.warmup, reps: context.reps, slowReps: context.slowReps },
@@ -201,7 +270,7 @@ async function main(): Promise<number> {
       missed,
       notMeasured: unknown,
     },
-    rows,
+    rows: allRows,
     failures,
     maxListenersWarnings: Object.fromEntries(warnings),
   };
@@ -209,6 +278,7 @@ async function main(): Promise<number> {
     console.log(`MaxListenersExceededWarning: ${[...warnings].map(([w, n]) => `${w} ×${n}`).join(", ")}`);
   fs.writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
+  if (args.readme && args.out === defaultOut) writeReadme(results);
   return failures.length > 0 ? 1 : 0;
 }
 

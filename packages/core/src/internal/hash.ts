@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import * as z from "zod";
+import type * as z from "zod";
+import { toJsonSchema } from "./zod.js";
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -36,7 +37,7 @@ export function stableStringify(value: unknown): string {
 /** A stable description of a zod schema for hashing: its JSON Schema (type, defaults, literals, …). */
 function schemaFingerprint(schema: z.ZodType): unknown {
   try {
-    return z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
+    return toJsonSchema(schema, { unrepresentable: "any", io: "input" });
   } catch {
     return { zodType: (schema as { def?: { type?: unknown } }).def?.type ?? "unknown" };
   }

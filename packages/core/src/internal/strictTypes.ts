@@ -1,7 +1,8 @@
-import * as z from "zod";
+import type * as z from "zod";
 import { GraphConfigError } from "../errors.js";
 import type { AnyNode, Graph } from "../Graph.js";
 import { assertNever } from "./brand.js";
+import { toJsonSchema, zodModule } from "./zod.js";
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -14,7 +15,7 @@ function outputSchemaOf(n: AnyNode, output: string): z.ZodType | undefined {
       const producer = inner === undefined ? undefined : n.graph.analysis.producers.get(inner)?.[0];
       const schema =
         producer === undefined || inner === undefined ? undefined : outputSchemaOf(n.graph.nodes.get(producer)!, inner);
-      return schema === undefined || n.mapOverConfig === undefined ? schema : z.array(schema);
+      return schema === undefined || n.mapOverConfig === undefined ? schema : zodModule().array(schema);
     }
     case "gate":
     case "interrupt":
@@ -35,7 +36,7 @@ function inputSchemaOf(n: AnyNode, input: string): z.ZodType | undefined {
       const first = n.graph.analysis.consumers.get(inner)?.[0];
       const consumer = first === undefined ? undefined : n.graph.nodes.get(first);
       const schema = consumer === undefined ? undefined : inputSchemaOf(consumer, inner);
-      return schema === undefined || !n.mapOverConfig?.params.includes(input) ? schema : z.array(schema);
+      return schema === undefined || !n.mapOverConfig?.params.includes(input) ? schema : zodModule().array(schema);
     }
     case "gate":
     case "interrupt":
@@ -46,7 +47,7 @@ function inputSchemaOf(n: AnyNode, input: string): z.ZodType | undefined {
 }
 
 function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return toJsonSchema(schema, { io, unrepresentable: "any" });
 }
 
 const typesOf = (s: JsonSchema): string[] | undefined =>

@@ -29,6 +29,11 @@ export interface NodePlan {
   readonly given: readonly boolean[];
   /** Per input: the producers wired to it. */
   readonly wired: readonly ReadonlySet<string>[];
+  /**
+   * Per input: readiness's staleness exemption by writer (readiness.ts `exempt`), filled on first use. It depends
+   * only on the graph, and asking the analysis on every check cost ~5% of an agent loop.
+   */
+  readonly exempt: Map<string, boolean>[];
   /** Gates that target this node. */
   readonly controllers: readonly string[];
   /**
@@ -113,6 +118,7 @@ function nodePlan(graph: Graph, n: AnyNode, id: number, idOf: (name: string) => 
     bound,
     given: n.inputs.map((i, k) => bound[k]! || n.hasDefault(i)),
     wired: n.inputs.map((i) => a.wiredProducers.get(n.name)!.get(i)!),
+    exempt: n.inputs.map(() => new Map()),
     controllers: a.controllers.get(n.name)!,
     relays:
       n.inputs.length > 0 && a.loops.gated.has(component) && n.inputs.every((i) => a.isSeedForNonEntry(i, n.name)),

@@ -218,10 +218,21 @@ function isStale(state: RunState, plan: NodePlan): boolean {
     if (writer === undefined) continue;
     if (versions[ids[i]!] === (consumed === undefined ? 0 : consumed[i])) continue;
     if (writer !== INPUT_STEP && !plan.wired[i]!.has(writer)) continue;
-    if (!gated && exempt(state, plan.name, plan.inputs[i]!, writer)) continue;
+    if (!gated && writer !== INPUT_STEP && exemptFor(state, plan, i, writer)) continue;
     return true;
   }
   return false;
+}
+
+/** {@link exempt} for input `i` of `plan`, remembered in the plan (it depends only on the graph). */
+function exemptFor(state: RunState, plan: NodePlan, i: number, writer: string): boolean {
+  const memo = plan.exempt[i]!;
+  let known = memo.get(writer);
+  if (known === undefined) {
+    known = exempt(state, plan.name, plan.inputs[i]!, writer);
+    memo.set(writer, known);
+  }
+  return known;
 }
 
 /**

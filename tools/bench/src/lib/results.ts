@@ -27,15 +27,24 @@ export interface Skipped {
   readonly skipped: string;
 }
 
+/** The other engines some rows also run: Mastra workflows and DBOS Transact. */
+export type Peer = "mastra" | "dbos";
+
+export const PEER_NAMES: Readonly<Record<Peer, string>> = { mastra: "Mastra", dbos: "DBOS" };
+
 /**
  * A performance target (the list is in tools/bench/README.md).
  * - `overheadMax`: (ours − floor) ≤ threshold, in the row's unit.
+ * - `floorRatioMax`: ours / floor ≤ threshold.
  * - `speedupMin`: LangGraph.js / ours ≥ threshold.
+ * - `peerSpeedupMin`: the `peer`'s number / ours ≥ threshold.
  * - `max`: ours ≤ threshold, in the row's unit.
  */
 export interface TargetSpec {
-  readonly kind: "overheadMax" | "speedupMin" | "max";
+  readonly kind: "overheadMax" | "floorRatioMax" | "speedupMin" | "peerSpeedupMin" | "max";
   readonly threshold: number;
+  /** For `peerSpeedupMin`: whose number ours is compared with. */
+  readonly peer?: Peer;
   /** Overrides the generated description (e.g. "≤ 1 KB/step"). */
   readonly description?: string;
 }
@@ -59,16 +68,42 @@ export interface Row {
   readonly ours: Cell | Skipped;
   readonly floor: Cell | Skipped;
   readonly langgraph: Cell | Skipped;
+  /** Mastra / DBOS, on the rows that run them. */
+  readonly peers?: Readonly<Partial<Record<Peer, Cell | Skipped>>>;
   readonly targets: readonly TargetResult[];
   readonly notes: readonly string[];
   readonly details?: Readonly<Record<string, unknown>>;
+  /** When the row was measured (rows kept from an earlier run by a partial `--only` run keep their own time). */
+  readonly measuredAt?: string;
 }
 
 export const isCell = (value: Cell | Skipped | undefined): value is Cell => value !== undefined && "value" in value;
 
-function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" | "unit">): TargetResult {
+function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" | "peers" | "unit">): TargetResult {
   const { ours, floor, langgraph, unit } = row;
   switch (spec.kind) {
+    case "floorRatioMax": {
+      const actual = isCell(ours) && isCell(floor) ? ours.value / floor.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `≤ ${spec.threshold}× the floor`,
+        actual,
+        met: actual === null ? null : actual <= spec.threshold,
+        estimated: false,
+      };
+    }
+    case "peerSpeedupMin": {
+      const peer = spec.peer ?? "mastra";
+      const other = row.peers?.[peer];
+      const actual = isCell(ours) && isCell(other) ? other.value / ours.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `≥ ${spec.threshold}× ${PEER_NAMES[peer]}`,
+        actual,
+        met: actual === null ? null : actual >= spec.threshold,
+        estimated: false,
+      };
+    }
     case "overheadMax": {
       const actual = isCell(ours) && isCell(floor) ? ours.value - floor.value : null;
       return {

@@ -1,5 +1,5 @@
 // The results table, printed as Markdown so it can be pasted into the README as-is.
-import { type Cell, isCell, type Row, type Skipped } from "./results.js";
+import { type Cell, isCell, PEER_NAMES, type Peer, type Row, type Skipped } from "./results.js";
 import { fmt } from "./timing.js";
 
 function cellText(cell: Cell | Skipped, unit: string): string {
@@ -27,16 +27,36 @@ function metText(r: Row): string {
     .join("; ");
 }
 
-const HEADER = ["workload", "ours", "floor", "LangGraph.js", "ours/floor", "LangGraph/ours", "target", "met?"];
+/** The peers that at least one row ran (their columns are shown only then). */
+function peersIn(rows: readonly Row[]): Peer[] {
+  return (Object.keys(PEER_NAMES) as Peer[]).filter((p) => rows.some((r) => r.peers?.[p] !== undefined));
+}
+
+const SKIPPED: Skipped = { skipped: "not run" };
 
 export function renderTable(rows: readonly Row[]): string {
+  const peers = peersIn(rows);
+  const HEADER = [
+    "workload",
+    "ours",
+    "floor",
+    "LangGraph.js",
+    ...peers.map((p) => PEER_NAMES[p]),
+    "ours/floor",
+    "LangGraph/ours",
+    ...peers.map((p) => `${PEER_NAMES[p]}/ours`),
+    "target",
+    "met?",
+  ];
   const lines = rows.map((r) => [
     r.label,
     cellText(r.ours, r.unit),
     cellText(r.floor, r.unit),
     cellText(r.langgraph, r.unit),
+    ...peers.map((p) => cellText(r.peers?.[p] ?? SKIPPED, r.unit)),
     ratio(r.ours, r.floor),
     ratio(r.langgraph, r.ours),
+    ...peers.map((p) => ratio(r.peers?.[p] ?? SKIPPED, r.ours)),
     targetText(r),
     metText(r),
   ]);
@@ -52,6 +72,7 @@ function cpuNote(r: Row): string | undefined {
       ["ours", r.ours],
       ["floor", r.floor],
       ["LangGraph.js", r.langgraph],
+      ...(Object.keys(PEER_NAMES) as Peer[]).map((p) => [PEER_NAMES[p], r.peers?.[p]] as const),
     ] as const
   ).flatMap(([name, c]) => (isCell(c) && c.cpu !== undefined ? [`${name} ${fmt(c.cpu)}`] : []));
   return parts.length === 0 ? undefined : `CPU time: ${parts.join(", ")} ${r.unit}`;

@@ -2,7 +2,8 @@
 // where the time goes. From tools/bench:
 //   node --conditions=@graph/source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof src/profile/run.ts <scenario> [seconds]
 //   node --import tsx src/profile/report.ts /tmp/prof/*.cpuprofile
-// Scenarios: chain<N> (e.g. chain1000, chain10), agent, map10k, sqlite, postgres.
+// Scenarios: chain<N> (e.g. chain1000, chain10), agent, map10k, sqlite, postgres; sqlite-sync and postgres-sync
+// with `durability: "sync"` (a commit per step, the `durable` workload).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,7 +22,8 @@ const loop = async (body: (i: number) => Promise<unknown>) => {
 };
 
 const chainLength = /^chain(\d+)$/.exec(scenario)?.[1];
-switch (chainLength === undefined ? scenario : "chain") {
+const policy = scenario.endsWith("-sync") ? { durability: "sync" as const } : {};
+switch (chainLength === undefined ? scenario.replace(/-sync$/, "") : "chain") {
   case "chain": {
     const length = Number(chainLength);
     const runner = new Runner();
@@ -44,7 +46,7 @@ switch (chainLength === undefined ? scenario : "chain") {
   }
   case "sqlite": {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-prof-"));
-    const runner = new Runner({ checkpointer: new SqliteCheckpointer({ path: path.join(dir, "prof.db") }) });
+    const runner = new Runner({ checkpointer: new SqliteCheckpointer({ path: path.join(dir, "prof.db"), policy }) });
     const graph = ourChain(DURABLE_LENGTH);
     await loop((i) => runOurs(runner, graph, 1, `wf-${i}`));
     await runner.close();
@@ -54,7 +56,7 @@ switch (chainLength === undefined ? scenario : "chain") {
   case "postgres": {
     const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
     const schema = `bench_prof_${process.pid}`;
-    const runner = new Runner({ checkpointer: new PostgresCheckpointer({ connectionString: url, schema }) });
+    const runner = new Runner({ checkpointer: new PostgresCheckpointer({ connectionString: url, schema, policy }) });
     const graph = ourChain(DURABLE_LENGTH);
     await loop((i) => runOurs(runner, graph, 1, `wf-${i}`));
     await runner.close();

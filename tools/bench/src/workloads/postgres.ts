@@ -33,7 +33,7 @@ async function schemaBytes(db: PgQueryable, schema: string): Promise<{ rowBytes:
   return { rowBytes, relationBytes };
 }
 
-async function floorStore(pool: PgPool, schema: string): Promise<FloorStore> {
+export async function pgFloorStore(pool: PgPool, schema: string): Promise<FloorStore> {
   await pool.query(`CREATE SCHEMA "${schema}"`);
   await pool.query(`CREATE TABLE "${schema}".workflows (id text PRIMARY KEY, status text NOT NULL)`);
   await pool.query(
@@ -141,7 +141,7 @@ export const postgres: Workload = {
             reps: context.reps,
             before: async (rep) => {
               pool = pgPool(url, 1);
-              store = await floorStore(pool, (lastSchema["floor"] = schema("floor", rep)));
+              store = await pgFloorStore(pool, (lastSchema["floor"] = schema("floor", rep)));
             },
             warmupRun: floorRun(warmRuns),
             run: floorRun(runs),

@@ -3,7 +3,10 @@
 // ioredis, one round trip each. LangGraph.js is not measured: its Redis saver needs the RedisJSON and RediSearch
 // modules, and this workload runs on plain Redis. Bytes per step: `MEMORY USAGE` summed over the keys of the last
 // repetition. Server: REDIS_URL, else redis://127.0.0.1:6379; every key the bench writes is deleted at the end.
+import fs from "node:fs";
+import path from "node:path";
 import { RedisCheckpointer } from "@graph/checkpoint-redis";
+import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { Runner } from "@graph/runtime";
 import { Redis } from "ioredis";
 import type { BenchContext, Workload } from "../lib/context.js";
@@ -109,6 +112,14 @@ export const redis: Workload = {
           run: go(runs),
         };
       };
+      // The same runs on SQLite in the same process (default policy): the Redis store should cost ≤ 2× that.
+      let sqliteRunner: Runner | undefined;
+      const sqliteFile = (rep: number) => path.join(context.tmpDir, `redis-vs-sqlite-${rep}.db`);
+      const sqliteRun = (count: number) => async (rep: number) => {
+        await runOurs(sqliteRunner!, graph, count, `wf-${rep}`);
+        await sqliteRunner!.close();
+        fs.rmSync(sqliteFile(rep), { force: true });
+      };
       let client: Redis | undefined;
       let store: FloorStore | undefined;
       const floorRun = (count: number) => async (rep: number) => {
@@ -119,6 +130,18 @@ export const redis: Workload = {
         {
           ours: oursWith("ours", "async"),
           oursSync: oursWith("ours-sync", "sync"),
+          oursSqlite: {
+            warmup: 1,
+            warmupMs: context.warmupMs,
+            reps: context.reps,
+            before: async (rep) => {
+              const checkpointer = new SqliteCheckpointer({ path: sqliteFile(rep) });
+              await checkpointer.setup();
+              sqliteRunner = new Runner({ checkpointer });
+            },
+            warmupRun: sqliteRun(warmRuns),
+            run: sqliteRun(runs),
+          },
           floor: {
             warmup: 1,
             warmupMs: context.warmupMs,
@@ -136,6 +159,7 @@ export const redis: Workload = {
       );
       const ours = timeCell(m.ours, 1 / runs);
       const oursSync = timeCell(m.oursSync, 1 / runs);
+      const oursSqlite = timeCell(m.oursSqlite, 1 / runs);
       const floor = timeCell(m.floor, 1 / runs);
       progress(
         "redis",
@@ -166,6 +190,20 @@ export const redis: Workload = {
             "floor: one RPUSH per step and an HSET at start and end, one round trip each",
           ],
           details: { runs, stepsPerRun: DURABLE_LENGTH, oursSync },
+        }),
+        row({
+          id: "redis-vs-sqlite",
+          workload: "redis",
+          label: `Redis store / SQLite store, chain of 10 × ${runs} workflows (same run)`,
+          unit: "×",
+          ours: { value: ours.value / oursSqlite.value, cpu: ours.cpu! / oursSqlite.cpu! },
+          floor: { skipped: "n/a" },
+          langgraph: LANGGRAPH_SKIPPED,
+          targets: [{ kind: "max", threshold: 2, description: "Redis ≤ 2× SQLite" }],
+          notes: [
+            `ours on Redis ${fmt(ours.value)} ms/run vs ours on SQLite ${fmt(oursSqlite.value)} ms/run (default policy, incl. close(); CPU ${fmt(ours.cpu!)} vs ${fmt(oursSqlite.cpu!)})`,
+          ],
+          details: { redis: ours, sqlite: oursSqlite },
         }),
         row({
           id: "redis-bytes-per-step",

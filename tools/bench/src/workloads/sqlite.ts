@@ -22,7 +22,7 @@ function storedBytes(file: string): number {
   return bytes;
 }
 
-function floorStore(db: SqliteDatabase): FloorStore {
+export function sqliteFloorStore(db: SqliteDatabase): FloorStore {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec(
@@ -93,7 +93,7 @@ export const sqlite: Workload = {
           reps: context.reps,
           before: (rep) => {
             db = openSqlite((lastFile["floor"] = file("floor", rep)));
-            store = floorStore(db);
+            store = sqliteFloorStore(db);
           },
           warmupRun: floorRun(warmRuns),
           run: floorRun(runs),
