@@ -16,6 +16,7 @@ import { renderNotes, renderTable } from "./lib/table.js";
 import { agent } from "./workloads/agent.js";
 import { build } from "./workloads/build.js";
 import { chain } from "./workloads/chain.js";
+import { limits } from "./workloads/limits.js";
 import { map } from "./workloads/map.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
@@ -23,7 +24,7 @@ import { redis } from "./workloads/redis.js";
 import { repeat } from "./workloads/repeat.js";
 import { sqlite } from "./workloads/sqlite.js";
 
-const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, redis, agent, queue, build];
+const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, redis, agent, queue, build, limits];
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 interface Args {
