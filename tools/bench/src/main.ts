@@ -22,6 +22,7 @@ import { agent } from "./workloads/agent.js";
 import { build } from "./workloads/build.js";
 import { chain } from "./workloads/chain.js";
 import { cold } from "./workloads/cold.js";
+import { limits } from "./workloads/limits.js";
 import { map } from "./workloads/map.js";
 import { peers } from "./workloads/peers.js";
 import { durable } from "./workloads/peersDurable.js";
@@ -44,6 +45,7 @@ const WORKLOADS: readonly Workload[] = [
   agent,
   queue,
   build,
+  limits,
 ];
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const defaultOut = path.join(benchDir, "results.json");

@@ -11,6 +11,12 @@ import type { EngineHost } from "./host.js";
 import { type Execution, type Outcome, stopped } from "./outcome.js";
 
 type Release = () => void;
+
+/** One permit to take: `now` takes it at once when it is free (undefined: it is not), `wait` waits for it. */
+interface Gate {
+  readonly now?: () => Release | undefined;
+  readonly wait: Effect.Effect<Release, unknown>;
+}
 const STOPPED = Symbol("stopped");
 
 /**
@@ -73,14 +79,21 @@ export function withNodeLimits(
       const releaseAll = Effect.sync(() => {
         for (const release of releases.splice(0).reverse()) release();
       });
-      const take = (gate: Effect.Effect<Release, unknown>) =>
-        restore(stop === undefined ? gate : Effect.raceFirst(gate, Effect.as(stop, STOPPED))).pipe(
+      const take = (gate: Gate): Effect.Effect<boolean, unknown> => {
+        // A permit free right now is taken without a race (the common case: a limit that is not reached).
+        const now = gate.now?.();
+        if (now !== undefined) {
+          releases.push(now);
+          return Effect.succeed(true);
+        }
+        return restore(stop === undefined ? gate.wait : Effect.raceFirst(gate.wait, Effect.as(stop, STOPPED))).pipe(
           Effect.map((got) => {
             if (got === STOPPED) return false;
             releases.push(got);
             return true;
           }),
         );
+      };
       const takeAll = Effect.reduce(gates, true, (ok, gate) => (ok ? take(gate) : Effect.succeed(false)));
       return takeAll.pipe(
         Effect.flatMap((ok) => (ok ? restore(run) : Effect.succeed(stopped()))),
@@ -95,7 +108,7 @@ export function withNodeLimits(
 }
 
 /** The permits one limit takes: the runner's own, then the store's when the runner has a checkpointer. */
-function permitsFor(host: EngineHost, ex: Execution, n: FunctionNode, limit: Limit): Effect.Effect<Release, unknown>[] {
+function permitsFor(host: EngineHost, ex: Execution, n: FunctionNode, limit: Limit): Gate[] {
   const shared = host.config.shared;
   const waiting = (where: "runner" | "store", active?: number, queued?: number) =>
     host.event(
@@ -112,29 +125,33 @@ function permitsFor(host: EngineHost, ex: Execution, n: FunctionNode, limit: Lim
       ex.spanId,
     );
   const local = shared.nodePermits;
-  const runnerPermit = local
-    .acquire(limit.id, limit.limit, (active, queued) => waiting("runner", active, queued))
-    .pipe(
-      Effect.map((): Release => {
-        if (limit.holdMs === undefined) return () => local.release(limit.id);
-        const timer = setTimeout(() => local.release(limit.id), limit.holdMs);
-        timer.unref?.();
-        return () => {};
-      }),
-    );
+  const held = (): Release => {
+    if (limit.holdMs === undefined) return () => local.release(limit.id);
+    const timer = setTimeout(() => local.release(limit.id), limit.holdMs);
+    timer.unref?.();
+    return () => {};
+  };
+  const runnerPermit: Gate = {
+    now: () => (local.tryAcquire(limit.id, limit.limit) ? held() : undefined),
+    wait: local
+      .acquire(limit.id, limit.limit, (active, queued) => waiting("runner", active, queued))
+      .pipe(Effect.map(held)),
+  };
   const store = shared.storePermits;
   if (store === undefined) return [runnerPermit];
-  const storePermit = Effect.tryPromise({
-    try: (signal) => store.acquire(limit.id, limit.limit, limit.holdMs, signal, () => waiting("store")),
-    catch: (error) => error,
-  }).pipe(
-    Effect.map(
-      (held): Release =>
-        () =>
-          void store.release(held).catch(() => {
-            // The lease expires on its own; a failed release only delays the next holder by the TTL.
-          }),
+  const storePermit: Gate = {
+    wait: Effect.tryPromise({
+      try: (signal) => store.acquire(limit.id, limit.limit, limit.holdMs, signal, () => waiting("store")),
+      catch: (error) => error,
+    }).pipe(
+      Effect.map(
+        (permit): Release =>
+          () =>
+            void store.release(permit).catch(() => {
+              // The lease expires on its own; a failed release only delays the next holder by the TTL.
+            }),
+      ),
     ),
-  );
+  };
   return [runnerPermit, storePermit];
 }

@@ -13,6 +13,18 @@ interface Slot {
 export class NodePermits {
   readonly #slots = new Map<string, Slot>();
 
+  /** Takes a permit of `key` now if one is free and nobody waits before us; false otherwise. */
+  tryAcquire(key: string, limit: number): boolean {
+    const slot = this.#slots.get(key);
+    if (slot === undefined) {
+      this.#slots.set(key, { active: 1, waiters: [] });
+      return true;
+    }
+    if (slot.active >= limit || slot.waiters.length > 0) return false;
+    slot.active++;
+    return true;
+  }
+
   /**
    * Takes one of `limit` permits of `key`, waiting in arrival order; `onWait(active, queued)` when it has to wait.
    * Interrupting a waiting call leaves the queue (a permit granted in that instant goes to the next waiter).
