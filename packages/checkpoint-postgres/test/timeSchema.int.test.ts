@@ -19,7 +19,7 @@ async function versionTwoSchema(): Promise<string> {
   await admin(
     `DROP INDEX "${schema}".workflows_due; DROP INDEX "${schema}".workflows_waiting; ` +
       `ALTER TABLE "${schema}".workflows DROP COLUMN wake_at, DROP COLUMN waiting_event, DROP COLUMN waiting_key; ` +
-      `DELETE FROM "${schema}".migrations WHERE version = 3`,
+      `DROP TABLE "${schema}".structures; DELETE FROM "${schema}".migrations WHERE version >= 3`,
   );
   await admin(
     `INSERT INTO "${schema}".workflows (id, status, graph_name, graph_hash, lease_epoch, created_at, updated_at) ` +

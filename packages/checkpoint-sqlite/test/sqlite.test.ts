@@ -26,7 +26,7 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
 const TO_VERSION_2 =
   "DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
   "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
-  "DELETE FROM graph_migrations WHERE version = 3";
+  "DROP TABLE graph_structures; DELETE FROM graph_migrations WHERE version >= 3";
 
 describe("SqliteCheckpointer", () => {
   it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {

@@ -75,8 +75,11 @@ export interface NodeOptions {
  * ```
  */
 export interface NodeRateLimit {
-  /** The key of a call, from the node's inputs; absent: one limit for every call. */
-  readonly key?: (inputs: Readonly<Record<string, any>>) => string | number;
+  /**
+   * The key of a call, from the node's inputs; absent: one limit for every call. (A method signature, so the function
+   * may type its parameter as the node's inputs: `({ tenantId }: { tenantId: string }) => tenantId`.)
+   */
+  key?(inputs: Readonly<Record<string, any>>): string | number;
   /** Calls started per window (an integer ≥ 1). */
   readonly limit: number;
   /** The window: milliseconds or a duration string (`"1s"`, `"1m"`). */
@@ -94,8 +97,11 @@ export interface NodeRateLimit {
  * ```
  */
 export interface NodeConcurrency {
-  /** The key of a call, from the node's inputs (by their names in the graph). */
-  readonly key: (inputs: Readonly<Record<string, any>>) => string | number;
+  /**
+   * The key of a call, from the node's inputs by their names in the graph. (A method signature, so the function may
+   * type its parameter as the node's inputs: `({ tenantId }: { tenantId: string }) => tenantId`.)
+   */
+  key(inputs: Readonly<Record<string, any>>): string | number;
   /** Calls at once per key (an integer ≥ 1). */
   readonly limit: number;
   /** Nodes with the same scope share the limit; default: the node's name. */

@@ -18,7 +18,7 @@ import { adapterRef, spawnScript } from "./processes.js";
 import { storedTree, treeChanges } from "./tree.js";
 
 /** The holder's lease: long enough that a short wait surely ends before it, short enough to wait out. */
-const HOLDER_TTL_MS = 3_000;
+const HOLDER_TTL_MS = 6_000;
 
 /** Events about the workflow's nodes (what a resume must not tell before it holds the lease). */
 const NODE_EVENTS = new Set(["NodeStart", "NodeEnd", "RouteDecision", "CheckpointSaved"]);
