@@ -46,7 +46,9 @@ async function jobCounts(queue: string): Promise<Record<string, number>> {
 }
 
 describe("a distributed mapOver with a concurrency limit", () => {
-  it("100 items, concurrency 3, chunks of 10 on 3 workers: never more than 3 items running across the pool", async () => {
+  it("100 items, concurrency 3, chunks of 10 on 3 workers: never more than 3 items running across the pool", {
+    timeout: 60_000,
+  }, async () => {
     env = await testEnv("redis");
     const log = logFile("limited");
     const options = { ...env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "10" };

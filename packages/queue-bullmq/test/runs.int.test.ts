@@ -107,12 +107,17 @@ describe("RemoteRunner on worker processes", () => {
     const error = await remote.run(stranger, { values: { x: 1 }, workflowId: "unknown-1" }).catch((e: unknown) => e);
     expect(isUnknownGraphError(error)).toBe(true);
     expect(error).toMatchObject({ graphName: "stranger", workflowId: "unknown-1" });
+    // Every graph the worker fixture knows, in the order it was given them.
     expect((error as { known: string[] }).known).toEqual([
       "chain10",
       "approve",
       "holding",
       "squares",
       "mapFlow",
+      "limitedMap",
+      "tenantFlow",
+      "pooledFlow",
+      "rateFlow",
       "conformance-conflict",
       "conformance-conflict-other-version",
     ]);
