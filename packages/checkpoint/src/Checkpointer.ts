@@ -216,7 +216,7 @@ export interface EventWait {
  * @example
  * ```ts
  * declare const checkpointer: Checkpointer;
- * const due: readonly DueWorkflow[] = (await checkpointer.listDue?.({ before: new Date(), limit: 10 })) ?? [];
+ * const due: readonly DueWorkflow[] = await checkpointer.listDue({ before: new Date(), limit: 10 });
  * ```
  */
 export interface DueWorkflow {
@@ -591,17 +591,18 @@ export interface Checkpointer {
   listWorkflows(options?: ListWorkflowsOptions): Promise<WorkflowPage>;
   /**
    * Workflows whose `wakeAt` is at or before `before` and whose status is `paused` or `running` (a running one may
-   * belong to a process that died), earliest first (ties by id), at most `limit` (default 100). Optional while the
-   * adapters adopt it; every adapter in this repository implements it.
+   * belong to a process that died), earliest first (ties by id), at most `limit` (default 100). Read from an index.
+   * (An adapter written for an earlier contract lacks it: the runtime's guard then fails the call with a
+   * `CheckpointError` naming the method.)
    */
-  listDue?(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]>;
+  listDue(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]>;
   /** The earliest `wakeAt` of any paused or running workflow, or `undefined`: what an in-process timer arms for. */
-  nextDue?(): Promise<Date | undefined>;
+  nextDue(): Promise<Date | undefined>;
   /**
    * Ids of the paused workflows waiting for `wait` (same event, same key, compared verbatim), oldest first (by
    * `createdAt`, ties by id), at most `limit` (100).
    */
-  listWaiting?(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]>;
+  listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;
   /** Release resources. Idempotent. Flushes anything pending. */

@@ -228,43 +228,45 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
 
 const guarded = new WeakSet<object>();
 
-/** `listDue`, `nextDue` and `listWaiting`, forwarded when the adapter has them (optional in the contract). */
+/** `listDue`, `nextDue` and `listWaiting`; an adapter without them fails the call with a clear error. */
 function timeQueries(
   adapter: Checkpointer,
   call: <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>) => Promise<A>,
 ): Pick<Checkpointer, "listDue" | "nextDue" | "listWaiting"> {
-  const { listDue, nextDue, listWaiting } = adapter;
   return {
-    ...(listDue === undefined
-      ? {}
-      : { listDue: (options) => call("listDue", undefined, () => listDue.call(adapter, options)) }),
-    ...(nextDue === undefined ? {} : { nextDue: () => call("nextDue", undefined, () => nextDue.call(adapter)) }),
-    ...(listWaiting === undefined
-      ? {}
-      : {
-          listWaiting: (wait, options) =>
-            call("listWaiting", undefined, () =>
-              options === undefined ? listWaiting.call(adapter, wait) : listWaiting.call(adapter, wait, options),
-            ),
-        }),
+    listDue: (options) => call("listDue", undefined, () => required(adapter, "listDue").call(adapter, options)),
+    nextDue: () => call("nextDue", undefined, () => required(adapter, "nextDue").call(adapter)),
+    listWaiting: (wait, options) =>
+      call("listWaiting", undefined, () =>
+        options === undefined
+          ? required(adapter, "listWaiting").call(adapter, wait)
+          : required(adapter, "listWaiting").call(adapter, wait, options),
+      ),
   };
 }
 
 /** A method an adapter written for an older contract may lack: a clear error instead of "is not a function". */
-function required<K extends "renewWorkflow" | "requestStop" | "getStopRequest">(
-  adapter: Checkpointer,
-  method: K,
-): Checkpointer[K] {
-  const fn = adapter[method];
+function required<K extends keyof typeof LATER_METHODS>(adapter: Checkpointer, method: K): Checkpointer[K] {
+  const fn = adapter[method] as Checkpointer[K] | undefined;
   if (typeof fn === "function") return fn;
   throw new CheckpointError({
     message:
       `The checkpointer adapter has no ${method}() (it was written for an older @graph/checkpoint contract). ` +
-      "Upgrade the adapter package; custom adapters must implement renewWorkflow, requestStop and getStopRequest " +
-      "and pass @graph/checkpoint-conformance.",
+      `Upgrade the adapter package; custom adapters must implement ${LATER_METHODS[method]} and pass ` +
+      "@graph/checkpoint-conformance.",
     operation: method,
   });
 }
+
+/** Methods added to the contract after its first version, and what an adapter then has to add with them. */
+const LATER_METHODS = {
+  renewWorkflow: "renewWorkflow, requestStop and getStopRequest",
+  requestStop: "renewWorkflow, requestStop and getStopRequest",
+  getStopRequest: "renewWorkflow, requestStop and getStopRequest",
+  listDue: "listDue, nextDue and listWaiting (due times and event waits)",
+  nextDue: "listDue, nextDue and listWaiting (due times and event waits)",
+  listWaiting: "listDue, nextDue and listWaiting (due times and event waits)",
+} as const;
 
 function workflowIdOf(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;

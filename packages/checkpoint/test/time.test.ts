@@ -167,24 +167,35 @@ describe("guardCheckpointer and the time queries", () => {
     await guarded.createWorkflow({ id: "late", graphName: "g", graphHash: "h", wakeAt: new Date(20) });
     await guarded.createWorkflow({ id: "early", graphName: "g", graphHash: "h", wakeAt: new Date(10) });
     await guarded.updateWorkflow("early", { waitingFor: { event: "e", key: "k" } });
-    expect(await guarded.listDue?.({ before: new Date(15) })).toStrictEqual([{ id: "early", wakeAt: new Date(10) }]);
-    expect(await guarded.nextDue?.()).toStrictEqual(new Date(10));
-    expect(await guarded.listWaiting?.({ event: "e", key: "k" })).toStrictEqual(["early"]);
-    expect(await guarded.listWaiting?.({ event: "e", key: "k" }, { limit: 1 })).toStrictEqual(["early"]);
-    const error = await guarded.listDue?.({ before: new Date(Number.NaN) }).catch((caught: unknown) => caught);
+    expect(await guarded.listDue({ before: new Date(15) })).toStrictEqual([{ id: "early", wakeAt: new Date(10) }]);
+    expect(await guarded.nextDue()).toStrictEqual(new Date(10));
+    expect(await guarded.listWaiting({ event: "e", key: "k" })).toStrictEqual(["early"]);
+    expect(await guarded.listWaiting({ event: "e", key: "k" }, { limit: 1 })).toStrictEqual(["early"]);
+    const error = await guarded.listDue({ before: new Date(Number.NaN) }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ _tag: "CheckpointError", operation: "listDue", path: "before" });
     await guarded.close();
-    await expect(guarded.nextDue?.()).rejects.toMatchObject({ _tag: "CheckpointError", operation: "nextDue" });
+    await expect(guarded.nextDue()).rejects.toMatchObject({ _tag: "CheckpointError", operation: "nextDue" });
   });
 
-  it("leaves them out for an adapter without them (written for an older contract)", () => {
+  it("fails them with a CheckpointError naming the method for an adapter written for an older contract", async () => {
     const memory = new MemoryCheckpointer();
-    const older = Object.assign(Object.create(memory) as MemoryCheckpointer, {
-      listDue: undefined,
-      nextDue: undefined,
-      listWaiting: undefined,
-    });
+    const older = {
+      setup: () => memory.setup(),
+      close: () => memory.close(),
+    } as unknown as MemoryCheckpointer;
     const guarded = guardCheckpointer(older);
-    expect(["listDue", "nextDue", "listWaiting"].filter((name) => name in guarded)).toStrictEqual([]);
+    for (const [method, call] of [
+      ["listDue", () => guarded.listDue({ before: new Date() })],
+      ["nextDue", () => guarded.nextDue()],
+      ["listWaiting", () => guarded.listWaiting({ event: "e", key: "k" })],
+    ] as const) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ _tag: "CheckpointError", operation: method });
+      expect((error as Error).message).toBe(
+        `The checkpointer adapter has no ${method}() (it was written for an older @graph/checkpoint contract). ` +
+          "Upgrade the adapter package; custom adapters must implement listDue, nextDue and listWaiting (due times " +
+          "and event waits) and pass @graph/checkpoint-conformance.",
+      );
+    }
   });
 });

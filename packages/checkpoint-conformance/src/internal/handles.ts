@@ -49,6 +49,9 @@ function delegate(
     getState: (id, options) => call("getState", () => inner.getState(id, options)),
     getCheckpoint: (id, options) => call("getCheckpoint", () => inner.getCheckpoint(id, options)),
     listWorkflows: (options) => call("listWorkflows", () => inner.listWorkflows(options)),
+    listDue: (options) => call("listDue", () => inner.listDue(options)),
+    nextDue: () => call("nextDue", () => inner.nextDue()),
+    listWaiting: (wait, options) => call("listWaiting", () => inner.listWaiting(wait, options)),
     deleteWorkflow: (id) => call("deleteWorkflow", () => inner.deleteWorkflow(id)),
     close: () => hooks.close(),
   };

@@ -3,10 +3,13 @@ import type { Checkpointer, EventWait, WorkflowRecord } from "@graph/checkpoint"
 import { ids } from "../fixtures.js";
 import { create, mergedWrites } from "./helpers.js";
 
-/** A checkpointer with the time queries, which the kit holds every backend to. */
-export type TimedCheckpointer = Checkpointer & Required<Pick<Checkpointer, "listDue" | "nextDue" | "listWaiting">>;
+/** A checkpointer checked to have the time queries and the merged run writes. */
+export type TimedCheckpointer = Checkpointer & Required<Pick<Checkpointer, "startWorkflow" | "finishWorkflow">>;
 
-/** The checkpointer as one with `listDue`, `nextDue` and `listWaiting` (and the merged run writes). */
+/**
+ * The checkpointer, checked to have `listDue`, `nextDue` and `listWaiting` (required by the contract, but an adapter
+ * in plain JavaScript or built against an earlier contract may lack them) and the merged run writes.
+ */
 export function timed(checkpointer: Checkpointer): TimedCheckpointer {
   mergedWrites(checkpointer);
   const missing = (["listDue", "nextDue", "listWaiting"] as const).filter((name) => checkpointer[name] === undefined);

@@ -117,7 +117,7 @@ async function runSequence(checkpointer: TimedCheckpointer, seed: number): Promi
         const status = random(2) === 0 ? "paused" : "completed";
         const wakeAt = at(random(1000));
         const wait = waits[random(2)]!;
-        await checkpointer.finishWorkflow!({ workflowId: id, update: { status, wakeAt, waitingFor: wait }, fence });
+        await checkpointer.finishWorkflow({ workflowId: id, update: { status, wakeAt, waitingFor: wait }, fence });
         current.status = status;
         current.wakeAt = status === "paused" ? wakeAt.getTime() : undefined;
         current.wait = status === "paused" ? wait : undefined;

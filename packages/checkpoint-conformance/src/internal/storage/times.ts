@@ -42,7 +42,7 @@ export function describeTimes(context: StorageContext): void {
 
         const started = ids("delayed-start")();
         const claim = { owner: "starter", ttlMs: 10_000 };
-        const result = await checkpointer.startWorkflow!(
+        const result = await checkpointer.startWorkflow(
           { id: started, graphName: "g", graphHash: "h", wakeAt: at(3) },
           claim,
           [step(started, { superstep: 0, nodeName: ".input", index: 0, kind: "input", values: { q: 1 } })],
@@ -54,7 +54,7 @@ export function describeTimes(context: StorageContext): void {
         expect(await checkpointer.getState(started)).toStrictEqual({ q: 1 });
         // Without steps too (the SQL store then inserts the row with its lease in one statement).
         const bare = ids("delayed-bare")();
-        const alone = await checkpointer.startWorkflow!(
+        const alone = await checkpointer.startWorkflow(
           { id: bare, graphName: "g", graphHash: "h", wakeAt: at(4) },
           claim,
         );
@@ -141,14 +141,14 @@ export function describeTimes(context: StorageContext): void {
           () => checkpointer.updateWorkflow(child, { wakeAt: null, waitingFor: null }, { ...stale, workflowId: id }),
           () => checkpointer.updateWorkflow(child, { status: "failed" }, { ...stale, workflowId: id }),
           () =>
-            checkpointer.finishWorkflow!({
+            checkpointer.finishWorkflow({
               workflowId: id,
               update: { status: "completed", wakeAt: null },
               fence: stale,
               release: { owner: "a", epoch: stale.epoch },
             }),
           () =>
-            checkpointer.finishWorkflow!({
+            checkpointer.finishWorkflow({
               workflowId: id,
               steps: [
                 {
@@ -181,7 +181,7 @@ export function describeTimes(context: StorageContext): void {
         const id = ids("finish-times")();
         await create(checkpointer, id);
         const lease = await checkpointer.claimWorkflow(id, { owner: "a", ttlMs: 10_000 });
-        const sleeping = await checkpointer.finishWorkflow!({
+        const sleeping = await checkpointer.finishWorkflow({
           workflowId: id,
           steps: [{ steps: [step(id, { superstep: 0, nodeName: "nap", index: 0 })], fence: { epoch: lease.epoch } }],
           update: { status: "paused", wakeAt: at(6), waitingFor: wait },
@@ -230,7 +230,7 @@ export function describeTimes(context: StorageContext): void {
         const finished = name("finished");
         await parked(checkpointer, finished, { wakeAt: at(1), waitingFor: wait });
         const lease = await checkpointer.claimWorkflow(finished, { owner: "a", ttlMs: 10_000 });
-        const done = await checkpointer.finishWorkflow!({
+        const done = await checkpointer.finishWorkflow({
           workflowId: finished,
           update: { status: "completed", pause: null },
           fence: { epoch: lease.epoch },
