@@ -28,7 +28,7 @@ function runnerOn(checkpointer: Checkpointer, clock: TestClock, extra: Partial<R
 }
 
 /** Waits (real time, a few ms at a time) for work a fired timer started: the store may do real I/O. */
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
@@ -218,7 +218,9 @@ export async function answerRacesTimeout(store: NewCheckpointer): Promise<void> 
       return decision;
     },
   );
-  const graph = new Graph([ask, publish], { name: "approval" });
+  // The workflow is still paused after the race (a later sleep), so a losing answer meets a pause it is not for.
+  const cool = sleep({ name: "cool", input: "published", duration: "1h", output: "cooled" });
+  const graph = new Graph([ask, publish, cool], { name: "approval" });
   const human = runnerOn(shared, clock, { closeCheckpointer: false, owner: "human", scheduler: false });
   const timer = runnerOn(shared, clock, {
     closeCheckpointer: false,
@@ -245,7 +247,7 @@ export async function answerRacesTimeout(store: NewCheckpointer): Promise<void> 
     expect(calls).toEqual(["publish:approved:false"]);
   }
   const result = await human.runner.run(graph, { workflowId: "post-1" });
-  expect(result.status).toBe("completed");
+  expect(result.pause).toMatchObject({ reason: "sleep", nodeName: "cool" });
   const steps = await shared.getSteps("post-1");
   expect(steps.filter((s) => s.nodeName === "approve" && s.status === "completed")).toHaveLength(1);
   expect(steps.filter((s) => s.nodeName === "publish")).toHaveLength(1);
