@@ -6,6 +6,7 @@
  */
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
+import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
 import type { EventProcessor } from "./events.js";
 
@@ -48,6 +49,8 @@ export interface RunnerOptions {
    * once the items are done continues it. Default: every map runs in this process.
    */
   readonly mapDispatcher?: MapDispatcher;
+  /** The time source of everything that waits for a due time (schedules). Default `systemClock`; tests pass `testClock()`. */
+  readonly clock?: Clock;
 }
 
 /**
