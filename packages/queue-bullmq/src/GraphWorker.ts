@@ -3,11 +3,12 @@ import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
 import { isLeaseLostError, Runner } from "@graph/runtime";
-import { type Job, Worker } from "bullmq";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { isAnswered, StreamWriter } from "./internal/eventStream.js";
+import { runFiring } from "./internal/firing.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
@@ -23,11 +24,12 @@ import {
   runNodeChunk,
   subgraphsByHash,
 } from "./internal/nodeMap.js";
+import type { ScheduleJobData } from "./internal/schedules.js";
 import { listenForStops } from "./internal/stopNudge.js";
 import { clearStop } from "./internal/stopSignal.js";
 import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
 
-type AnyJobData = RunJobData | ChunkJobData | GatherJobData | NodeChunkJobData;
+type AnyJobData = RunJobData | ChunkJobData | GatherJobData | NodeChunkJobData | ScheduleJobData;
 
 /** Options of a {@link GraphWorker}. */
 export interface GraphWorkerOptions {
@@ -191,12 +193,29 @@ export class GraphWorker {
     if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
     if ("kind" in data && data.kind === "gather") return this.#gather(data);
     if ("kind" in data && data.kind === "node-chunk") return this.#nodeChunk(data);
+    if ("kind" in data && data.kind === "schedule") return this.#firing(job as Job<ScheduleJobData>);
     return this.#process(job as Job<RunJobData>, token ?? "");
   }
 
   /** A chunk of a mapped GraphNode some worker's run dispatched: its items as child workflows of that run. */
   #nodeChunk(data: NodeChunkJobData): Promise<number> {
     return runNodeChunk(data, this.#subgraphs, this.#runner, this.#nodeMap);
+  }
+
+  /** One occurrence of a schedule (a job of its BullMQ job scheduler): the workflow `<id>/<ISO due time>`. */
+  async #firing(job: Job<ScheduleJobData>): Promise<string> {
+    const refusal = this.#refusal({ ...job.data, workflowId: job.data.scheduleId });
+    // Nobody waits for a firing's answer: a worker without the graph fails the job for good (kept in BullMQ's
+    // failed set, with the refusal's message).
+    if (refusal !== undefined) throw new UnrecoverableError(refusal.message);
+    const graph = this.#graphs.get(job.data.graphName)!;
+    return runFiring(job, graph, {
+      runner: this.#runner,
+      checkpointer: this.#options.checkpointer,
+      redis: this.#redis!,
+      keys: this.#keys,
+      serializer: this.#serializer,
+    });
   }
 
   /** A distributed map's chunk: its items as child workflows; returns only how many finished. */

@@ -5,6 +5,7 @@ import {
   type GraphEvent,
   type GraphMapOptions,
   type GraphRunner,
+  InvalidOptionError,
   type MapResultOf,
   makeRunHandle,
   type ResultOf,
@@ -22,8 +23,16 @@ import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
 import { removePendingChunks } from "./internal/nodeMap.js";
+import {
+  listSchedules,
+  type RemoteScheduleInfo,
+  type RemoteScheduleOptions,
+  removeSchedule,
+  upsertSchedule,
+} from "./internal/schedules.js";
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
+import { delayOf, type SubmitTiming } from "./internal/submitTiming.js";
 import {
   decodeResult,
   errorFromWire,
@@ -131,11 +140,60 @@ export class RemoteRunner implements GraphRunner {
     return this.#start(graph, options as RunOptions);
   }
 
-  #start(graph: Graph, options: RunOptions): RunHandle {
+  /**
+   * `start`, with the job delayed (a BullMQ delayed job): no worker takes it before `delay` ms from now, or before
+   * `startAt`. The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s does.
+   *
+   * @example
+   * ```ts
+   * const handle = remote.submit(graph, { delay: 60_000 }, { values: { x: 1 }, workflowId: "in-a-minute" });
+   * await handle.result;
+   * ```
+   */
+  submit<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
+    graph: G,
+    when: SubmitTiming,
+    ...options: StartArgs<G, K, W>
+  ): RunHandle<ResultOf<G>>;
+  submit(graph: Graph, when: SubmitTiming, options: object = {}): RunHandle {
+    return this.#start(graph, options as RunOptions, delayOf(when));
+  }
+
+  /**
+   * Runs `graph` on the workers on a cron schedule: a BullMQ job scheduler (`upsertJobScheduler`) adds one delayed
+   * job per occurrence, and the worker that takes it runs the workflow `<id>/<ISO due time>` — once, whatever the
+   * number of workers, submitters calling `schedule` again, or redeliveries. Calling it again with the same `id`
+   * replaces the schedule. Options are checked now (`InvalidOptionError`). See `docs/schedules.md`.
+   *
+   * @example
+   * ```ts
+   * const info = await remote.schedule(graph, { id: "nightly", cron: "0 3 * * *", timezone: "Europe/Paris" });
+   * console.log(info.next); // the next 03:00 in Paris
+   * ```
+   */
+  schedule(graph: Graph, options: RemoteScheduleOptions): Promise<RemoteScheduleInfo> {
+    return upsertSchedule(this.#scheduleDeps(), graph, options);
+  }
+
+  /** The queue's schedules, the next due first. */
+  schedules(): Promise<RemoteScheduleInfo[]> {
+    return listSchedules(this.#queue);
+  }
+
+  /** Removes a schedule: no more occurrences (firings already running go on). False when there was none. */
+  removeSchedule(id: string): Promise<boolean> {
+    return removeSchedule(this.#scheduleDeps(), id);
+  }
+
+  #scheduleDeps() {
+    return { queue: this.#queue, redis: this.#redis, keys: this.#keys, serializer: this.#serializer };
+  }
+
+  #start(graph: Graph, options: RunOptions, delayMs = 0): RunHandle {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
     const submission = crypto.randomUUID();
-    const prepared = this.#prepare(graph, options, workflowId, submission);
+    const prepared = this.#prepare(graph, options, workflowId, submission, delayMs);
     // A `stop()` called right after this returns must land after the submission (which clears older requests).
     const settled = prepared.catch(() => {});
     this.#submitting.set(workflowId, settled);
@@ -280,7 +338,13 @@ export class RemoteRunner implements GraphRunner {
    * older stop request (a submission is an explicit resume, as `runner.run` is), stores the inputs, then adds the
    * job; resolves to the submission whose stream to read (the first one's).
    */
-  #prepare(graph: Graph, options: RunOptions, workflowId: string, submission: string): Promise<string> {
+  #prepare(
+    graph: Graph,
+    options: RunOptions,
+    workflowId: string,
+    submission: string,
+    delayMs: number,
+  ): Promise<string> {
     const values = options.values;
     const created = this.#checkpointer
       .createWorkflow({ id: workflowId, graphName: graph.name ?? "graph", graphHash: graph.definitionHash })
@@ -316,6 +380,7 @@ export class RemoteRunner implements GraphRunner {
           removeOnFail: true,
           attempts: 10_000,
           backoff: { type: "fixed", delay: 500 },
+          ...(delayMs > 0 ? { delay: delayMs } : {}),
         });
         const job = await this.#queue.getJob(jobId);
         // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.

@@ -26,8 +26,16 @@ const describe = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value;
 
 /**
- * Checks a schedule's `id`, `cron` and `timezone` at call time. `where` names the call in messages
- * (`runner.schedule()`).
+ * Checks a schedule's `id`, `cron` and `timezone` at call time (`InvalidOptionError` naming the option and how to
+ * fix it). `where` names the call in messages (`runner.schedule()`).
+ *
+ * @example
+ * ```ts
+ * import { scheduleSpec } from "@graph/runtime/worker";
+ *
+ * const spec = scheduleSpec("queue.schedule()", { id: "nightly", cron: "0 3 * * *", timezone: "Europe/Paris" });
+ * spec.firingId(Date.parse("2026-03-29T01:00:00Z")); // "nightly/2026-03-29T01:00:00.000Z"
+ * ```
  */
 export function checkCronSpec(where: string, options: unknown): CronSpec {
   if (typeof options !== "object" || options === null)
