@@ -5,7 +5,6 @@ import {
   type GraphEvent,
   type GraphMapOptions,
   type GraphRunner,
-  InvalidOptionError,
   type MapResultOf,
   makeRunHandle,
   type ResultOf,

@@ -27,7 +27,7 @@ type FiringOutcome = "ran" | "ended-before" | "skipped-overlap";
 const unfinished = (status: string | undefined): boolean => status === "running" || status === "paused";
 
 /** The workflow id of an occurrence's job: its due time is BullMQ's `prevMillis` (the time it was delayed to). */
-export function firingIdOf(job: Job<ScheduleJobData>): string {
+function firingIdOf(job: Job<ScheduleJobData>): string {
   const due = job.opts.prevMillis ?? job.timestamp + (job.opts.delay ?? 0);
   return scheduleSpec("GraphWorker", {
     id: job.data.scheduleId,
