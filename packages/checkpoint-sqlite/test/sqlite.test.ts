@@ -22,6 +22,12 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
     ...fields,
   });
 
+/** Turns a current database back into what schema version 2 created (no due-time and wait columns). */
+const TO_VERSION_2 =
+  "DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
+  "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
+  "DELETE FROM graph_migrations WHERE version = 3";
+
 describe("SqliteCheckpointer", () => {
   it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {
     const file = tmpFile("v1");
@@ -30,7 +36,9 @@ describe("SqliteCheckpointer", () => {
     await current.close();
     // Turn it back into what version 1 created, holding one running workflow.
     const raw = new Database(file);
-    raw.exec("ALTER TABLE graph_workflows DROP COLUMN stop_requested; DELETE FROM graph_migrations WHERE version = 2");
+    raw.exec(
+      `${TO_VERSION_2}; ALTER TABLE graph_workflows DROP COLUMN stop_requested; DELETE FROM graph_migrations WHERE version = 2`,
+    );
     raw
       .prepare(
         "INSERT INTO graph_workflows (id, status, graph_name, graph_hash, lease_owner, lease_epoch, lease_expires_at, created_at, updated_at) VALUES ('old', 'running', 'g', 'h', 'a', 3, ?, 1, 1)",
@@ -47,7 +55,59 @@ describe("SqliteCheckpointer", () => {
     );
     await upgraded.close();
     const check = new Database(file);
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3]);
+    check.close();
+  });
+
+  it("setup() migrates a schema-version-2 database (no due times); its paused workflows can then sleep and wait", async () => {
+    const file = tmpFile("v2");
+    const current = new SqliteCheckpointer({ path: file });
+    await current.setup();
+    await current.close();
+    const raw = new Database(file);
+    raw.exec(TO_VERSION_2);
+    expect(raw.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2]);
+    raw
+      .prepare(
+        "INSERT INTO graph_workflows (id, status, graph_name, graph_hash, lease_epoch, created_at, updated_at) VALUES ('old', 'paused', 'g', 'h', 2, 1, 1)",
+      )
+      .run();
+    raw.close();
+    const upgraded = new SqliteCheckpointer({ path: file });
+    await upgraded.setup();
+    const old = await upgraded.getWorkflow("old");
+    expect(old?.status).toBe("paused");
+    expect(old !== undefined && ("wakeAt" in old || "waitingFor" in old)).toBe(false);
+    expect(await upgraded.listDue({ before: new Date(8_000_000_000_000) })).toEqual([]);
+    expect(await upgraded.nextDue()).toBeUndefined();
+    const wait = { event: "ticket.replied", key: '{"ticketId":"T-1"}' };
+    await upgraded.updateWorkflow("old", { wakeAt: new Date(5000), waitingFor: wait }, { epoch: 2 });
+    expect(await upgraded.listDue({ before: new Date(5000) })).toEqual([{ id: "old", wakeAt: new Date(5000) }]);
+    expect(await upgraded.listWaiting(wait)).toEqual(["old"]);
+    await upgraded.close();
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3]);
+    const indexes = check
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'graph_workflows_%' ORDER BY name")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(["graph_workflows_created", "graph_workflows_due", "graph_workflows_waiting"]);
+    // The queries are index reads: SQLite plans them on the partial indexes, without a sort.
+    const plan = (query: string, ...params: unknown[]) =>
+      (check.prepare(`EXPLAIN QUERY PLAN ${query}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+    expect(
+      plan(
+        "SELECT id, wake_at FROM graph_workflows WHERE wake_at IS NOT NULL AND wake_at <= ? AND status IN ('paused', 'running') ORDER BY wake_at, id LIMIT 100",
+        1,
+      ),
+    ).toEqual([expect.stringContaining("USING INDEX graph_workflows_due")]);
+    expect(
+      plan(
+        "SELECT id FROM graph_workflows WHERE waiting_event = ? AND waiting_key = ? AND status = 'paused' ORDER BY created_at, id LIMIT 100",
+        "e",
+        "k",
+      ),
+    ).toEqual([expect.stringContaining("USING INDEX graph_workflows_waiting")]);
     check.close();
   });
 
@@ -61,7 +121,7 @@ describe("SqliteCheckpointer", () => {
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_workflows"]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3]);
     raw.close();
     await cp.close();
   });

@@ -180,9 +180,17 @@ export interface WorkflowRecord {
   /**
    * When the workflow is due: the wake-up time of a sleep, the deadline of a timed pause, or the start time of a
    * delayed start. Absent when nothing is due. Listed by {@link Checkpointer.listDue}.
+   *
+   * Only a `paused` or `running` workflow has one: the store clears it (and {@link WorkflowRecord.waitingFor}) itself
+   * when the workflow becomes `completed`, `failed` or `stopped` — by an update, a finish or a stop request — and
+   * an update that sets it on a workflow that already ended stores nothing. Any other change is the runtime's
+   * (it sends `wakeAt: null` when a workflow resumes).
    */
   readonly wakeAt?: Date;
-  /** The event a `waitFor` pause waits for, found by {@link Checkpointer.listWaiting}. Absent otherwise. */
+  /**
+   * The event a `waitFor` pause waits for, found by {@link Checkpointer.listWaiting} while the workflow is
+   * `paused`. Absent otherwise; cleared with the due time on a terminal status (see {@link WorkflowRecord.wakeAt}).
+   */
   readonly waitingFor?: EventWait;
   readonly createdAt: Date;
   readonly updatedAt: Date;
@@ -278,7 +286,10 @@ export interface NewWorkflow {
   readonly graphName: string;
   readonly graphHash: string;
   readonly parentId?: string;
-  /** A delayed start: the workflow is created `paused` with this due time (see {@link WorkflowRecord.wakeAt}). */
+  /**
+   * A delayed start: the workflow is created `paused` with this due time (see {@link WorkflowRecord.wakeAt}).
+   * Ignored when the workflow already exists.
+   */
   readonly wakeAt?: Date;
 }
 
@@ -297,9 +308,15 @@ export interface WorkflowUpdate {
   readonly error?: StoredError | null;
   /** `null` clears the stop request (a run that stopped because of it, or a resume that supersedes it). */
   readonly stopRequested?: null;
-  /** Sets (a `Date`) or clears (`null`) the due time; written in the same fenced write as the status and pause. */
+  /**
+   * Sets (a valid `Date`) or clears (`null`) the due time; written in the same fenced write as the status and pause.
+   * Ignored (cleared) when the status after the update is `completed`, `failed` or `stopped`.
+   */
   readonly wakeAt?: Date | null;
-  /** Sets or clears the event a `waitFor` pause waits for; fenced like `wakeAt`. */
+  /**
+   * Sets or clears the event a `waitFor` pause waits for; fenced and cleared like `wakeAt`. The event and the key
+   * are non-empty text of at most 256 and 1024 UTF-8 bytes.
+   */
   readonly waitingFor?: EventWait | null;
 }
 
@@ -578,7 +595,10 @@ export interface Checkpointer {
   listDue?(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]>;
   /** The earliest `wakeAt` of any paused or running workflow, or `undefined`: what an in-process timer arms for. */
   nextDue?(): Promise<Date | undefined>;
-  /** Ids of the paused workflows waiting for `wait` (same event, same key), oldest first, at most `limit` (100). */
+  /**
+   * Ids of the paused workflows waiting for `wait` (same event, same key, compared verbatim), oldest first (by
+   * `createdAt`, ties by id), at most `limit` (100).
+   */
   listWaiting?(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;

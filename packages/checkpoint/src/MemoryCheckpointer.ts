@@ -24,7 +24,9 @@ import {
   leaseHeldError,
   leaseLostError,
   requireStorableText,
+  resolveDueOptions,
   resolveListLimit,
+  resolveWaitingOptions,
   selectSteps,
   stopAction,
   superstepBound,
@@ -41,6 +43,8 @@ import {
 import type {
   Checkpoint,
   Checkpointer,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   LeaseClaim,
@@ -63,12 +67,14 @@ import type { StoredStep, StoredWorkflow } from "./internal/memoryRecords.js";
 import {
   applyUpdate,
   checkFence,
+  clearTimesIfTerminal,
   encodeStep,
   readSteps,
   toLease,
   toRecord,
   writeSteps,
 } from "./internal/memoryRecords.js";
+import { listDueOf, listWaitingOf, nextDueOf } from "./internal/memoryTimes.js";
 import { checkOptionsObject, checkSerializer } from "./internal/options.js";
 import type { Serializer } from "./Serializer.js";
 import { defaultSerializer } from "./Serializer.js";
@@ -220,6 +226,7 @@ export class MemoryCheckpointer implements Checkpointer {
       workflow.status = "stopped";
       workflow.lease = undefined;
       workflow.epoch += 1;
+      clearTimesIfTerminal(workflow);
     }
     workflow.updatedAt = now;
     return toRecord(workflow, this.serializer, "requestStop");
@@ -320,6 +327,23 @@ export class MemoryCheckpointer implements Checkpointer {
     };
   }
 
+  async listDue(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]> {
+    this.#open("listDue");
+    const { before, limit } = resolveDueOptions(options);
+    return listDueOf(this.#workflows.values(), before, limit);
+  }
+
+  async nextDue(): Promise<Date | undefined> {
+    this.#open("nextDue");
+    return nextDueOf(this.#workflows.values());
+  }
+
+  async listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]> {
+    this.#open("listWaiting");
+    const checked = resolveWaitingOptions(wait, options);
+    return listWaitingOf(this.#workflows.values(), checked.wait, checked.limit);
+  }
+
   async deleteWorkflow(id: string): Promise<void> {
     this.#open("deleteWorkflow");
     this.#delete(id);
@@ -346,6 +370,7 @@ export class MemoryCheckpointer implements Checkpointer {
     return expired.length;
   }
 
+  /** A new workflow: `running`, or `paused` until its `wakeAt` for a delayed start. */
   #insert(workflow: NewWorkflow): StoredWorkflow {
     const now = Date.now();
     const stored: StoredWorkflow = {
@@ -353,7 +378,9 @@ export class MemoryCheckpointer implements Checkpointer {
       graphName: workflow.graphName,
       graphHash: workflow.graphHash,
       parentId: workflow.parentId,
-      status: "running",
+      status: workflow.wakeAt === undefined ? "running" : "paused",
+      wakeAt: workflow.wakeAt?.getTime(),
+      waitingFor: undefined,
       pauseText: undefined,
       errorText: undefined,
       stopText: undefined,

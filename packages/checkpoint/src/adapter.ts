@@ -51,6 +51,8 @@ export * from "./internal/recordGuards.js";
 export * from "./internal/records.js";
 /** The stored form of a stop request. */
 export * from "./internal/stopRequests.js";
+/** Due times and event waits: their checks, the options of `listDue` / `listWaiting`, the statuses that keep them. */
+export * from "./internal/time.js";
 /** Updates checked and serialised before anything is written: `encodeWorkflowUpdate`. */
 export * from "./internal/updates.js";
 /** Values through the serializer, with the value's path in errors. */

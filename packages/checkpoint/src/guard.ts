@@ -215,6 +215,7 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
       call("listWorkflows", undefined, () =>
         options === undefined ? adapter.listWorkflows() : adapter.listWorkflows(options),
       ),
+    ...timeQueries(adapter, call),
     deleteWorkflow: (id) => call("deleteWorkflow", id, () => adapter.deleteWorkflow(id)),
     close: () => {
       closePromise ??= invoke("close", undefined, () => adapter.close());
@@ -226,6 +227,28 @@ export function guardCheckpointer(adapter: Checkpointer): GuardedCheckpointer {
 }
 
 const guarded = new WeakSet<object>();
+
+/** `listDue`, `nextDue` and `listWaiting`, forwarded when the adapter has them (optional in the contract). */
+function timeQueries(
+  adapter: Checkpointer,
+  call: <A>(operation: string, workflowId: string | undefined, run: () => Promise<A>) => Promise<A>,
+): Pick<Checkpointer, "listDue" | "nextDue" | "listWaiting"> {
+  const { listDue, nextDue, listWaiting } = adapter;
+  return {
+    ...(listDue === undefined
+      ? {}
+      : { listDue: (options) => call("listDue", undefined, () => listDue.call(adapter, options)) }),
+    ...(nextDue === undefined ? {} : { nextDue: () => call("nextDue", undefined, () => nextDue.call(adapter)) }),
+    ...(listWaiting === undefined
+      ? {}
+      : {
+          listWaiting: (wait, options) =>
+            call("listWaiting", undefined, () =>
+              options === undefined ? listWaiting.call(adapter, wait) : listWaiting.call(adapter, wait, options),
+            ),
+        }),
+  };
+}
 
 /** A method an adapter written for an older contract may lack: a clear error instead of "is not a function". */
 function required<K extends "renewWorkflow" | "requestStop" | "getStopRequest">(

@@ -20,6 +20,8 @@ import type { Kysely } from "kysely";
 import type {
   Checkpoint,
   Checkpointer,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   LeaseClaim,
@@ -215,6 +217,21 @@ export class KyselyCheckpointer implements Checkpointer {
   /** Workflows ordered by creation time then id, one page at a time. */
   listWorkflows(options?: ListWorkflowsOptions): Promise<WorkflowPage> {
     return this.#store.listWorkflows(options);
+  }
+
+  /** Paused or running workflows due at or before `before`, earliest first (one range read of an index). */
+  listDue(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]> {
+    return this.#store.listDue(options);
+  }
+
+  /** The earliest due time of a paused or running workflow. */
+  nextDue(): Promise<Date | undefined> {
+    return this.#store.nextDue();
+  }
+
+  /** Ids of the paused workflows waiting for exactly this event and key, oldest first. */
+  listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]> {
+    return this.#store.listWaiting(wait, options);
   }
 
   /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */

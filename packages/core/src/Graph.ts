@@ -107,7 +107,10 @@ export interface StructureNodeAttributes {
 export interface StructureEdgeAttributes {
   readonly edgeType: "data" | "control" | "ordering";
   readonly valueNames: readonly string[];
-  /** For control edges: the target's label (`true`/`false` for ifElse, the target name for route). */
+  /**
+   * For control edges: the target's label (`true`/`false` for ifElse, the target name for route). For a data edge
+   * that carries a timed pause's timed-out flag: `"timeout"` (the path taken when nobody answered in time).
+   */
   readonly condition: string | undefined;
 }
 
@@ -240,7 +243,8 @@ class GraphBase {
     this.structure = new DirectedGraph<StructureNodeAttributes, StructureEdgeAttributes>({ allowSelfLoops: true });
     for (const n of nodes) this.structure.addNode(n.name, { node: n, nodeType: n.nodeType, isGate: n.isGate });
     for (const e of this.#edges) {
-      const condition = e.kind === "control" ? controlCondition(byName.get(e.from)!, e.to) : undefined;
+      const condition =
+        e.kind === "control" ? controlCondition(byName.get(e.from)!, e.to) : timeoutCondition(byName.get(e.from)!, e);
       if (this.structure.hasEdge(e.from, e.to)) {
         // One structure edge per pair (explicit edges may repeat a pair): a control edge wins over an ordering edge
         // from the same gate; data edges merge their value names.
@@ -249,7 +253,8 @@ class GraphBase {
           this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "control", valueNames: [], condition });
         else if (e.kind === "data" && existing.edgeType !== "control") {
           const valueNames = [...new Set([...existing.valueNames, ...e.valueNames])];
-          this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "data", valueNames, condition: undefined });
+          const timeout = existing.condition ?? condition;
+          this.structure.replaceEdgeAttributes(e.from, e.to, { edgeType: "data", valueNames, condition: timeout });
         }
         continue;
       }
@@ -499,6 +504,13 @@ function controlCondition(gate: AnyNode, target: string): string {
     return g.whenTrue === target ? "true" : "false";
   }
   return target;
+}
+
+/** `"timeout"` for a data edge carrying a timed pause's timed-out flag (its timeout path), else undefined. */
+function timeoutCondition(from: AnyNode, edge: { readonly valueNames: readonly string[] }): string | undefined {
+  if (from.kind !== "interrupt") return undefined;
+  const flag = from.timedOutKey;
+  return flag !== undefined && edge.valueNames.includes(flag) ? "timeout" : undefined;
 }
 
 function buildEdges(

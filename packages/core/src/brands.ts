@@ -31,7 +31,7 @@ export const NODE_BRAND: unique symbol = Symbol.for("@graph/node") as never;
  * @example
  * ```ts
  * import { GRAPH_BRAND, Graph } from "@graph/core";
- * new Graph([])[GRAPH_BRAND]; // 1
+ * new Graph([])[GRAPH_BRAND]; // 2
  * ```
  */
 export const GRAPH_BRAND: unique symbol = Symbol.for("@graph/graph") as never;
@@ -46,7 +46,7 @@ export const GRAPH_BRAND: unique symbol = Symbol.for("@graph/graph") as never;
  * console.log(`@graph/core node protocol ${NODE_PROTOCOL}`);
  * ```
  */
-export const NODE_PROTOCOL = 1;
+export const NODE_PROTOCOL = 2;
 
 /**
  * What a node is, as the runtime dispatches on it: `"function"` (`node()`), `"gate"` (`route()`, `ifElse()`),

@@ -11,6 +11,7 @@ export {
   NODE_PROTOCOL,
   type NodeKind,
 } from "./brands.js";
+export { type Duration, parseDuration, toEpochMs } from "./duration.js";
 export { END, type End } from "./END.js";
 export {
   GraphConfigError,
@@ -42,9 +43,17 @@ export {
   type Target,
 } from "./gates.js";
 export { closestName } from "./internal/suggest.js";
-export { type InterruptHandler, InterruptNode, type InterruptOptions, interrupt } from "./interrupt.js";
+export {
+  type InterruptHandler,
+  InterruptNode,
+  type InterruptOptions,
+  interrupt,
+  type PauseTiming,
+  type TimedAnswer,
+} from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
 export { FunctionNode, type NodeFunction, type NodeMode, type NodeOptions, node } from "./node.js";
+export { type SleepOptions, sleep } from "./sleep.js";
 export type { GraphMeta } from "./types/merge.js";
 export type { InputsOf, OutputsOf, PauseOf } from "./types/ports.js";
 export type { GraphResult, PathValue, ResultPath, RunStatus } from "./types/result.js";
@@ -56,3 +65,4 @@ export type {
   SeedChoiceOf,
   UnknownValuesOf,
 } from "./types/run.js";
+export { type WaitForOptions, waitFor } from "./waitFor.js";

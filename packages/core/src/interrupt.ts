@@ -1,3 +1,4 @@
+import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
@@ -17,6 +18,33 @@ export type InterruptHandler = (value: unknown) => unknown;
 
 interface InterruptSpec extends BaseSpec {
   readonly handler: InterruptHandler | undefined;
+  readonly timing: PauseTiming | undefined;
+}
+
+/**
+ * What a timed pause waits for and until when. `sleep()` and `waitFor()` build one, and `interrupt()` with a
+ * `timeout`; the runtime stores the due time with the pause and resumes the workflow when it comes.
+ *
+ * @example
+ * ```ts
+ * const timing: PauseTiming = { wait: "answer", afterMs: 60_000, onTimeout: "refund", timedOut: "pickupTimedOut" };
+ * ```
+ */
+export interface PauseTiming {
+  /** `"answer"`: a caller's answer (an interrupt); `"sleep"`: only the time; `"event"`: an event sent with `runner.send`. */
+  readonly wait: "answer" | "sleep" | "event";
+  /** Milliseconds from the moment the node paused: a sleep's length or a pause's timeout. */
+  readonly afterMs?: number;
+  /** A sleep until the value of its input (a `Date`, an ISO string or epoch ms) instead of `afterMs`. */
+  readonly untilInput?: boolean;
+  /** The answer when the timeout comes first: a value, or a function of the shown value. */
+  readonly onTimeout?: unknown;
+  /** The name of the boolean output that says whether the pause timed out (a gate can route on it). */
+  readonly timedOut?: string;
+  /** `"event"`: the event name. */
+  readonly event?: string;
+  /** `"event"`: payload field → the run value it must equal. */
+  readonly match?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -34,6 +62,12 @@ export interface InterruptOptions {
   /** The output the human's answer becomes (`pause.responseKey`). */
   readonly response: string;
   readonly handler?: InterruptHandler;
+  /** How long to wait for an answer (see {@link Duration}); then the pause resumes with `onTimeout`. */
+  readonly timeout?: Duration;
+  /** The answer when `timeout` passes first: a value, or a function of the shown value. Required with `timeout`. */
+  readonly onTimeout?: unknown;
+  /** With `timeout`: a boolean output, true when the pause timed out, for a gate to route on (both paths show). */
+  readonly timedOut?: string;
 }
 
 /**
@@ -95,6 +129,23 @@ export class InterruptNode<Name extends string = any, In = any, Out = any> exten
   get handler(): InterruptHandler | undefined {
     return this.spec.handler;
   }
+  /** The due time rules of a timed pause (sleep, timeout, event); undefined for a plain interrupt. */
+  get timing(): PauseTiming | undefined {
+    return this.spec.timing;
+  }
+  /** A `waitFor` pause: payload field → the (public) name of the input it must equal. */
+  get eventMatch(): Readonly<Record<string, string>> | undefined {
+    const match = this.spec.timing?.match;
+    if (match === undefined) return undefined;
+    const out: Record<string, string> = {};
+    for (const [field, value] of Object.entries(match))
+      out[field] = this.spec.inputs.find((p) => p.original === value)?.name ?? value;
+    return out;
+  }
+  /** The (public) name of the timed-out flag output, when the pause has one. */
+  get timedOutKey(): string | undefined {
+    return this.spec.timing?.timedOut === undefined ? undefined : this.outputs[1];
+  }
   get definitionHash(): string {
     this.#hash ??= sha256(
       stableStringify({
@@ -103,6 +154,8 @@ export class InterruptNode<Name extends string = any, In = any, Out = any> exten
         inputs: this.spec.inputs,
         outputs: this.spec.outputs,
         handler: this.spec.handler,
+        // Only present when set, so the hashes of untimed interrupts stay what they were.
+        ...(this.spec.timing === undefined ? {} : { timing: this.spec.timing }),
       }),
     );
     return this.#hash;
@@ -126,15 +179,18 @@ export function interrupt<
   const Response extends string,
   Value = unknown,
   Answer = unknown,
+  const TimedOut extends string = never,
 >(
-  options: Omit<InterruptOptions, "handler"> & {
+  options: Omit<InterruptOptions, "handler" | "onTimeout" | "timedOut"> & {
     readonly name: Name;
     readonly input: Input;
     readonly response: Response;
     /** Annotate its parameter and return type to type the shown value and the answer. */
     readonly handler?: { bivariant(value: Value): Answer | undefined }["bivariant"];
+    readonly onTimeout?: Answer | { bivariant(value: Value): Answer }["bivariant"];
+    readonly timedOut?: TimedOut;
   },
-): NoInfer<InterruptNode<Name, { [K in Input]: Value }, { [K in Response]: Answer }>>;
+): NoInfer<InterruptNode<Name, { [K in Input]: Value }, TimedAnswer<Response, Answer, TimedOut>>>;
 export function interrupt(options: InterruptOptions): InterruptNode {
   const example = 'interrupt({ name: "approval", input: "draft", response: "decision" })';
   if (!isPlainRecord(options))
@@ -167,11 +223,66 @@ export function interrupt(options: InterruptOptions): InterruptNode {
       },
     );
   }
+  const timing = timeoutOf(`interrupt '${options.name}'`, options, [options.input, options.response]);
   return new InterruptNode({
     name: options.name,
     inputs: [{ name: options.input, original: options.input }],
-    outputs: [{ name: options.response, original: options.response }],
+    outputs: [
+      { name: options.response, original: options.response },
+      ...(timing?.timedOut === undefined ? [] : [{ name: timing.timedOut, original: timing.timedOut }]),
+    ],
     history: [],
     handler: options.handler,
+    timing: timing === undefined ? undefined : { wait: "answer", ...timing },
   });
+}
+
+/**
+ * The outputs of a pause: the answer under `Response`, and the boolean timed-out flag under `Flag` when it has one.
+ *
+ * @example
+ * ```ts
+ * type Out = TimedAnswer<"decision", string, "timedOut">; // { decision: string; timedOut: boolean }
+ * ```
+ */
+export type TimedAnswer<Response extends string, Answer, Flag extends string = never> = {
+  [K in Response | Flag]: K extends Response ? Answer : boolean;
+};
+
+/**
+ * Checks the `timeout` / `onTimeout` / `timedOut` options of a pause (`where`: "interrupt 'x'"); `taken` are the
+ * value names the node already uses (the flag needs its own).
+ * @internal
+ */
+export function timeoutOf(
+  where: string,
+  options: { readonly timeout?: unknown; readonly onTimeout?: unknown; readonly timedOut?: unknown },
+  taken: readonly string[],
+): Pick<PauseTiming, "afterMs" | "onTimeout" | "timedOut"> | undefined {
+  const { timeout, onTimeout, timedOut } = options;
+  if (timeout === undefined) {
+    for (const [key, value] of [
+      ["onTimeout", onTimeout],
+      ["timedOut", timedOut],
+    ] as const) {
+      if (value !== undefined)
+        throw new GraphConfigError(
+          `The ${where} has '${key}' but no 'timeout', so it would never be used.\n  How to fix: add timeout: "1m" (or remove '${key}').`,
+          { where },
+        );
+    }
+    return undefined;
+  }
+  const afterMs = parseDuration(timeout, `timeout of the ${where}`);
+  if (!("onTimeout" in options) || onTimeout === undefined)
+    throw new GraphConfigError(
+      `The ${where} has a timeout but no 'onTimeout': the answer to use when nobody answers in time.\n  How to fix: add onTimeout: "refund" (a value) or onTimeout: (shown) => answer; add timedOut: "<flag name>" to route on it.`,
+      { where },
+    );
+  if (timedOut !== undefined && (typeof timedOut !== "string" || timedOut.length === 0 || taken.includes(timedOut)))
+    throw new GraphConfigError(
+      `The ${where} has timedOut ${describeValue(timedOut)}: it must be the name of a new boolean value (not one of ${taken.map((t) => `'${t}'`).join(", ")}).\n  How to fix: timedOut: "pickupTimedOut".`,
+      { where },
+    );
+  return { afterMs, onTimeout, ...(timedOut === undefined ? {} : { timedOut: timedOut as string }) };
 }

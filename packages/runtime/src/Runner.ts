@@ -12,6 +12,7 @@ import { runPromise, unwrap } from "./internal/settle.js";
 import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { ScheduleHandle, ScheduleOptions } from "./schedule.js";
+import type { SendResult, WakeResult } from "./time.js";
 import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
 export type { MapOptions, RunnerOptions, RunOptions };
@@ -129,6 +130,39 @@ export class Runner implements GraphRunner {
    */
   stop(workflowId: string, info?: unknown): Promise<boolean> {
     return runPromise(this.#core.stop(workflowId, info));
+  }
+
+  /**
+   * Resumes one workflow whose due time has come (a sleep, a timed pause, a delayed start), exactly once across
+   * every runner on the store: the in-process scheduler calls it for each due workflow, and a job queue's delayed
+   * job can call it in any process (with `scheduler: false` there). Resolves to `{ woken: true, result, lateMs }`, or
+   * `{ woken: false, reason }` with `"not-due"`, `"not-found"`, `"already-woken"`, `"busy"` or `"unknown-graph"`;
+   * nothing is written unless it was woken here.
+   *
+   * @example
+   * ```ts
+   * const woken = await runner.wake("order-42");
+   * if (!woken.woken) console.log(`not woken: ${woken.reason}`);
+   * ```
+   */
+  wake(workflowId: string): Promise<WakeResult> {
+    return this.#core.time.wake(workflowId);
+  }
+
+  /**
+   * Delivers an event to every workflow paused in a `waitFor` for it whose `match` values equal the payload's
+   * fields: each is resumed with the payload as the `waitFor`'s response. An event nobody waits for is dropped,
+   * not kept for a later `waitFor`. Resolves to the workflows it resumed (and how their runs ended) and those it
+   * found but could not resume.
+   *
+   * @example
+   * ```ts
+   * const sent = await runner.send("ticket.replied", { ticketId: "T-1", text: "Fixed, thanks" });
+   * console.log(sent.delivered.map((d) => d.workflowId));
+   * ```
+   */
+  send(event: string, payload: Readonly<Record<string, unknown>>): Promise<SendResult> {
+    return this.#core.time.send(event, payload);
   }
 
   /**

@@ -83,11 +83,25 @@ export type GraphEvent =
     })
   | (EventBase & {
       readonly type: "Paused";
-      /** `"human_input"` for an interrupt; `"map_dispatched"` when a mapped node's items went to a `mapDispatcher`. */
-      readonly reason: "human_input" | "map_dispatched";
+      /**
+       * `"human_input"` for an interrupt; `"map_dispatched"` when a mapped node's items went to a `mapDispatcher`;
+       * `"sleep"` for a sleep; `"event"` for a `waitFor`.
+       */
+      readonly reason: "human_input" | "map_dispatched" | "sleep" | "event";
       readonly nodeName: string;
       readonly value: unknown;
       readonly responseKey: string;
+      /** Epoch ms when the pause ends by itself (a sleep's wake-up, a timeout); absent when it waits only for an answer. */
+      readonly wakeAt?: number;
+    })
+  | (EventBase & {
+      readonly type: "TimerFired";
+      /** The due time the store held (epoch ms): a sleep's wake-up, a timeout's deadline or a delayed start. */
+      readonly dueAt: number;
+      /** When this runner resumed the workflow for it (epoch ms, the runner's clock). */
+      readonly firedAt: number;
+      /** `firedAt - dueAt`: how late the resume was (a runner that was down reports the whole outage). */
+      readonly lateMs: number;
     })
   | (EventBase & { readonly type: "StopRequested"; readonly info: unknown })
   | (EventBase & { readonly type: "CacheHit"; readonly nodeName: string })

@@ -51,4 +51,5 @@ export type {
   ScheduleOptions,
   ScheduleOverlap,
 } from "./schedule.js";
+export type { SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

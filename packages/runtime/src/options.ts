@@ -5,7 +5,7 @@
  * @module
  */
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
-import type { Graph } from "@graph/core";
+import type { Duration, Graph } from "@graph/core";
 import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
 import type { EventProcessor } from "./events.js";
@@ -49,8 +49,22 @@ export interface RunnerOptions {
    * once the items are done continues it. Default: every map runs in this process.
    */
   readonly mapDispatcher?: MapDispatcher;
-  /** The time source of everything that waits for a due time (schedules). Default `systemClock`; tests pass `testClock()`. */
+  /**
+   * Where the runner reads the time and arms its timers: due times of sleeps, timed pauses, delayed starts and schedules.
+   * Default `systemClock`; tests pass `testClock()` to run a "4h" wait in milliseconds.
+   */
   readonly clock?: Clock;
+  /**
+   * Graphs whose workflows this runner may resume on its own: when a sleep or a timeout comes due, for
+   * `runner.send`, and to catch up on what came due while no runner was up. Graphs run with this runner are added
+   * as they are used. Giving them here starts the scheduler at once (a restarted process catches up on start).
+   */
+  readonly graphs?: readonly Graph[];
+  /**
+   * `false`: no in-process timer; due workflows are resumed only by `runner.wake(workflowId)` (a job queue's
+   * delayed jobs call it). Default true with a checkpointer: one timer, armed for the earliest due time in the store.
+   */
+  readonly scheduler?: boolean;
 }
 
 /**
@@ -163,6 +177,14 @@ export interface RunOptions {
   readonly waitForLease?: boolean | number;
   /** `start()` / `stream()`: this run's event buffer size, overriding the runner's `eventBufferSize`. */
   readonly eventBufferSize?: number;
+  /**
+   * A delayed start: the workflow is stored now (its inputs included, status `paused`, no node run) and started
+   * at this time (a `Date`, an ISO 8601 string or epoch ms) by a runner's scheduler. The run resolves at once with
+   * `status: "paused"` and no `pause`. Needs a checkpointer; not with `delay`.
+   */
+  readonly startAt?: Date | string | number;
+  /** A delayed start, this long from now (see {@link RunOptions.startAt}). */
+  readonly delay?: Duration;
 }
 
 /** Options of `runner.map`. */

@@ -16,6 +16,7 @@ import { CheckpointError } from "../errors.js";
 import { hasLoneSurrogate, isStorableText, validateStepRecord, validateWorkflowId } from "../state.js";
 import { validateFence } from "./leases.js";
 import { isWorkflowStatus, WORKFLOW_STATUSES } from "./recordGuards.js";
+import { validateWakeAt } from "./time.js";
 
 /** What a stored text is, for messages and for the error's `path`. */
 export type StoredTextKind = "workflow id" | "parent id" | "node name";
@@ -48,7 +49,10 @@ export function requireStorableText(
   });
 }
 
-/** Validates the input of `createWorkflow` / `startWorkflow`: storable id and parent id, names without NUL. */
+/**
+ * Validates the input of `createWorkflow` / `startWorkflow`: storable id and parent id, names without NUL, a valid
+ * `wakeAt` Date (a delayed start: the store creates the workflow `paused` with that due time).
+ */
 export function validateNewWorkflow(workflow: NewWorkflow, operation: string): void {
   if (typeof workflow !== "object" || workflow === null) {
     throw new CheckpointError({ message: `${operation} expects { id, graphName, graphHash }.`, operation });
@@ -65,6 +69,8 @@ export function validateNewWorkflow(workflow: NewWorkflow, operation: string): v
     }
   }
   if (workflow.parentId !== undefined) requireStorableText(workflow.parentId, operation, "parent id");
+  if (workflow.wakeAt !== undefined)
+    validateWakeAt(workflow.wakeAt, { operation, workflowId: workflow.id, path: "wakeAt" });
 }
 
 /**

@@ -3,7 +3,7 @@
  * a copy, and the steps of a write are serialised (and so checked) before any of them is stored. Every write is
  * synchronous, which makes each operation atomic: checks first, then changes that cannot fail.
  */
-import type { Fence, Lease, StepRecord, WorkflowRecord, WorkflowStatus } from "../Checkpointer.js";
+import type { EventWait, Fence, Lease, StepRecord, WorkflowRecord, WorkflowStatus } from "../Checkpointer.js";
 import type { CheckpointPolicy } from "../CheckpointPolicy.js";
 import type { Serializer } from "../Serializer.js";
 import { deserializeStored, serializeStored } from "../Serializer.js";
@@ -12,6 +12,7 @@ import { staleFenceError, unknownWorkflowError } from "./leases.js";
 import { decodeWorkflowRecord } from "./recordCodec.js";
 import { corruptRecordError, normalizeStoredError } from "./recordGuards.js";
 import { readStoredStep, storedDecision } from "./records.js";
+import { keepsTimes } from "./time.js";
 import type { EncodedWorkflowUpdate } from "./updates.js";
 
 /** One stored step: its key, its index, the keys it wrote (what retention looks at) and the record as text. */
@@ -42,6 +43,9 @@ export interface StoredWorkflow {
   /** Epoch of the latest successful claim (0 = never claimed); survives release so old fences stay stale. */
   epoch: number;
   lease: StoredLease | undefined;
+  /** Due time in ms; only ever set while the status is `paused` or `running`. */
+  wakeAt: number | undefined;
+  waitingFor: EventWait | undefined;
   readonly createdAt: number;
   updatedAt: number;
   readonly steps: Map<string, StoredStep>;
@@ -94,14 +98,24 @@ export function writeSteps(workflow: StoredWorkflow, steps: readonly StoredStep[
   workflow.updatedAt = Date.now();
 }
 
-/** Applies an encoded update. */
+/** Applies an encoded update; a workflow left in a terminal status keeps no due time and no wait. */
 export function applyUpdate(workflow: StoredWorkflow, update: EncodedWorkflowUpdate): void {
   if (update.status !== undefined) workflow.status = update.status;
   if (update.graphHash !== undefined) workflow.graphHash = update.graphHash;
   if (update.pause !== undefined) workflow.pauseText = update.pause ?? undefined;
   if (update.error !== undefined) workflow.errorText = update.error ?? undefined;
   if (update.stopRequested === null) workflow.stopText = undefined;
+  if (update.wakeAt !== undefined) workflow.wakeAt = update.wakeAt ?? undefined;
+  if (update.waitingFor !== undefined) workflow.waitingFor = update.waitingFor ?? undefined;
+  clearTimesIfTerminal(workflow);
   workflow.updatedAt = Date.now();
+}
+
+/** Drops the due time and the wait of a workflow whose status no longer keeps them. */
+export function clearTimesIfTerminal(workflow: StoredWorkflow): void {
+  if (keepsTimes(workflow.status)) return;
+  workflow.wakeAt = undefined;
+  workflow.waitingFor = undefined;
 }
 
 /**
@@ -152,6 +166,9 @@ export function toRecord(workflow: StoredWorkflow, serializer: Serializer, opera
       stepCount: workflow.steps.size,
       lease: workflow.lease,
       stopRequested: workflow.stopText,
+      wakeAt: workflow.wakeAt,
+      waitingEvent: workflow.waitingFor?.event,
+      waitingKey: workflow.waitingFor?.key,
       createdAt: workflow.createdAt,
       updatedAt: workflow.updatedAt,
     },

@@ -135,12 +135,17 @@ export interface StoredWorkflowParts {
   /** The lease, when an owner holds it (`expiresAt` in ms). */
   readonly lease: { readonly owner: string; readonly epoch: number; readonly expiresAt: number } | undefined;
   readonly stopRequested: string | undefined;
+  /** The due time in ms (absent: none). */
+  readonly wakeAt?: number | undefined;
+  /** The event of a wait; stored together with `waitingKey` (one without the other is corrupt). */
+  readonly waitingEvent?: string | undefined;
+  readonly waitingKey?: string | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
 
 /** The part of a stored workflow that did not read back. */
-export type WorkflowPart = "status" | "pause" | "error";
+export type WorkflowPart = "status" | "pause" | "error" | "wakeAt" | "waitingFor";
 
 /** Reads a stored workflow back into the record of the contract. `corrupt(part)` makes the error for a bad part. */
 export function decodeWorkflowRecord(
@@ -157,6 +162,9 @@ export function decodeWorkflowRecord(
       ? undefined
       : decodeStopRequest(serializer, workflowId, parts.stopRequested, operation);
   const lease = parts.lease;
+  const { wakeAt, waitingEvent, waitingKey } = parts;
+  if (wakeAt !== undefined && !Number.isSafeInteger(wakeAt)) throw corrupt("wakeAt");
+  if ((waitingEvent === undefined) !== (waitingKey === undefined)) throw corrupt("waitingFor");
   return {
     id: workflowId,
     status: parts.status,
@@ -171,6 +179,10 @@ export function decodeWorkflowRecord(
       ? {}
       : { lease: { workflowId, owner: lease.owner, epoch: lease.epoch, expiresAt: new Date(lease.expiresAt) } }),
     ...(stop === undefined ? {} : { stopRequested: stop }),
+    ...(wakeAt === undefined ? {} : { wakeAt: new Date(wakeAt) }),
+    ...(waitingEvent === undefined || waitingKey === undefined
+      ? {}
+      : { waitingFor: { event: waitingEvent, key: waitingKey } }),
     createdAt: new Date(parts.createdAt),
     updatedAt: new Date(parts.updatedAt),
   };

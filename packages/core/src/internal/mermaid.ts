@@ -1,5 +1,6 @@
 import { END } from "../END.js";
 import type { Graph } from "../Graph.js";
+import type { InterruptNode } from "../interrupt.js";
 
 /**
  * Mermaid entity codes for every character that could end a label or be read as markup. Mermaid turns `#lt;` into
@@ -33,6 +34,34 @@ function shape(id: string, name: string, kind: string): string {
   }
 }
 
+/** A timed pause says what it waits for and how long in its box: "pickup (timeout 1m)", "cool-off (sleep 1m)". */
+function timedLabel(n: InterruptNode): string {
+  const t = n.timing;
+  if (t === undefined) return n.name;
+  const time = t.untilInput === true ? `until ${n.inputName}` : t.afterMs === undefined ? "" : showMs(t.afterMs);
+  if (t.wait === "sleep") return `${n.name} (sleep ${time})`;
+  const what = t.wait === "event" ? `event ${t.event}` : "answer";
+  return `${n.name} (${what}${time === "" ? "" : `, timeout ${time}`})`;
+}
+
+/** The edge that carries a pause's timed-out flag is the timeout path: drawn dashed, labelled "timeout". */
+function timeoutEdge(g: Graph, from: string, values: readonly string[]): string | undefined {
+  const n = g.nodes.get(from);
+  if (n?.kind !== "interrupt" || n.timedOutKey === undefined || !values.includes(n.timedOutKey)) return undefined;
+  return `timeout: ${values.join(", ")}`;
+}
+
+function showMs(ms: number): string {
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ] as const)
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
 /** Renders a graph (and nested graphs as subgraphs) as a Mermaid flowchart. */
 export function renderMermaid(graph: Graph): string {
   const lines = ["flowchart TD"];
@@ -53,13 +82,15 @@ export function renderMermaid(graph: Graph): string {
         emit(n.graph, `${id}_`, `${indent}  `);
         lines.push(`${indent}end`);
       } else {
-        lines.push(`${indent}${shape(id, n.name, n.nodeType)}`);
+        lines.push(`${indent}${shape(id, n.kind === "interrupt" ? timedLabel(n) : n.name, n.nodeType)}`);
       }
     }
     for (const e of g.edges) {
       const from = ids.get(e.from)!;
       const to = ids.get(e.to)!;
-      if (e.kind === "data") lines.push(`${indent}${from} -->|${label(e.valueNames.join(", "))}| ${to}`);
+      const timeout = timeoutEdge(g, e.from, e.valueNames);
+      if (timeout !== undefined) lines.push(`${indent}${from} -.->|${label(timeout)}| ${to}`);
+      else if (e.kind === "data") lines.push(`${indent}${from} -->|${label(e.valueNames.join(", "))}| ${to}`);
       else if (e.kind === "ordering") lines.push(`${indent}${from} ==> ${to}`);
       else {
         const gate = g.nodes.get(e.from)!;

@@ -3,13 +3,14 @@ import { GraphConfigError } from "../errors.js";
 import type { AnyNode, Graph } from "../Graph.js";
 import type { GateNode } from "../gates.js";
 import { checkStrictTypes } from "./strictTypes.js";
-import { quoteList } from "./suggest.js";
+import { closestName, quoteList } from "./suggest.js";
 
 /** Build-time checks that need the whole graph (names and targets are checked while building). */
 export function validateGraph(graph: Graph, nodes: readonly AnyNode[], where: string): void {
   checkNamespaceCollisions(nodes, where);
   checkProducers(graph, nodes, where);
   checkCycles(graph, nodes, where);
+  checkEventMatches(nodes, where);
   if (graph.strictTypes) checkStrictTypes(graph, nodes, where);
 }
 
@@ -170,4 +171,32 @@ export function deadlockError(where: string, members: readonly string[], gates: 
       `  How to fix: set entrypoint to the node that should run first, or defaultOpen: true on the gate.`,
     { where: members[0]! },
   );
+}
+
+/**
+ * A `waitFor` matches payload fields against run values. A match value no other node produces or reads is the
+ * graph's own input, which is fine, unless a value with a close name exists: then it is almost surely a typo that
+ * would make every event miss (the workflow would wait for a value nobody sends).
+ */
+function checkEventMatches(nodes: readonly AnyNode[], where: string): void {
+  for (const n of nodes) {
+    if (n.kind !== "interrupt") continue;
+    const match = n.eventMatch;
+    if (match === undefined) continue;
+    const known = new Set<string>();
+    for (const other of nodes) {
+      if (other === n) continue;
+      for (const v of other.inputs) known.add(v);
+      for (const v of other.outputs) known.add(v);
+    }
+    for (const [field, value] of Object.entries(match)) {
+      if (known.has(value)) continue;
+      const close = closestName(value, known);
+      if (close === undefined) continue;
+      throw new GraphConfigError(
+        `waitFor '${n.name}' in ${where} matches payload field '${field}' on the run value '${value}', which no other node produces or reads. Did you mean '${close}'?\n  How to fix: match: { ${field}: "${close}" } (or pass '${value}' as an input of the run if that is what you meant: rename the other value).`,
+        { where: n.name },
+      );
+    }
+  }
 }

@@ -55,14 +55,19 @@ export interface PauseOf<N extends string = string, V = unknown, K extends strin
   /**
    * `"human_input"`: an interrupt waits for an answer. `"map_dispatched"`: a mapped GraphNode's items were handed to
    * the runner's `mapDispatcher` (other processes run them); the run resumes, with no answer, once they are done.
+   * `"sleep"`: a `sleep` node waits for its wake-up time. `"event"`: a `waitFor` node waits for an event.
    */
-  readonly reason: "human_input" | "map_dispatched";
+  readonly reason: "human_input" | "map_dispatched" | "sleep" | "event";
   /** The interrupt's path (`"review/approval"` inside a nested graph). */
   readonly nodeName: N;
   /** The value shown to the human. */
   readonly value: V;
   /** The name the caller must supply the answer under (after the GraphNodes' renames). */
   readonly responseKey: K;
+  /** When the pause ends by itself: a sleep's wake-up time, a timeout's deadline. Absent: it waits for an answer. */
+  readonly wakeAt?: Date;
+  /** A `waitFor` pause: the event it waits for and the run values the payload must match (payload field → value). */
+  readonly waitingFor?: { readonly event: string; readonly match: Readonly<Record<string, unknown>> };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
+import type { Clock } from "../Clock.js";
 import type { NodeCache } from "../cache.js";
 import type { EventProcessor, GraphEvent, NodeCall } from "../events.js";
 import type { MapDispatcher } from "../options.js";
@@ -18,6 +19,10 @@ export interface Shared {
   readonly lease: LeaseTiming;
   /** Undefined: maps run here (no dispatcher, or the run is itself a dispatched item). */
   readonly mapDispatcher: MapDispatcher | undefined;
+  /** The runner's clock: due times of sleeps and timed pauses are read from it. */
+  readonly clock: Clock;
+  /** Told the due time a run stored (epoch ms), so the runner's scheduler can re-arm for it. */
+  readonly onDue: (dueAt: number) => void;
   nextSpan: number;
 }
 

@@ -118,6 +118,8 @@ export class Engine implements EngineHost, ChildRun {
           }).pipe(
             Effect.zipRight(
               Effect.suspend(() => {
+                // A delayed start stores its inputs and due time now; its nodes run when it is woken.
+                if (this.config.time?.startAt !== undefined) return Effect.void;
                 this.#markAllDirty();
                 return this.#loop();
               }),
@@ -273,7 +275,7 @@ export class Engine implements EngineHost, ChildRun {
 
   #result(): RunResult {
     const state = this.state;
-    const status = state.status(this.config.control.stopRequested);
+    const status = this.config.time?.startAt !== undefined ? "paused" : state.status(this.config.control.stopRequested);
     return new RunResult({
       status,
       values: state.resultValues(),

@@ -52,8 +52,14 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
       state.regions.clear();
     }
     if (s.nodeName !== INPUT_STEP) {
-      if (s.status === "paused" && s.pause !== undefined) paused.set(s.nodeName, s.pause.responseKey);
-      else paused.delete(s.nodeName);
+      if (s.status === "paused" && s.pause !== undefined) {
+        paused.set(s.nodeName, s.pause.responseKey);
+        // A timed pause's step starts when it first paused (the executor keeps it on every re-pause).
+        state.pausedSince.set(s.nodeName, s.startedAt.getTime());
+      } else {
+        paused.delete(s.nodeName);
+        state.pausedSince.delete(s.nodeName);
+      }
     }
     if (s.nodeName === INPUT_STEP || s.status !== "completed") continue;
     const node = graph.nodes.get(s.nodeName);

@@ -2,12 +2,13 @@ import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@g
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
-import { VersionMismatchError } from "../errors.js";
+import { InvalidOptionError, VersionMismatchError } from "../errors.js";
 import { RunResult } from "../RunResult.js";
 import { loadChildResult } from "./childResult.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
+import { stillAsRestored, timeFields } from "./journalTime.js";
 import { decisionToStored, type Execution, type Outcome, type RunError, toStoredError } from "./outcome.js";
 import { responseKeys } from "./responseKeys.js";
 
@@ -124,12 +125,21 @@ export class Journal {
     const { config, graph } = this.#host;
     const id = config.workflowId;
     const lease = config.lease;
+    const startAt = config.time?.startAt;
     const newWorkflow = {
       id,
       graphName: graph.name ?? "graph",
       graphHash: graph.definitionHash,
       ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
+      ...(startAt === undefined ? {} : { wakeAt: new Date(startAt) }),
     };
+    if (startAt !== undefined && this.#workflow !== undefined)
+      return Effect.fail(
+        new InvalidOptionError(
+          `runner.start(): workflow '${id}' already exists, so it can't be given a delayed start (startAt / delay).\n  How to fix: use a new workflowId, or run the existing workflow without startAt / delay.`,
+          "startAt",
+        ),
+      );
     const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
     if (config.isChild) {
       this.replay();
@@ -162,11 +172,13 @@ export class Journal {
           : undefined,
       )
       .pipe(
-        // A stop asked for after restore read the workflow stops the run before any node. A workflow this
-        // run creates skips the read (a round trip per run): a request racing its creation is seen at the
-        // first stop poll.
+        // A stop asked for after restore read the workflow stops the run before any node; and a workflow that
+        // another runner resumed in between is left to it (see `stillAsRestored`). A workflow this run creates skips the
+        // read (a round trip per run): a request racing its creation is seen at the first stop poll.
         Effect.zipRight(
-          createAndClaim ? Effect.void : Effect.map(store.getStopRequest(id), (request) => lease.sawStop(request)),
+          createAndClaim
+            ? Effect.void
+            : Effect.flatMap(store.getWorkflow(id), (now) => stillAsRestored(this.#host, this.#workflow, now)),
         ),
       );
     return claim.pipe(
@@ -190,6 +202,9 @@ export class Journal {
                       error: null,
                       ...(config.force ? { graphHash: graph.definitionHash } : {}),
                       ...(clearStop ? { stopRequested: null } : {}),
+                      // Resumed: what it waited for is over (the run stores its next due time when it pauses again).
+                      ...(this.#workflow?.wakeAt === undefined ? {} : { wakeAt: null }),
+                      ...(this.#workflow?.waitingFor === undefined ? {} : { waitingFor: null }),
                     },
                     this.#fence,
                   ),
@@ -261,6 +276,8 @@ export class Journal {
           ? null
           : { nodeName: result.pause.nodeName, value: result.pause.value, responseKey: result.pause.responseKey },
       error: result.error === undefined ? null : toStoredError(result.error),
+      // What the pause waits for, stored in the same fenced write as the pause (only the root's record is listed).
+      ...(config.isChild ? {} : timeFields(this.#host, result)),
     };
     // A root run's last queued steps, final status and lease release go in one write.
     const write: Effect.Effect<unknown, RunError> =
@@ -278,7 +295,12 @@ export class Journal {
               }),
             ),
           );
+    const dueAt = update.wakeAt?.getTime();
     return write.pipe(
+      // Stored: the runner's scheduler arms for it (a timer is only the reminder; the due time is in the store).
+      Effect.tap(() => {
+        if (dueAt !== undefined) config.shared.onDue(dueAt);
+      }),
       // A child that finished while its root lost the lease fails too: its parent must not record it.
       Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),
     );
@@ -403,7 +425,7 @@ function stepRecord(workflowId: string, superstep: number, ex: Execution, o: Out
     inputVersions: ex.versions,
     values: o.kind === "completed" ? o.outputs : {},
     truncated: o.kind === "completed" && o.truncated === true,
-    startedAt: new Date(ex.startedAt),
+    startedAt: new Date(o.kind === "paused" && o.since !== undefined ? o.since : ex.startedAt),
     completedAt: new Date(),
   };
   if (o.kind === "completed" && o.decision !== undefined) step.decision = decisionToStored(o.decision);

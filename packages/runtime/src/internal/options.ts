@@ -82,12 +82,6 @@ export function checkRunnerOptions(options: unknown): void {
   }
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
-  const clock = options["clock"];
-  if (
-    clock !== undefined &&
-    !(isRecord(clock) && typeof clock["now"] === "function" && typeof clock["setTimer"] === "function")
-  )
-    fail(where, "clock", clock, "a Clock ({ now(), setTimer(at, fire) }: systemClock or testClock())");
 }
 
 /** `runner.run / start / stream / runSync / map` options shared by all of them. */

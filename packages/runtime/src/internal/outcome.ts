@@ -38,7 +38,14 @@ export type Outcome = (
       cached?: boolean;
       childWorkflowId?: string;
     }
-  | { kind: "paused"; pause: PauseInfo; nested?: RunResult; childWorkflowId?: string }
+  | {
+      kind: "paused";
+      pause: PauseInfo;
+      nested?: RunResult;
+      childWorkflowId?: string;
+      /** A timed pause: when it first paused (epoch ms), stored as its step's start so its due time survives resumes. */
+      since?: number;
+    }
   | { kind: "stopped"; nested?: RunResult; childWorkflowId?: string }
   | {
       kind: "failed";

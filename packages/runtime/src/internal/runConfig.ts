@@ -36,6 +36,11 @@ export interface RunConfig {
   readonly parentVersions: Readonly<Record<string, number>> | undefined;
   /** Top-level runs: reject values the graph does not know ("error") or drop them with a Warning ("ignore"). */
   readonly unknownValues: "error" | "ignore" | undefined;
+  /**
+   * Root runs only. `wake`: this run resumes the workflow for the due time it had (epoch ms): it goes on only if
+   * nobody resumed it since. `startAt`: a delayed start, created paused with this due time (epoch ms).
+   */
+  readonly time: { readonly wake?: number; readonly startAt?: number } | undefined;
 }
 
 /** What a top-level run is built from besides its caller's options. */
@@ -49,6 +54,8 @@ interface RootInput {
   readonly subscriber: Subscriber | undefined;
   /** The `waitForLease` option in ms (undefined: a held lease fails the claim at once). */
   readonly waitForLeaseMs: number | undefined;
+  /** See {@link RunConfig.time}. */
+  readonly time?: RunConfig["time"];
 }
 
 /** What a child run takes from its parent's node: its workflow, the values passed in, whether a stop completes it. */
@@ -81,6 +88,7 @@ function make(c: RunConfig): RunConfig {
     lease: c.lease,
     parentVersions: c.parentVersions,
     unknownValues: c.unknownValues,
+    time: c.time,
   };
 }
 
@@ -126,6 +134,7 @@ export const RunConfig = {
           : RootLease.claimable(workflowId, shared.owner, control, options.recover === true, input.waitForLeaseMs),
       parentVersions: undefined,
       unknownValues: options.unknownValues ?? "error",
+      time: input.time,
     });
   },
 
@@ -153,6 +162,7 @@ export const RunConfig = {
       lease: parent.lease,
       parentVersions: input.parentVersions,
       unknownValues: parent.unknownValues,
+      time: undefined,
     });
   },
 
@@ -180,6 +190,7 @@ export const RunConfig = {
       lease: RootLease.fenced(options.fence, shared.owner, control),
       parentVersions: options.parentVersions,
       unknownValues: undefined,
+      time: undefined,
     });
   },
 };

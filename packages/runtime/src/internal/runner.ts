@@ -7,6 +7,7 @@ import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Scope from "effect/Scope";
+import { systemClock } from "../Clock.js";
 import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
 import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
@@ -19,6 +20,8 @@ import { checkMapOptions, checkRunnerOptions, checkRunOptions, leaseTiming } fro
 import type { RunError } from "./outcome.js";
 import { RunConfig } from "./runConfig.js";
 import { finalize, linkSignal, runPromise, settle } from "./settle.js";
+import { TimeKeeper } from "./timeKeeper.js";
+import { checkTimeOptions, delayedStart } from "./timeOptions.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunnerOptions, RunOptions };
@@ -43,9 +46,12 @@ export class RunnerCore {
   /** The store once built (or undefined without a checkpointer): runs after the first skip the lookup. */
   #storeReady: { readonly store: CheckpointStoreService | undefined } | undefined;
   #closed = false;
+  /** Due times and events: the graphs this runner may resume, its scheduler's timer, `wake` and `send`. */
+  readonly time: TimeKeeper;
 
   constructor(options: RunnerOptions = {}) {
     checkRunnerOptions(options);
+    checkTimeOptions(options);
     this.options = options;
     this.#scope = Effect.runSync(Scope.make());
     const max = options.maxConcurrency;
@@ -54,6 +60,16 @@ export class RunnerCore {
     }
     this.#semaphore = max === undefined ? undefined : Effect.runSync(Effect.makeSemaphore(max));
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.time = new TimeKeeper(
+      options.checkpointer,
+      options.clock ?? systemClock,
+      { enabled: options.scheduler !== false, retryMs: 1_000 },
+      {
+        ready: () => runPromise(Effect.asVoid(this.store())),
+        run: (graph, runOptions, time) => runPromise(this.run(graph, runOptions, undefined, new RunControl(), time)),
+      },
+    );
+    for (const graph of options.graphs ?? []) this.time.register(graph);
   }
 
   get hasCheckpointer(): boolean {
@@ -88,6 +104,8 @@ export class RunnerCore {
       owner: this.#owner,
       lease: leaseTiming(this.options),
       mapDispatcher: this.options.mapDispatcher,
+      clock: this.time.clock,
+      onDue: (at) => this.time.noteDue(at),
       get nextSpan() {
         return spans.value;
       },
@@ -118,6 +136,7 @@ export class RunnerCore {
     options: RunOptions = {},
     subscriber?: Subscriber,
     control = new RunControl(),
+    time?: RunConfig["time"],
   ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
     return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> => {
       const rejected = this.#reject(graph, "runner.run()");
@@ -125,6 +144,8 @@ export class RunnerCore {
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
       try {
         checkRunOptions(options, "run");
+        const startAt = delayedStart(options, "run", this.time.clock, this.hasCheckpointer);
+        if (startAt !== undefined) time = { startAt };
         // Child ids (`<id>/<node>`, `<id>/<node>/<i>`) are stored: a root id too long for them fails now, not half-way.
         if (this.options.checkpointer !== undefined && options.workflowId !== undefined)
           checkChildIdRoom("runner.run()", options.workflowId, graph as Graph);
@@ -133,12 +154,14 @@ export class RunnerCore {
       }
       if (this.options.checkpointer === undefined)
         return this.#start(graph as Graph, options, undefined, subscriber, control);
+      // A graph run here is one this runner may resume on its own later (a due sleep, an event).
+      this.time.register(graph as Graph);
       const ready = this.#storeReady;
-      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control);
+      if (ready !== undefined) return this.#start(graph as Graph, options, ready.store, subscriber, control, time);
       return this.store().pipe(
         Effect.flatMap((store) => {
           this.#storeReady = { store };
-          return this.#start(graph as Graph, options, store, subscriber, control);
+          return this.#start(graph as Graph, options, store, subscriber, control, time);
         }),
       );
     });
@@ -155,6 +178,7 @@ export class RunnerCore {
     if (rejected !== undefined) return Promise.reject(rejected);
     try {
       checkRunOptions(options, "run");
+      delayedStart(options, "run", this.time.clock, false);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -190,6 +214,7 @@ export class RunnerCore {
     store: CheckpointStoreService | undefined,
     subscriber: Subscriber | undefined,
     control: RunControl,
+    time?: RunConfig["time"],
   ): Effect.Effect<RunResult, RunError | GraphConfigError> {
     // close() may have begun while the store was being opened: a run registered now would outlive the store.
     const rejected = this.#reject(graph, "runner.run()");
@@ -206,7 +231,7 @@ export class RunnerCore {
     const detach = linkSignal(options.signal, control);
     this.#live.set(workflowId, control);
     const ended = this.#track();
-    const config = this.#config(graph, options, store, workflowId, control, subscriber);
+    const config = this.#config(graph, options, store, workflowId, control, subscriber, time);
     const engine = new Engine(graph, config);
     return engine.run().pipe(
       Effect.flatMap((result) => finalize(result, options)),
@@ -238,6 +263,7 @@ export class RunnerCore {
     workflowId: string,
     control: RunControl,
     subscriber: Subscriber | undefined,
+    time?: RunConfig["time"],
   ): RunConfig {
     return RunConfig.root({
       graph,
@@ -247,6 +273,7 @@ export class RunnerCore {
       control,
       subscriber,
       waitForLeaseMs: waitMs(options, this.options),
+      ...(time === undefined ? {} : { time }),
     });
   }
 
@@ -364,12 +391,15 @@ export class RunnerCore {
     return Effect.suspend(() => {
       if (this.#closed) return Effect.void;
       this.#closed = true;
+      // The timer first: a due time that fires now would start a run on a closing runner.
+      const disarmed = this.time.close();
       for (const c of this.#live.values()) c.stop({ reason: "runner closed" });
       for (const c of this.#items) c.stop({ reason: "runner closed" });
       const processors = this.options.eventProcessors ?? [];
       // The stopped runs still write their end (status `stopped`, lease released): the store closes after them.
       const running = [...this.#ended];
-      return Effect.forEach(running, (ended) => Deferred.await(ended), { discard: true }).pipe(
+      return Effect.promise(() => disarmed).pipe(
+        Effect.zipRight(Effect.forEach(running, (ended) => Deferred.await(ended), { discard: true })),
         Effect.zipRight(Scope.close(this.#scope, Exit.void)),
         Effect.zipRight(
           Effect.forEach(

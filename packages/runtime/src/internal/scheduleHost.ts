@@ -1,7 +1,6 @@
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { Graph } from "@graph/core";
 import * as Effect from "effect/Effect";
-import { systemClock } from "../Clock.js";
 import type { RunResult } from "../RunResult.js";
 import type { RunnerCore } from "./runner.js";
 import { Schedules } from "./schedules.js";
@@ -27,7 +26,7 @@ export function makeSchedules(
   // Without a store, the runner's own memory is the only record of which firings ran.
   const claimed = new Set<string>();
   return new Schedules({
-    clock: core.options.clock ?? systemClock,
+    clock: core.time.clock,
     pollMs: POLL_MS,
     hasStore: core.hasCheckpointer,
     run,

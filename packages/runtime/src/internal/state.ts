@@ -48,6 +48,13 @@ export class RunState {
   readonly planList: readonly NodePlan[];
   readonly #plan: GraphPlan;
 
+  /** Timed pauses in the stored history: node → when it first paused (epoch ms), to keep its due time on resume. */
+  readonly pausedSince = new Map<string, number>();
+  /** The earliest due time of this run's pauses (epoch ms): stored as the workflow's `wakeAt`. */
+  wakeAt: number | undefined;
+  /** The event a `waitFor` of this graph pauses for (the first by node name): stored as `waitingFor`. */
+  waitingFor: { readonly event: string; readonly key: string; readonly nodeName: string } | undefined;
+
   nextIndex = 1;
   superstep = 0;
   pause: PauseInfo | undefined;

@@ -1,6 +1,8 @@
 import type { AnyNode } from "@graph/core";
 import * as Effect from "effect/Effect";
+import type { PauseInfo } from "../RunResult.js";
 import { nextSpanId } from "./context.js";
+import { eventKey } from "./eventKey.js";
 import { collect, isPlain, runPlain } from "./executors/plain.js";
 import { execute } from "./executors/table.js";
 import type { EngineHost } from "./host.js";
@@ -236,18 +238,35 @@ function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void
     state.pause = (paused.outcome as Extract<Outcome, { kind: "paused" }>).pause;
   for (let i = 0; i < executions.length; i++) {
     const o = executions[i]!.outcome!;
-    if (o.kind === "paused")
-      host.event(
-        "Paused",
-        {
-          reason: o.pause.reason,
-          nodeName: o.pause.nodeName,
-          value: o.pause.value,
-          responseKey: o.pause.responseKey,
-        },
-        executions[i]!.spanId,
-      );
+    if (o.kind !== "paused") continue;
+    const wakeAt = o.pause.wakeAt?.getTime();
+    noteTimes(host, executions[i]!, o.pause, wakeAt);
+    host.event(
+      "Paused",
+      {
+        reason: o.pause.reason,
+        nodeName: o.pause.nodeName,
+        value: o.pause.value,
+        responseKey: o.pause.responseKey,
+        ...(wakeAt === undefined ? {} : { wakeAt }),
+      },
+      executions[i]!.spanId,
+    );
   }
+}
+
+/**
+ * Keeps what the workflow record stores for its pauses: the earliest due time (of any pause, nested ones too: a
+ * resume of the root re-runs them) and the event of this graph's first `waitFor` by name (`runner.send` resumes the
+ * root with the payload under the pause's response key, which only a pause of the root's own graph can take).
+ */
+function noteTimes(host: EngineHost, ex: Execution, pause: PauseInfo, wakeAt: number | undefined): void {
+  const { state } = host;
+  if (wakeAt !== undefined && (state.wakeAt === undefined || wakeAt < state.wakeAt)) state.wakeAt = wakeAt;
+  const wait = pause.waitingFor;
+  if (wait === undefined || ex.node.kind !== "interrupt") return;
+  if (state.waitingFor === undefined || ex.node.name < state.waitingFor.nodeName)
+    state.waitingFor = { event: wait.event, key: eventKey(wait.match), nodeName: ex.node.name };
 }
 
 function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {

@@ -22,6 +22,7 @@ import { describeSerialization } from "./serialization.js";
 import { describeSharedRules } from "./sharedRules.js";
 import { describeSteps } from "./steps.js";
 import { describeStops } from "./stops.js";
+import { describeTimes } from "./times.js";
 import { describeUnknownIds } from "./unknownIds.js";
 import { describeWorkflows } from "./workflows.js";
 import { describeZombies } from "./zombies.js";
@@ -41,6 +42,7 @@ export const STORAGE_AREAS = [
   "runWrites",
   "renewal",
   "stops",
+  "times",
   "zombies",
   "unknownIds",
   "ids",
@@ -66,6 +68,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   runWrites: describeRunWrites,
   renewal: describeRenewal,
   stops: describeStops,
+  times: describeTimes,
   zombies: describeZombies,
   unknownIds: describeUnknownIds,
   ids: describeIds,

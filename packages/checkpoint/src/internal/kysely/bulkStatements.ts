@@ -12,8 +12,20 @@ import { STEP_COLUMNS, STEP_KEY } from "./statements.js";
 export const ROWS_PER_STATEMENT = 200;
 
 /** The columns a final update may set, in a fixed order (the cache key of a rendered shape). */
-const UPDATABLE = ["status", "graph_hash", "pause", "error", "stop_requested"] as const;
+const UPDATABLE = [
+  "status",
+  "graph_hash",
+  "pause",
+  "error",
+  "stop_requested",
+  "wake_at",
+  "waiting_event",
+  "waiting_key",
+] as const;
 type UpdatableColumn = (typeof UPDATABLE)[number];
+
+/** The due-time and wait columns: only a paused or running workflow keeps them (see `keepsTimes`). */
+const TIME_COLUMNS: ReadonlySet<UpdatableColumn> = new Set(["wake_at", "waiting_event", "waiting_key"]);
 
 /** What a run's final write sets besides the changed columns. */
 export interface FinalUpdate {
@@ -38,10 +50,15 @@ export class BulkStatements {
     // A new workflow inserted with its lease taken: epoch 1, as a claim right after the creation would give.
     this.#insertClaimed = layout.numbered(
       `INSERT INTO ${workflows} (id, status, graph_name, graph_hash, parent_id, last_superstep, step_count, ` +
-        "lease_epoch, lease_owner, lease_expires_at, created_at, updated_at) " +
-        "VALUES (?, 'running', ?, ?, ?, -1, 0, 1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING *",
+        "lease_epoch, lease_owner, lease_expires_at, created_at, updated_at, wake_at) " +
+        "VALUES (?, ?, ?, ?, ?, -1, 0, 1, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING *",
     );
     this.#selectWorkflow = layout.numbered(`SELECT * FROM ${workflows} WHERE id = ?`);
+  }
+
+  /** The column type a parameter is cast to where the database cannot infer it (inside a CASE). */
+  #castType(column: UpdatableColumn): string {
+    return column === "wake_at" ? this.#layout.dialect.types.integer : "TEXT";
   }
 
   /** Whether the dialect renders steps with the standard upsert (a custom `upsert` hook is one row at a time). */
@@ -65,6 +82,7 @@ export class BulkStatements {
       readonly graphName: string;
       readonly graphHash: string;
       readonly parentId?: string;
+      readonly wakeAt?: Date;
     },
     owner: string,
     expiresAt: number,
@@ -72,6 +90,8 @@ export class BulkStatements {
   ): CompiledQuery {
     return CompiledQuery.raw(this.#insertClaimed, [
       workflow.id,
+      // A delayed start waits, paused, for its due time.
+      workflow.wakeAt === undefined ? "running" : "paused",
       workflow.graphName,
       workflow.graphHash,
       workflow.parentId ?? null,
@@ -79,6 +99,7 @@ export class BulkStatements {
       expiresAt,
       now,
       now,
+      workflow.wakeAt?.getTime() ?? null,
     ]);
   }
 
@@ -130,7 +151,13 @@ export class BulkStatements {
     const counters = update.counters !== undefined;
     const release = update.release !== undefined;
     const text = this.#shape(`final:${columns.join(",")}:${counters}:${release}`, () => {
-      const sets = columns.map((column) => `${column} = ?`);
+      // Without a new status, a due time or wait is stored only while the stored status keeps it; a new terminal
+      // status arrives with them cleared already (encodeWorkflowUpdate).
+      const sets = columns.map((column) =>
+        TIME_COLUMNS.has(column) && !columns.includes("status")
+          ? `${column} = CASE WHEN status IN ('paused', 'running') THEN CAST(? AS ${this.#castType(column)}) ELSE NULL END`
+          : `${column} = ?`,
+      );
       if (counters) sets.push("last_superstep = ?", "step_count = ?");
       sets.push("updated_at = ?");
       if (release) {

@@ -158,6 +158,10 @@ export function* requestStopIn(context: LeaseContext, id: string, info: unknown)
         : {
             stop_requested: stop,
             status: "stopped",
+            // A stopped workflow is never due nor waiting.
+            wake_at: null,
+            waiting_event: null,
+            waiting_key: null,
             lease_owner: null,
             lease_expires_at: null,
             lease_epoch: sql`lease_epoch + 1`,

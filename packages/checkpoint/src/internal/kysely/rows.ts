@@ -8,7 +8,7 @@
 import type { StepRecord, WorkflowRecord } from "../../Checkpointer.js";
 import type { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
-import type { StepPart } from "../recordCodec.js";
+import type { StepPart, WorkflowPart } from "../recordCodec.js";
 import { decodeStepRecord, decodeWorkflowRecord, encodeStepTexts } from "../recordCodec.js";
 import { corruptRecordError } from "../recordGuards.js";
 
@@ -30,6 +30,10 @@ export interface WorkflowRow {
   lease_expires_at: Int | null;
   /** The stop request (schema version 2; `undefined` in rows read before the migration ran). */
   stop_requested?: string | null;
+  /** The due time in ms and the event wait (schema version 3; `undefined` before the migration ran). */
+  wake_at?: Int | null;
+  waiting_event?: string | null;
+  waiting_key?: string | null;
   created_at: Int;
   updated_at: Int;
 }
@@ -71,6 +75,14 @@ const STEP_COLUMNS: Readonly<Record<StepPart, string>> = {
   values: "values",
   pause: "pause",
   error: "error",
+};
+
+const WORKFLOW_COLUMNS: Readonly<Record<WorkflowPart, string>> = {
+  status: "status",
+  pause: "pause",
+  error: "error",
+  wakeAt: "wake_at",
+  waitingFor: "waiting_event / waiting_key",
 };
 
 function parseJson(text: string, onError: () => CheckpointError): unknown {
@@ -195,11 +207,14 @@ export function decodeWorkflow(row: WorkflowRow, serializer: Serializer, operati
               expiresAt: toNumber(row.lease_expires_at ?? Number.NaN, bad("lease_expires_at")),
             },
       stopRequested: row.stop_requested ?? undefined,
+      wakeAt: row.wake_at == null ? undefined : toNumber(row.wake_at, bad("wake_at")),
+      waitingEvent: row.waiting_event ?? undefined,
+      waitingKey: row.waiting_key ?? undefined,
       createdAt: toNumber(row.created_at, bad("created_at")),
       updatedAt: toNumber(row.updated_at, bad("updated_at")),
     },
     serializer,
     operation,
-    (part) => bad(part)(),
+    (part) => bad(WORKFLOW_COLUMNS[part])(),
   );
 }

@@ -98,6 +98,24 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "durable stop requests",
     statements: (c) => [`ALTER TABLE ${c.table("workflows")} ADD COLUMN stop_requested TEXT`],
   },
+  {
+    version: 3,
+    name: "due times and event waits",
+    // Partial indexes: only the few workflows that are due or waiting are in them, and listDue / nextDue /
+    // listWaiting read them in order (due time then id; event, key, creation then id) without a sort.
+    statements: (c) => {
+      const index = (name: string) => quoteIdentifier(`${c.prefix}${name}`);
+      const workflows = c.table("workflows");
+      return [
+        `ALTER TABLE ${workflows} ADD COLUMN wake_at ${c.types.integer}`,
+        `ALTER TABLE ${workflows} ADD COLUMN waiting_event TEXT`,
+        `ALTER TABLE ${workflows} ADD COLUMN waiting_key TEXT`,
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_due")} ON ${workflows} (wake_at, id) WHERE wake_at IS NOT NULL`,
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_waiting")} ON ${workflows} ` +
+          "(waiting_event, waiting_key, created_at, id) WHERE waiting_event IS NOT NULL",
+      ];
+    },
+  },
 ];
 
 /** The newest schema version this code knows. */

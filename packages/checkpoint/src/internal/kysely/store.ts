@@ -6,6 +6,8 @@
  */
 import type {
   Checkpoint,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   LeaseClaim,
@@ -40,6 +42,7 @@ import {
 import { validateClaimOptions, validateFence, validateRenewal } from "../leases.js";
 import { checkSerializer } from "../options.js";
 import { selectSteps } from "../records.js";
+import { resolveDueOptions, resolveWaitingOptions } from "../time.js";
 import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
 import type { AnyDb } from "./layout.js";
@@ -54,6 +57,7 @@ import { StoreSession } from "./session.js";
 import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
 import { encodeGroup, saveGroup } from "./stepWrites.js";
+import { listDueIn, listWaitingIn, nextDueIn } from "./times.js";
 import type { WorkflowContext } from "./workflowWrites.js";
 import { claimIn, createIn, encodeUpdate, finishIn, startIn, updateIn } from "./workflowWrites.js";
 
@@ -350,6 +354,24 @@ export class KyselyStore {
         this.#serializer,
         (error, rowId) => this.#session.classify(error, "listWorkflows", rowId) as CheckpointError,
       );
+    });
+  }
+
+  listDue(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]> {
+    return this.#session.run("listDue", undefined, async () => {
+      const { before, limit } = resolveDueOptions(options);
+      return this.#session.read((db) => listDueIn(db, this.dialect, before, limit));
+    });
+  }
+
+  nextDue(): Promise<Date | undefined> {
+    return this.#session.run("nextDue", undefined, () => this.#session.read((db) => nextDueIn(db, this.dialect)));
+  }
+
+  listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]> {
+    return this.#session.run("listWaiting", undefined, async () => {
+      const checked = resolveWaitingOptions(wait, options);
+      return this.#session.read((db) => listWaitingIn(db, this.dialect, checked.wait, checked.limit));
     });
   }
 

@@ -41,6 +41,10 @@ export function encodeUpdate(
     ...(encoded.pause === undefined ? {} : { pause: encoded.pause }),
     ...(encoded.error === undefined ? {} : { error: encoded.error }),
     ...(encoded.stopRequested === undefined ? {} : { stop_requested: null }),
+    ...(encoded.wakeAt === undefined ? {} : { wake_at: encoded.wakeAt }),
+    ...(encoded.waitingFor === undefined
+      ? {}
+      : { waiting_event: encoded.waitingFor?.event ?? null, waiting_key: encoded.waitingFor?.key ?? null }),
   };
 }
 
@@ -80,7 +84,9 @@ export function* createIn(
       .insertInto(d.names.workflows)
       .values({
         id: workflow.id,
-        status: "running",
+        // A delayed start waits, paused, for its due time.
+        status: workflow.wakeAt === undefined ? "running" : "paused",
+        wake_at: workflow.wakeAt?.getTime() ?? null,
         graph_name: workflow.graphName,
         graph_hash: workflow.graphHash,
         parent_id: workflow.parentId ?? null,

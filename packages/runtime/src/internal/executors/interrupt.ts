@@ -3,6 +3,7 @@ import type { InterruptNode } from "@graph/core";
 import * as Effect from "effect/Effect";
 import type { EngineHost } from "../host.js";
 import type { Execution, Outcome } from "../outcome.js";
+import { answered, timedPause } from "./timedPause.js";
 
 /**
  * An interrupt takes the caller's answer when one arrived since it last ran; otherwise its handler may answer,
@@ -14,8 +15,11 @@ export function executeInterrupt(host: EngineHost, ex: Execution, n: InterruptNo
     const response = values.get(n.responseKey);
     const consumedAnswer = answers.get(n.name) ?? 0;
     if (response !== undefined && response.writer === INPUT_STEP && response.version > consumedAnswer) {
-      return Effect.succeed<Outcome>({ kind: "completed", outputs: { [n.responseKey]: response.value } });
+      return Effect.succeed<Outcome>(answered(n, response.value));
     }
+    const timing = n.timing;
+    // A sleep and a waitFor have no handler; an interrupt's handler may still answer before its timeout applies.
+    if (timing !== undefined && n.handler === undefined) return Effect.sync(() => timedPause(host, ex, n, timing));
     const value = ex.inputs[n.inputName];
     const paused: Outcome = {
       kind: "paused",
@@ -26,7 +30,7 @@ export function executeInterrupt(host: EngineHost, ex: Execution, n: InterruptNo
     return Effect.tryPromise({ try: async () => handler(value), catch: (e) => e }).pipe(
       Effect.map(
         (answer): Outcome =>
-          answer === undefined ? paused : { kind: "completed", outputs: { [n.responseKey]: answer } },
+          answer !== undefined ? answered(n, answer) : timing === undefined ? paused : timedPause(host, ex, n, timing),
       ),
       Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error })),
     );

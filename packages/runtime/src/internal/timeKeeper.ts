@@ -1,0 +1,262 @@
+import { type Checkpointer, WorkflowConflictError } from "@graph/checkpoint";
+import type { Graph, InterruptNode } from "@graph/core";
+import type { Clock } from "../Clock.js";
+import { InvalidOptionError, UnexpectedAnswerError } from "../errors.js";
+import type { RunOptions } from "../options.js";
+import type { RunResult } from "../RunResult.js";
+import type { SendResult, WakeResult } from "../time.js";
+import { eventKey } from "./eventKey.js";
+import type { RunConfig } from "./runConfig.js";
+
+/** What the time keeper needs from its runner: the store set up, and a run with its time settings. */
+export interface TimeHost {
+  ready(): Promise<void>;
+  run(graph: Graph, options: RunOptions, time: RunConfig["time"]): Promise<RunResult>;
+}
+
+/** How many due workflows one firing takes from the store (more are taken by the next firing, at once). */
+const BATCH = 100;
+
+/**
+ * The runner's side of time: the graphs it may resume on its own (by definition hash), one timer armed for the
+ * earliest due time in the store, `wake` (resume one due workflow, fenced) and `send` (resume the workflows waiting
+ * for an event). The timer is only a reminder: the due times are in the store, every process on it arms its own,
+ * and whichever claims a due workflow first resumes it; the others find it resumed (`already-woken`) or running
+ * (`busy`) and write nothing.
+ */
+export class TimeKeeper {
+  readonly clock: Clock;
+  readonly #checkpointer: Checkpointer | undefined;
+  readonly #host: TimeHost;
+  readonly #enabled: boolean;
+  /** After a firing that left something due it could not resume (busy, unknown graph): look again this much later. */
+  readonly #retryMs: number;
+  readonly #graphs = new Map<string, Graph>();
+  #started = false;
+  #closed = false;
+  #armedAt: number | undefined;
+  #cancel: (() => void) | undefined;
+  #firing: Promise<void> | undefined;
+
+  constructor(
+    checkpointer: Checkpointer | undefined,
+    clock: Clock,
+    options: { readonly enabled: boolean; readonly retryMs: number },
+    host: TimeHost,
+  ) {
+    this.#checkpointer = checkpointer;
+    this.clock = clock;
+    this.#enabled = options.enabled;
+    this.#retryMs = options.retryMs;
+    this.#host = host;
+  }
+
+  /** A graph whose workflows this runner may resume; the first one known starts the scheduler. */
+  register(graph: Graph): void {
+    if (!this.#graphs.has(graph.definitionHash)) this.#graphs.set(graph.definitionHash, graph);
+    this.#start();
+  }
+
+  /** A run stored a due time: arm for it when it is earlier than what the timer waits for. */
+  noteDue(at: number): void {
+    if (!this.#started || this.#closed) return;
+    if (this.#armedAt === undefined || at < this.#armedAt) this.#arm(at);
+  }
+
+  /** Disarms the timer and waits for a firing in progress (its runs are stopped by the runner's close). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#disarm();
+    await this.#firing;
+  }
+
+  /** Arms from the store: catch-up of what came due while no runner was up, then the next due time. */
+  #start(): void {
+    if (this.#started || !this.#enabled || this.#closed || this.#checkpointer?.nextDue === undefined) return;
+    this.#started = true;
+    this.#arm(this.clock.now());
+  }
+
+  #arm(at: number): void {
+    if (this.#closed) return;
+    this.#disarm();
+    this.#armedAt = at;
+    this.#cancel = this.clock.setTimer(at, () => {
+      this.#armedAt = undefined;
+      this.#cancel = undefined;
+      // One firing at a time: a timer that comes due during one runs after it.
+      const firing: Promise<void> = (this.#firing ?? Promise.resolve()).then(() => this.#fire());
+      this.#firing = firing;
+      void firing.finally(() => {
+        if (this.#firing === firing) this.#firing = undefined;
+      });
+    });
+  }
+
+  #disarm(): void {
+    this.#cancel?.();
+    this.#cancel = undefined;
+    this.#armedAt = undefined;
+  }
+
+  /** Resumes every workflow due now (one batch), then arms for what is due next. */
+  async #fire(): Promise<void> {
+    if (this.#closed) return;
+    const cp = this.#checkpointer!;
+    let next: number | undefined;
+    try {
+      await this.#host.ready();
+      const due = (await cp.listDue?.({ before: new Date(this.clock.now()), limit: BATCH })) ?? [];
+      const woken = await Promise.all(due.map((d) => this.wake(d.id).catch(() => undefined)));
+      const stuck = woken.some(
+        (w) => w === undefined || (!w.woken && (w.reason === "busy" || w.reason === "unknown-graph")),
+      );
+      const after = (await cp.nextDue?.())?.getTime();
+      const now = this.clock.now();
+      // A full batch: more is due, take it now. Something due nobody here can resume yet: look again later.
+      if (after !== undefined) next = after > now ? after : due.length === BATCH && !stuck ? now : now + this.#retryMs;
+    } catch {
+      // The store is briefly unreachable: the due times are still there; look again later.
+      next = this.clock.now() + this.#retryMs;
+    }
+    if (next !== undefined && (this.#armedAt === undefined || next < this.#armedAt)) this.#arm(next);
+  }
+
+  /** See `Runner.wake`. */
+  async wake(workflowId: unknown): Promise<WakeResult> {
+    if (typeof workflowId !== "string" || workflowId === "")
+      throw new InvalidOptionError(
+        `runner.wake(): the workflow id must be a non-empty string, got ${String(workflowId)}.\n  How to fix: pass the id of a workflow with a due time (a sleep, a timed pause or a delayed start).`,
+        "workflowId",
+      );
+    const cp = this.#requireStore("wake");
+    await this.#host.ready();
+    const record = await cp.getWorkflow(workflowId);
+    if (record === undefined) return { woken: false, workflowId, reason: "not-found" };
+    const dueAt = record.wakeAt;
+    if (dueAt === undefined || (record.status !== "paused" && record.status !== "running"))
+      return { woken: false, workflowId, reason: "not-due" };
+    const firedAt = this.clock.now();
+    if (dueAt.getTime() > firedAt) return { woken: false, workflowId, reason: "not-due", dueAt };
+    const graph = this.#graphs.get(record.graphHash);
+    if (graph === undefined) return { woken: false, workflowId, reason: "unknown-graph", dueAt };
+    try {
+      const result = await this.#host.run(
+        graph,
+        { workflowId, errorHandling: "continue", recover: true },
+        { wake: dueAt.getTime() },
+      );
+      return { woken: true, workflowId, result, dueAt, lateMs: Math.max(0, firedAt - dueAt.getTime()) };
+    } catch (error) {
+      if (!WorkflowConflictError.is(error)) throw error;
+      return { woken: false, workflowId, reason: error.reason === "lease-held" ? "busy" : "already-woken", dueAt };
+    }
+  }
+
+  /** See `Runner.send`. */
+  async send(event: unknown, payload: unknown): Promise<SendResult> {
+    if (typeof event !== "string" || event.trim() === "" || new TextEncoder().encode(event).length > 256)
+      throw new InvalidOptionError(
+        `runner.send(): the event name must be a non-empty string of at most 256 bytes, got ${describe(event)}.\n  How to fix: pass the name a waitFor node waits for, e.g. runner.send("ticket.replied", { ticketId: "T-1", text: "…" }).`,
+        "event",
+      );
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload))
+      throw new InvalidOptionError(
+        `runner.send("${event}"): the payload must be an object (its fields are matched against the waiting workflows), got ${describe(payload)}.\n  How to fix: runner.send("${event}", { ticketId: "T-1", … }).`,
+        "payload",
+      );
+    const cp = this.#requireStore("send");
+    await this.#host.ready();
+    const fields = payload as Record<string, unknown>;
+    const delivered: Array<SendResult["delivered"][number]> = [];
+    const skipped: Array<SendResult["skipped"][number]> = [];
+    const tried = new Set<string>();
+    for (const keys of this.#fieldSets(event)) {
+      if (!keys.every((k) => k in fields)) continue;
+      const key = eventKey(Object.fromEntries(keys.map((k) => [k, fields[k]])));
+      // Each resumed workflow stops waiting, so the next page holds only workflows not tried yet.
+      for (;;) {
+        const ids = ((await cp.listWaiting?.({ event, key }, { limit: BATCH })) ?? []).filter((id) => !tried.has(id));
+        if (ids.length === 0) break;
+        for (const id of ids) tried.add(id);
+        await Promise.all(
+          ids.map(async (workflowId) => {
+            const outcome = await this.#deliver(cp, workflowId, event, keys, payload as Record<string, unknown>);
+            if ("status" in outcome) delivered.push({ workflowId, status: outcome.status });
+            else skipped.push({ workflowId, reason: outcome.reason });
+          }),
+        );
+      }
+    }
+    const byId = (a: { workflowId: string }, b: { workflowId: string }) => (a.workflowId < b.workflowId ? -1 : 1);
+    return { delivered: delivered.sort(byId), skipped: skipped.sort(byId) };
+  }
+
+  async #deliver(
+    cp: Checkpointer,
+    workflowId: string,
+    event: string,
+    keys: readonly string[],
+    payload: Record<string, unknown>,
+  ): Promise<{ status: RunResult["status"] } | { reason: SendResult["skipped"][number]["reason"] }> {
+    const record = await cp.getWorkflow(workflowId);
+    const graph = record === undefined ? undefined : this.#graphs.get(record.graphHash);
+    const node = graph === undefined ? undefined : waitForNode(graph, event, keys);
+    if (node === undefined) return { reason: "unknown-graph" };
+    try {
+      const result = await this.#host.run(
+        graph!,
+        { workflowId, values: { [node.responseKey]: payload }, errorHandling: "continue" },
+        undefined,
+      );
+      return { status: result.status };
+    } catch (error) {
+      if (WorkflowConflictError.is(error))
+        return { reason: error.reason === "lease-held" ? "busy" : "already-resumed" };
+      // It stopped waiting between the lookup and the resume (answered, timed out).
+      if (UnexpectedAnswerError.is(error)) return { reason: "already-resumed" };
+      throw error;
+    }
+  }
+
+  /** The payload field sets the known graphs' `waitFor` nodes match this event on (each a sorted list). */
+  #fieldSets(event: string): string[][] {
+    const sets = new Map<string, string[]>();
+    for (const graph of this.#graphs.values())
+      for (const n of graph.interruptNodes) {
+        if (n.timing?.event !== event || n.eventMatch === undefined) continue;
+        const keys = Object.keys(n.eventMatch).sort();
+        sets.set(JSON.stringify(keys), keys);
+      }
+    return [...sets.values()];
+  }
+
+  #requireStore(method: string): Checkpointer {
+    const cp = this.#checkpointer;
+    if (cp === undefined)
+      throw new InvalidOptionError(
+        `runner.${method}() needs a checkpointer: due times and waiting workflows are found in the store.\n  How to fix: new Runner({ checkpointer: new MemoryCheckpointer() }) (or SQLite, PostgreSQL, Redis).`,
+        "checkpointer",
+      );
+    if (cp.listDue === undefined || cp.listWaiting === undefined || cp.nextDue === undefined)
+      throw new InvalidOptionError(
+        `runner.${method}(): this checkpointer does not keep due times (it has no listDue / nextDue / listWaiting).\n  How to fix: update the checkpointer package to a version that implements the time contract.`,
+        "checkpointer",
+      );
+    return cp;
+  }
+}
+
+/** The `waitFor` of `graph` (top level) that waits for `event` matching on exactly these payload fields. */
+function waitForNode(graph: Graph, event: string, keys: readonly string[]): InterruptNode | undefined {
+  const wanted = JSON.stringify(keys);
+  return graph.interruptNodes.find(
+    (n) =>
+      n.timing?.event === event &&
+      n.eventMatch !== undefined &&
+      JSON.stringify(Object.keys(n.eventMatch).sort()) === wanted,
+  );
+}
+
+const describe = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value) ?? ""}`.trim();

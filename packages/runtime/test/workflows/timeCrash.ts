@@ -1,0 +1,73 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import type { Checkpointer } from "@graph/checkpoint";
+import { Graph, node, sleep } from "@graph/core";
+import { type GraphEvent, Runner } from "../../src/index.js";
+
+/**
+ * The real-time crash check: a child process starts a workflow that sleeps `ms` and is SIGKILLed while it sleeps;
+ * another process (the test's) opens the same store with the graph and must resume it on time, exactly once.
+ * Side effects are appended to `log` (one line per run of a node), so every process's runs are counted.
+ */
+export function sleeperGraph(log: string, ms: number): Graph {
+  const before = node({ name: "before", output: "job" }, async ({ id }: { id: string }) => {
+    appendFileSync(log, `before:${id}:${process.pid}\n`);
+    return id;
+  });
+  const nap = sleep({ name: "nap", input: "job", duration: ms, output: "napped" });
+  const after = node({ name: "after", output: "done" }, async ({ job, napped }: { job: string; napped: number }) => {
+    appendFileSync(log, `after:${job}:${process.pid}:${napped}\n`);
+    return `${job} done`;
+  });
+  return new Graph([before, nap, after], { name: "sleeper" });
+}
+
+/** The child's side: runs to the sleep, tells the parent the due time, and waits to be killed. */
+export async function sleepThenWaitToDie(
+  checkpointer: Checkpointer,
+  log: string,
+  ms: number,
+  id: string,
+): Promise<void> {
+  const runner = new Runner({ checkpointer, leaseTtlMs: 400, leaseRenewIntervalMs: 150, stopPollIntervalMs: 150 });
+  const result = await runner.run(sleeperGraph(log, ms), { values: { id }, workflowId: id });
+  process.send?.({ type: "sleeping", wakeAt: result.pause?.wakeAt?.getTime() ?? null });
+  // Keep the process (and its runner, whose timer would resume the workflow) alive until the SIGKILL.
+  setInterval(() => {}, 1_000);
+}
+
+/** What the resuming process saw: its TimerFired events, the run's values, and its pid. */
+export interface Resumed {
+  readonly fired: ReadonlyArray<{ readonly dueAt: number; readonly firedAt: number; readonly lateMs: number }>;
+  readonly values: Record<string, unknown>;
+  readonly pid: number;
+}
+
+/**
+ * The resuming side, started right after the kill (in a process that loads the graph from the same bundle, so it
+ * has the same definition hash): a runner that knows the graph resumes the workflow when it is due.
+ */
+export async function resumeWhenDue(checkpointer: Checkpointer, log: string, ms: number, id: string): Promise<Resumed> {
+  const events: GraphEvent[] = [];
+  const graph = sleeperGraph(log, ms);
+  const runner = new Runner({
+    checkpointer,
+    graphs: [graph],
+    eventProcessors: [{ onEvent: (e) => void events.push(e) }],
+  });
+  const deadline = Date.now() + ms + 30_000;
+  while (!events.some((e) => e.type === "RunEnd" && e.status === "completed")) {
+    if (Date.now() > deadline) throw new Error(`not resumed: ${JSON.stringify(events.map((e) => e.type))}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const fired = events.flatMap((e) =>
+    e.type === "TimerFired" ? [{ dueAt: e.dueAt, firedAt: e.firedAt, lateMs: e.lateMs }] : [],
+  );
+  const result = await runner.run(graph, { workflowId: id });
+  await runner.close();
+  return { fired, values: { ...result.values }, pid: process.pid };
+}
+
+/** The log's lines (`before:<id>:<pid>`, `after:<id>:<pid>`). */
+export function logLines(log: string): string[] {
+  return existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+}
