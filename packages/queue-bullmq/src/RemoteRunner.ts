@@ -11,6 +11,7 @@ import {
   type RunHandle,
   type RunOptions,
   RunResult,
+  type SendResult,
   type StartArgs,
 } from "@graph/runtime";
 import { FlowProducer, type Job, Queue } from "bullmq";
@@ -32,6 +33,7 @@ import {
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
 import { delayOf, type SubmitTiming } from "./internal/submitTiming.js";
+import { sendRemote } from "./internal/wake.js";
 import {
   decodeResult,
   errorFromWire,
@@ -182,6 +184,33 @@ export class RemoteRunner implements GraphRunner {
   /** Removes a schedule: no more occurrences (firings already running go on). False when there was none. */
   removeSchedule(id: string): Promise<boolean> {
     return removeSchedule(this.#scheduleDeps(), id);
+  }
+
+  /**
+   * Delivers an event to every workflow of the workers' checkpointer paused in a `waitFor` for it whose `match`
+   * values equal the payload's fields (a worker takes the job and calls `runner.send`); resolves with what it
+   * delivered. An event nobody waits for is dropped.
+   *
+   * @example
+   * ```ts
+   * const sent = await remote.send("ticket.replied", { ticketId: "T-1", text: "Fixed" });
+   * console.log(sent.delivered.map((d) => d.workflowId));
+   * ```
+   */
+  async send(event: string, payload: Readonly<Record<string, unknown>>): Promise<SendResult> {
+    const reader = connect(this.#url);
+    this.#readers.add(reader);
+    try {
+      return await sendRemote(
+        { ...this.#scheduleDeps(), queue: this.#queue as Queue<unknown> },
+        reader,
+        event,
+        payload,
+      );
+    } finally {
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
   }
 
   #scheduleDeps() {

@@ -21,8 +21,11 @@ interface FiringDeps {
   readonly serializer: Serializer;
 }
 
-/** What became of an occurrence's job. */
-type FiringOutcome = "ran" | "ended-before" | "skipped-overlap";
+/** What became of an occurrence's job, and its workflow id. */
+interface FiringOutcome {
+  readonly outcome: "ran" | "ended-before" | "skipped-overlap";
+  readonly workflowId: string;
+}
 
 const unfinished = (status: string | undefined): boolean => status === "running" || status === "paused";
 
@@ -40,13 +43,13 @@ export async function runFiring(job: Job<ScheduleJobData>, graph: Graph, deps: F
   const data = job.data;
   const workflowId = firingIdOf(job);
   const existing = await deps.checkpointer.getWorkflow(workflowId);
-  if (existing !== undefined && !unfinished(existing.status)) return "ended-before";
+  if (existing !== undefined && !unfinished(existing.status)) return { outcome: "ended-before", workflowId };
   const lastKey = deps.keys.scheduleLast(data.scheduleId);
   if (existing === undefined) {
     if (data.overlap === "skip") {
       const last = await deps.redis.get(lastKey);
       if (last !== null && last !== workflowId && unfinished((await deps.checkpointer.getWorkflow(last))?.status))
-        return "skipped-overlap";
+        return { outcome: "skipped-overlap", workflowId };
     }
     await deps.redis.set(lastKey, workflowId);
   }
@@ -61,5 +64,5 @@ export async function runFiring(job: Job<ScheduleJobData>, graph: Graph, deps: F
     errorHandling: "continue",
     ...(values === undefined ? {} : { values }),
   } as never);
-  return "ran";
+  return { outcome: "ran", workflowId };
 }
