@@ -115,6 +115,9 @@ describe("RemoteRunner on worker processes", () => {
       "mapFlow",
       "conformance-conflict",
       "conformance-conflict-other-version",
+      "ticker",
+      "napper",
+      "replies",
     ]);
   }, 60_000);
 });
