@@ -7,6 +7,8 @@ import type {
   Checkpoint,
   Checkpointer,
   CheckpointPolicy,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   LeaseClaim,
@@ -293,7 +295,9 @@ export class RedisCheckpointer implements Checkpointer {
    */
   finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
     const id = typeof finish?.workflowId === "string" ? finish.workflowId : undefined;
-    return this.#run("finishWorkflow", id, () => finishWorkflow(this.#context, this.policy, finish));
+    return this.#run("finishWorkflow", id, () =>
+      finishWorkflow(this.#context, this.#operations.times, this.policy, finish),
+    );
   }
 
   /** Changes status, graph hash, pause or error of a workflow. */
@@ -336,6 +340,21 @@ export class RedisCheckpointer implements Checkpointer {
   /** Workflows ordered by creation time then id, one page at a time. */
   listWorkflows(options: ListWorkflowsOptions = {}): Promise<WorkflowPage> {
     return this.#run("listWorkflows", undefined, () => this.#operations.listWorkflows(options ?? {}));
+  }
+
+  /** Paused or running workflows due at or before `before`, earliest first (from the due index, checked). */
+  listDue(options: { readonly before: Date; readonly limit?: number }): Promise<readonly DueWorkflow[]> {
+    return this.#run("listDue", undefined, () => this.#operations.listDue(options));
+  }
+
+  /** The earliest due time of a paused or running workflow. */
+  nextDue(): Promise<Date | undefined> {
+    return this.#run("nextDue", undefined, () => this.#operations.nextDue());
+  }
+
+  /** Ids of the paused workflows waiting for exactly this event and key, oldest first. */
+  listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]> {
+    return this.#run("listWaiting", undefined, () => this.#operations.listWaiting(wait, options));
   }
 
   /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */

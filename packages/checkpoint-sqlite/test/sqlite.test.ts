@@ -111,6 +111,30 @@ describe("SqliteCheckpointer", () => {
     check.close();
   });
 
+  it("a corrupt due-time or wait column is a CheckpointError naming the column", async () => {
+    const file = tmpFile("corrupt-times");
+    const cp = new SqliteCheckpointer({ path: file });
+    await cp.createWorkflow({ id: "late", graphName: "g", graphHash: "h", wakeAt: new Date(10) });
+    await cp.createWorkflow({ id: "half", graphName: "g", graphHash: "h" });
+    const raw = new Database(file);
+    raw.exec("UPDATE graph_workflows SET wake_at = 'soon' WHERE id = 'late'");
+    raw.exec("UPDATE graph_workflows SET waiting_event = 'e' WHERE id = 'half'");
+    raw.close();
+    for (const [id, column] of [
+      ["late", "workflow column wake_at"],
+      ["half", "workflow column waiting_event / waiting_key"],
+    ] as const) {
+      const error = await rejection(cp.getWorkflow(id));
+      expect(isCheckpointError(error)).toBe(true);
+      expect((error as Error).message).toContain(`Stored ${column} of workflow '${id}' is corrupt`);
+    }
+    // A text sorts after every number in SQLite: listDue never reaches it, nextDue does.
+    expect(await cp.listDue({ before: new Date(100) })).toEqual([]);
+    const listed = await rejection(cp.nextDue());
+    expect((listed as Error).message).toContain("Stored workflow column wake_at of workflow 'late' is corrupt");
+    await cp.close();
+  });
+
   it("creates parent directories, uses WAL + synchronous NORMAL + foreign keys", async () => {
     const file = path.join(dir, "nested", "deeper", "graph.db");
     const cp = new SqliteCheckpointer({ path: file });

@@ -478,6 +478,8 @@ export interface SkippedWorkflow {
  * - `renewWorkflow` never takes a lease back: once released or claimed by another owner it fails with reason
  *   `"lease-lost"`.
  * - Unknown workflow ids: getters return `undefined` / empty; writers throw `CheckpointError`.
+ * - `wakeAt` and `waitingFor` are written with the status, in the same fenced write; a `completed`, `failed` or
+ *   `stopped` workflow has neither; `listDue`, `nextDue` and `listWaiting` read an index, `deleteWorkflow` cleans it.
  *
  * @example
  * ```ts

@@ -187,7 +187,8 @@ export function interrupt<
     readonly response: Response;
     /** Annotate its parameter and return type to type the shown value and the answer. */
     readonly handler?: { bivariant(value: Value): Answer | undefined }["bivariant"];
-    readonly onTimeout?: Answer | { bivariant(value: Value): Answer }["bivariant"];
+    /** Checked against the answer's type (from `handler`); it does not widen it. */
+    readonly onTimeout?: NoInfer<Answer> | { bivariant(value: Value): NoInfer<Answer> }["bivariant"];
     readonly timedOut?: TimedOut;
   },
 ): NoInfer<InterruptNode<Name, { [K in Input]: Value }, TimedAnswer<Response, Answer, TimedOut>>>;

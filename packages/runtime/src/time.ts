@@ -17,7 +17,7 @@ import type { RunResult } from "./RunResult.js";
  *
  * @example
  * ```ts
- * const woken: WakeResult = { woken: false, reason: "not-due", dueAt: new Date("2026-01-01T00:00:00Z") };
+ * const woken: WakeResult = { woken: false, workflowId: "order-42", reason: "not-due", dueAt: new Date("2026-01-01T00:00:00Z") };
  * ```
  */
 export type WakeResult =

@@ -16,6 +16,7 @@ import { scanNodes } from "./connection.js";
 import type { KeySpace } from "./keys.js";
 import { decodeWorkflow } from "./records.js";
 import type { ScriptCommands } from "./scripts.js";
+import { TimeIndex } from "./times.js";
 
 /** What the cross-workflow operations need. */
 export interface IndexContext {
@@ -132,6 +133,8 @@ export async function deleteWorkflows(context: IndexContext, ids: readonly strin
     }),
   );
   await removeFromIndexes(context, ids);
+  for (let i = 0; i < ids.length; i += REMOVE_CHUNK)
+    await new TimeIndex(context).remove(ids.slice(i, i + REMOVE_CHUNK));
 }
 
 /**

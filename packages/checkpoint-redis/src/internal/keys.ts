@@ -16,6 +16,11 @@
  * | `P{graph-index}:roots` | sorted set | top-level workflow ids, scored by `createdAt` |
  * | `P{graph-index}:ids` | sorted set | every workflow id, score 0 (lexicographic range = child workflows) |
  * | `P{graph-index}:ttl` | sorted set | top-level ids scored by a lower bound of their last update (ttl pruning) |
+ * | `P{graph-index}:due` | sorted set | workflows with a due time, scored by a lower bound of it (`listDue`) |
+ * | `P{graph-index}:wait:<n>:<event><key>` | sorted set | workflows waiting for one event wait (`n`: the event's length) |
+ * | `P{graph-index}:tpend` / `:tseq` / `:twait` | hashes | per workflow: time-index writes in flight, their count, and the wait sets it is in |
+ *
+ * The workflow hash holds its due time (`wa`) and wait (`we`, `wk`); see `times.ts` for how the indexes follow it.
  */
 import { CheckpointError } from "@graph/checkpoint";
 
@@ -32,6 +37,10 @@ export interface IndexKeys {
   readonly roots: string;
   readonly ids: string;
   readonly ttl: string;
+  readonly due: string;
+  readonly pending: string;
+  readonly sequence: string;
+  readonly waits: string;
 }
 
 /** The hash tag of the index keys. */
@@ -59,12 +68,28 @@ function validatePrefix(prefix: unknown): asserts prefix is string {
 export class KeySpace {
   readonly prefix: string;
   readonly index: IndexKeys;
+  readonly #indexBase: string;
 
   constructor(prefix: string) {
     validatePrefix(prefix);
     this.prefix = prefix;
     const base = `${prefix}{${INDEX_TAG}}`;
-    this.index = { all: `${base}:all`, roots: `${base}:roots`, ids: `${base}:ids`, ttl: `${base}:ttl` };
+    this.#indexBase = base;
+    this.index = {
+      all: `${base}:all`,
+      roots: `${base}:roots`,
+      ids: `${base}:ids`,
+      ttl: `${base}:ttl`,
+      due: `${base}:due`,
+      pending: `${base}:tpend`,
+      sequence: `${base}:tseq`,
+      waits: `${base}:twait`,
+    };
+  }
+
+  /** The sorted set of the workflows waiting for one event wait (in the index slot). */
+  wait(wait: { readonly event: string; readonly key: string }): string {
+    return `${this.#indexBase}:wait:${wait.event.length}:${wait.event}${wait.key}`;
   }
 
   workflow(id: string): WorkflowKeys {

@@ -27,16 +27,33 @@ end
 `;
 
 /**
- * Writing a workflow: creating its hash (ARGV from `at`: graphName, graphHash, parentId, hasParent "1"/"0"), taking
- * its lease, giving it back, and applying an update (ARGV from `at`: n sets, m deletes, n field/value pairs, m fields;
- * returns the index after them).
+ * The due time and event wait of a workflow hash (`wa`, `we`, `wk`): a text that changes when any of them changes
+ * (NUL separates them: no stored text holds one), and their removal once the status no longer keeps them.
  */
-export const WRITES = `
-local function create(w, a, at)
+export const TIMES = `
+local function times(w)
+  local v = redis.call('HMGET', w, 'wa', 'we', 'wk')
+  return (v[1] or '') .. '\0' .. (v[2] or '') .. '\0' .. (v[3] or '')
+end
+local function clear_if_ended(w)
+  local st = redis.call('HGET', w, 'st')
+  if st ~= 'paused' and st ~= 'running' then redis.call('HDEL', w, 'wa', 'we', 'wk') end
+end
+`;
+
+/**
+ * Writing a workflow: creating its hash (ARGV from `at`: graphName, graphHash, parentId, hasParent "1"/"0"; `wake`:
+ * the due time of a delayed start, "" for none), taking its lease, giving it back, and applying an update (ARGV from
+ * `at`: n sets, m deletes, n field/value pairs, m fields; returns the index after them). An update that leaves the
+ * workflow completed, failed or stopped drops its due time and wait.
+ */
+export const WRITES = `${TIMES}
+local function create(w, a, at, wake)
   local now = fmt(now_ms())
   redis.call('HSET', w, 'st', 'running', 'gn', a[at], 'gh', a[at + 1], 'ls', '-1', 'sc', '0', 'ep', '0',
     'ca', now, 'ua', now)
   if a[at + 3] == '1' then redis.call('HSET', w, 'pid', a[at + 2]) end
+  if wake ~= '' then redis.call('HSET', w, 'st', 'paused', 'wa', wake) end
 end
 local function claim(w, owner, ttl)
   local now = now_ms()
@@ -67,6 +84,7 @@ local function apply_update(w, a, at)
     redis.call('HDEL', w, a[i])
     i = i + 1
   end
+  clear_if_ended(w)
   redis.call('HSET', w, 'ua', fmt(now_ms()))
   return i
 end

@@ -3,6 +3,8 @@
  */
 import type {
   CheckpointPolicy,
+  DueWorkflow,
+  EventWait,
   Fence,
   Lease,
   ListWorkflowsOptions,
@@ -23,6 +25,8 @@ import {
   leaseHeldError,
   leaseLostError,
   requireStorableText,
+  resolveDueOptions,
+  resolveWaitingOptions,
   superstepBound,
   validateClaimOptions,
   validateFence,
@@ -35,6 +39,7 @@ import { deleteWorkflows, descendantsOf, listWorkflows, pruneExpired } from "./i
 import type { WorkflowHash } from "./records.js";
 import { decodeStep, decodeWorkflow, hashFromPairs } from "./records.js";
 import { rejected, stepArgs, updateArgs } from "./replies.js";
+import { TimeIndex } from "./times.js";
 
 /** Steps read in one snapshot, with the workflow's last superstep. */
 export interface StepsRead {
@@ -47,10 +52,13 @@ export interface StepsRead {
 export class WorkflowOperations {
   readonly #context: IndexContext;
   readonly #policy: CheckpointPolicy;
+  /** The due-time and wait indexes (also used by the merged run writes). */
+  readonly times: TimeIndex;
 
   constructor(context: IndexContext, policy: CheckpointPolicy) {
     this.#context = context;
     this.#policy = policy;
+    this.times = new TimeIndex(context);
   }
 
   pruneIfConfigured(): Promise<number> {
@@ -65,16 +73,21 @@ export class WorkflowOperations {
     const guard = validateFence(workflow.id, fence, "createWorkflow") ?? workflow.id;
     await this.pruneIfConfigured();
     const { scripts, keys } = this.#context;
-    const reply = (await scripts.graphCreate(
-      keys.workflow(workflow.id).workflow,
-      keys.workflow(guard).workflow,
-      workflow.graphName,
-      workflow.graphHash,
-      workflow.parentId ?? "",
-      workflow.parentId === undefined ? "0" : "1",
-      fence === undefined ? "" : String(fence.epoch),
-    )) as [number | string, unknown];
-    if (typeof reply[0] === "string") rejected(reply, workflow.id, "createWorkflow", fence);
+    const wakeAt = workflow.wakeAt?.getTime();
+    const reply = await this.times.around(workflow.id, { wakeAt }, async () => {
+      const created = (await scripts.graphCreate(
+        keys.workflow(workflow.id).workflow,
+        keys.workflow(guard).workflow,
+        workflow.graphName,
+        workflow.graphHash,
+        workflow.parentId ?? "",
+        workflow.parentId === undefined ? "0" : "1",
+        fence === undefined ? "" : String(fence.epoch),
+        wakeAt === undefined ? "" : String(wakeAt),
+      )) as [number | string, unknown];
+      if (typeof created[0] === "string") rejected(created, workflow.id, "createWorkflow", fence);
+      return [created, false] as const;
+    });
     const hash = hashFromPairs(reply[1]);
     await this.index(workflow.id, hash);
     return {
@@ -163,6 +176,7 @@ export class WorkflowOperations {
     const stop = encodeStopRequest(this.#context.serializer, id, options?.info, Date.now(), "requestStop");
     const reply = (await this.#context.scripts.graphStop(this.#context.keys.workflow(id).workflow, stop)) as unknown[];
     if (reply[0] === "missing") return undefined;
+    if (Number(reply[2]) === 1) await this.times.reconcile(id, false);
     return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "requestStop");
   }
 
@@ -198,14 +212,31 @@ export class WorkflowOperations {
     const guard = validateFence(id, fence, "updateWorkflow") ?? id;
     // Serialise everything before changing anything.
     const changes = encodeWorkflowUpdate(id, update, this.#context.serializer, "updateWorkflow");
-    const reply = (await this.#context.scripts.graphUpdate(
-      this.#context.keys.workflow(id).workflow,
-      this.#context.keys.workflow(guard).workflow,
-      fence === undefined ? "" : String(fence.epoch),
-      ...updateArgs(changes),
-    )) as unknown[];
-    if (reply[0] !== "ok") rejected(reply, id, "updateWorkflow", fence);
+    const reply = await this.times.around(id, timeWrite(changes), async () => {
+      const updated = (await this.#context.scripts.graphUpdate(
+        this.#context.keys.workflow(id).workflow,
+        this.#context.keys.workflow(guard).workflow,
+        fence === undefined ? "" : String(fence.epoch),
+        ...updateArgs(changes),
+      )) as unknown[];
+      if (updated[0] !== "ok") rejected(updated, id, "updateWorkflow", fence);
+      return [updated, Number(updated[2]) === 1] as const;
+    });
     return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "updateWorkflow");
+  }
+
+  listDue(options: { readonly before: Date; readonly limit?: number }): Promise<DueWorkflow[]> {
+    const { before, limit } = resolveDueOptions(options);
+    return this.times.listDue(before, limit);
+  }
+
+  nextDue(): Promise<Date | undefined> {
+    return this.times.nextDue();
+  }
+
+  listWaiting(wait: EventWait, options: { readonly limit?: number } | undefined): Promise<string[]> {
+    const checked = resolveWaitingOptions(wait, options);
+    return this.times.listWaiting(checked.wait, checked.limit);
   }
 
   async getWorkflow(id: string): Promise<WorkflowRecord | undefined> {
@@ -246,4 +277,12 @@ export class WorkflowOperations {
     await deleteWorkflows(this.#context, children);
     await deleteWorkflows(this.#context, [id]);
   }
+}
+
+/** What an encoded update may store in the time indexes (a value, not a clearing `null`). */
+export function timeWrite(changes: { readonly wakeAt?: number | null; readonly waitingFor?: EventWait | null }): {
+  readonly wakeAt?: number | undefined;
+  readonly waitingFor?: EventWait | undefined;
+} {
+  return { wakeAt: changes.wakeAt ?? undefined, waitingFor: changes.waitingFor ?? undefined };
 }

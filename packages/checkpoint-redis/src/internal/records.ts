@@ -114,7 +114,7 @@ export function hashFromPairs(pairs: unknown): WorkflowHash {
 }
 
 /** The hash field of each part of a workflow record. */
-const FIELDS = { status: "st", pause: "pa", error: "er" } as const;
+const FIELDS = { status: "st", pause: "pa", error: "er", wakeAt: "wa", waitingFor: "we" } as const;
 
 /** Reads a workflow hash back into a record. Throws `CheckpointError` for corrupt data. */
 export function decodeWorkflow(
@@ -147,6 +147,9 @@ export function decodeWorkflow(
       stepCount: int("sc"),
       lease: owner === undefined ? undefined : { owner, epoch: int("ep"), expiresAt: int("le") },
       stopRequested: hash["sr"],
+      wakeAt: hash["wa"] === undefined ? undefined : Number(hash["wa"]),
+      waitingEvent: hash["we"],
+      waitingKey: hash["wk"],
       createdAt: int("ca"),
       updatedAt: int("ua"),
     },

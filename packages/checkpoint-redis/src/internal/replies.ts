@@ -45,6 +45,9 @@ export function updateArgs(update: EncodedWorkflowUpdate): string[] {
   field("pa", update.pause);
   field("sr", update.stopRequested);
   field("er", update.error);
+  field("wa", update.wakeAt === undefined || update.wakeAt === null ? update.wakeAt : String(update.wakeAt));
+  field("we", update.waitingFor === undefined ? undefined : (update.waitingFor?.event ?? null));
+  field("wk", update.waitingFor === undefined ? undefined : (update.waitingFor?.key ?? null));
   return [String(sets.length / 2), String(deletes.length), ...sets, ...deletes];
 }
 

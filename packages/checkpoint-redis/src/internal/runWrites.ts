@@ -24,8 +24,10 @@ import {
 import type { IndexContext } from "./indexes.js";
 import { rootOf } from "./keys.js";
 import type { WorkflowOperations } from "./operations.js";
+import { timeWrite } from "./operations.js";
 import { decodeWorkflow, hashFromPairs } from "./records.js";
 import { rejected, stepArgs, updateArgs } from "./replies.js";
+import type { TimeIndex } from "./times.js";
 
 /** `createWorkflow` + `claimWorkflow` + the steps, in one script (see `Checkpointer.startWorkflow`). */
 export async function startWorkflow(
@@ -44,22 +46,27 @@ export async function startWorkflow(
   const args = start.length === 0 ? [] : stepArgs(start, undefined, context.serializer, operation).args;
   await operations.pruneIfConfigured();
   const keys = context.keys.workflow(id);
-  const reply = (await context.scripts.graphStart(
-    keys.workflow,
-    keys.steps,
-    keys.order,
-    workflow.graphName,
-    workflow.graphHash,
-    workflow.parentId ?? "",
-    workflow.parentId === undefined ? "0" : "1",
-    claim.owner,
-    String(claim.ttlMs),
-    policy.retention,
-    String(policy.window ?? 0),
-    ...args,
-  )) as unknown[];
-  if (reply[0] === "held") throw leaseHeldError(id, String(reply[1]), new Date(Number(reply[2])));
-  if (reply[0] !== "ok") rejected(reply, id, operation, undefined);
+  const wakeAt = workflow.wakeAt?.getTime();
+  const reply = await operations.times.around(id, { wakeAt }, async () => {
+    const started = (await context.scripts.graphStart(
+      keys.workflow,
+      keys.steps,
+      keys.order,
+      workflow.graphName,
+      workflow.graphHash,
+      workflow.parentId ?? "",
+      workflow.parentId === undefined ? "0" : "1",
+      claim.owner,
+      String(claim.ttlMs),
+      policy.retention,
+      String(policy.window ?? 0),
+      wakeAt === undefined ? "" : String(wakeAt),
+      ...args,
+    )) as unknown[];
+    if (started[0] === "held") throw leaseHeldError(id, String(started[1]), new Date(Number(started[2])));
+    if (started[0] !== "ok") rejected(started, id, operation, undefined);
+    return [started, false] as const;
+  });
   const [, created, epoch, expiresAt, record] = reply;
   const hash = hashFromPairs(record);
   await operations.index(id, hash);
@@ -77,6 +84,7 @@ export async function startWorkflow(
  */
 export async function finishWorkflow(
   context: IndexContext,
+  times: TimeIndex,
   policy: CheckpointPolicy,
   finish: WorkflowFinish,
 ): Promise<WorkflowRecord> {
@@ -119,11 +127,14 @@ export async function finishWorkflow(
     );
     args.push(group.fence === undefined ? "" : String(group.fence.epoch), String(group.args.length / 4), ...group.args);
   }
-  const reply = (await context.scripts.graphFinish(keys.length, ...keys, ...args)) as unknown[];
-  if (reply[0] === "group") {
-    const group = encoded[Number(reply[1]) - 1]!;
-    rejected(reply.slice(2), group.workflowId, operation, group.fence);
-  }
-  if (reply[0] !== "ok") rejected(reply, id, operation, finish.fence);
+  const reply = await times.around(id, timeWrite(changes), async () => {
+    const finished = (await context.scripts.graphFinish(keys.length, ...keys, ...args)) as unknown[];
+    if (finished[0] === "group") {
+      const group = encoded[Number(finished[1]) - 1]!;
+      rejected(finished.slice(2), group.workflowId, operation, group.fence);
+    }
+    if (finished[0] !== "ok") rejected(finished, id, operation, finish.fence);
+    return [finished, Number(finished[2]) === 1] as const;
+  });
   return decodeWorkflow(id, hashFromPairs(reply[1]), context.serializer, operation);
 }

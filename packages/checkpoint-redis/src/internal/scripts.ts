@@ -8,12 +8,14 @@
  * server's clock (`TIME`), so lease expiry never depends on the clocks of the machines running workflows.
  */
 import type { Cluster, Redis } from "ioredis";
-import { PRELUDE, SAVE_STEPS, WRITES } from "./lua.js";
+import { PRELUDE, SAVE_STEPS, TIMES, WRITES } from "./lua.js";
+import { TIME_SCRIPTS, type TimeScriptCommands } from "./timeScripts.js";
 
 /**
  * KEYS: w, g (the workflow whose lease guards the creation: w itself or an ancestor, same slot). ARGV: graphName,
- * graphHash, parentId, hasParent ("1"/"0"), fence ("" = none). → {created 0/1, HGETALL} | conflict | {'missing',
- * 'guard'}. The fence is checked before anything is created: a zombie of a taken-over root creates no child.
+ * graphHash, parentId, hasParent ("1"/"0"), fence ("" = none), wakeAt ("" = none: a delayed start is created paused
+ * with it). → {created 0/1, HGETALL} | conflict | {'missing', 'guard'}. The fence is checked before anything is
+ * created: a zombie of a taken-over root creates no child.
  */
 const CREATE = `${PRELUDE}${WRITES}
 if ARGV[5] ~= '' then
@@ -21,7 +23,7 @@ if ARGV[5] ~= '' then
   if fenced(KEYS[2], ARGV[5]) then return conflict(KEYS[2]) end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('HGETALL', KEYS[1])} end
-create(KEYS[1], ARGV, 1)
+create(KEYS[1], ARGV, 1, ARGV[6])
 return {1, redis.call('HGETALL', KEYS[1])}
 `;
 
@@ -60,13 +62,14 @@ return release(KEYS[1], ARGV[1], ARGV[2])
 /**
  * KEYS: w, g (the workflow whose lease guards the write: w itself or its root, same slot). ARGV: fence ("" =
  * none), then the update (number of fields to set n, to delete m, n field/value pairs, m fields).
- * → {'ok', HGETALL} | conflict | {'missing'} | {'missing', 'guard'}
+ * → {'ok', HGETALL, timesChanged 0/1} | conflict | {'missing'} | {'missing', 'guard'}
  */
 const UPDATE = `${PRELUDE}${WRITES}
 local err = check_write(KEYS[1], KEYS[2], ARGV[1])
 if err then return err end
+local before = times(KEYS[1])
 apply_update(KEYS[1], ARGV, 2)
-return {'ok', redis.call('HGETALL', KEYS[1])}
+return {'ok', redis.call('HGETALL', KEYS[1]), before ~= times(KEYS[1]) and 1 or 0}
 `;
 
 /**
@@ -81,7 +84,8 @@ return {'ok'}
 `;
 
 /**
- * KEYS: w, s, o. ARGV: graphName, graphHash, parentId, hasParent, owner, ttlMs, retention, window, then the steps.
+ * KEYS: w, s, o. ARGV: graphName, graphHash, parentId, hasParent, owner, ttlMs, retention, window, wakeAt ("" =
+ * none), then the steps.
  * Creates the workflow unless it exists, claims it, and saves the steps under the lease just taken.
  * → {'ok', created 0/1, epoch, expiresAt, HGETALL (as created, or as it was before the claim)} | {'held', owner,
  * expiresAt} (nothing written: a new workflow has no holder, so only an existing one can be held)
@@ -90,7 +94,7 @@ const START = `${PRELUDE}${WRITES}${SAVE_STEPS}
 local w = KEYS[1]
 local created, record = 0, nil
 if redis.call('EXISTS', w) == 0 then
-  create(w, ARGV, 1)
+  create(w, ARGV, 1, ARGV[9])
   created = 1
 else
   record = redis.call('HGETALL', w)
@@ -98,7 +102,7 @@ end
 local claimed = claim(w, ARGV[5], ARGV[6])
 if claimed[1] ~= 'ok' then return claimed end
 record = record or redis.call('HGETALL', w)
-if #ARGV > 8 then save_steps(w, KEYS[2], KEYS[3], ARGV, 9, (#ARGV - 8) / 4, ARGV[7], tonumber(ARGV[8])) end
+if #ARGV > 9 then save_steps(w, KEYS[2], KEYS[3], ARGV, 10, (#ARGV - 9) / 4, ARGV[7], tonumber(ARGV[8])) end
 return {'ok', created, claimed[2], claimed[3], record}
 `;
 
@@ -106,7 +110,7 @@ return {'ok', created, claimed[2], claimed[3], record}
  * KEYS: w, g (the guard of the update), then per group of steps: its w, s, o and guard (all in w's slot). ARGV:
  * fence, release owner ("" = none), release epoch, retention, window, the update (as in UPDATE), then per group:
  * fence, number of steps, the steps. Every check runs before the first write: all or none.
- * → {'ok', HGETALL} | conflict | {'missing'} | {'missing', 'guard'} | {'group', i, <one of those>}
+ * → {'ok', HGETALL, timesChanged 0/1} | conflict | {'missing'} | {'missing', 'guard'} | {'group', i, <one of those>}
  */
 const FINISH = `${PRELUDE}${WRITES}${SAVE_STEPS}
 local i = 6 + 2 + tonumber(ARGV[6]) * 2 + tonumber(ARGV[7])
@@ -122,13 +126,14 @@ for k, group in ipairs(groups) do
 end
 local err = check_write(KEYS[1], KEYS[2], ARGV[1])
 if err then return err end
+local before = times(KEYS[1])
 for k, group in ipairs(groups) do
   local base = 2 + (k - 1) * 4
   save_steps(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], ARGV, group[2], group[3], ARGV[4], tonumber(ARGV[5]))
 end
 apply_update(KEYS[1], ARGV, 6)
 if ARGV[2] ~= '' then release(KEYS[1], ARGV[2], ARGV[3]) end
-return {'ok', redis.call('HGETALL', KEYS[1])}
+return {'ok', redis.call('HGETALL', KEYS[1]), before ~= times(KEYS[1]) and 1 or 0}
 `;
 
 /**
@@ -148,21 +153,23 @@ return {'ok', expires, v[4] or ''}
 
 /**
  * KEYS: w. ARGV: the encoded stop request. A live lease: record the request (the first one is kept). No live lease
- * and running/paused: stopped, request recorded, lease dropped, epoch + 1. Otherwise nothing.
- * → {'ok', HGETALL} | {'missing'}
+ * and running/paused: stopped, request recorded, lease dropped, epoch + 1, due time and wait dropped. Otherwise
+ * nothing. → {'ok', HGETALL, timesChanged 0/1} | {'missing'}
  */
-const STOP = `${PRELUDE}
+const STOP = `${PRELUDE}${TIMES}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local now = now_ms()
 local v = redis.call('HMGET', KEYS[1], 'st', 'lo', 'le', 'sr', 'ep')
+local before = times(KEYS[1])
 local live = v[2] and tonumber(v[3]) > now
 if live then
   if not v[4] then redis.call('HSET', KEYS[1], 'sr', ARGV[1], 'ua', fmt(now)) end
 elseif v[1] == 'running' or v[1] == 'paused' then
   redis.call('HSET', KEYS[1], 'st', 'stopped', 'sr', v[4] or ARGV[1], 'ep', fmt(tonumber(v[5]) + 1), 'ua', fmt(now))
   redis.call('HDEL', KEYS[1], 'lo', 'le')
+  clear_if_ended(KEYS[1])
 end
-return {'ok', redis.call('HGETALL', KEYS[1])}
+return {'ok', redis.call('HGETALL', KEYS[1]), before ~= times(KEYS[1]) and 1 or 0}
 `;
 
 /**
@@ -208,7 +215,7 @@ return {'kept', fmt(score)}
 type Reply = unknown;
 
 /** The commands `defineScripts` adds to a client. */
-export interface ScriptCommands {
+export interface ScriptCommands extends TimeScriptCommands {
   graphCreate(
     w: string,
     g: string,
@@ -217,6 +224,7 @@ export interface ScriptCommands {
     parentId: string,
     hasParent: string,
     fence: string,
+    wakeAt: string,
   ): Promise<Reply>;
   graphIndexAdd(all: string, roots: string, ids: string, ttl: string, ...args: string[]): Promise<Reply>;
   graphIndexRemove(all: string, roots: string, ids: string, ttl: string, ...ids_: string[]): Promise<Reply>;
@@ -247,6 +255,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; re
   graphStop: { numberOfKeys: 1, lua: STOP },
   graphRead: { numberOfKeys: 3, lua: READ },
   graphPrune: { numberOfKeys: 3, lua: PRUNE },
+  ...TIME_SCRIPTS,
 };
 
 /** Registers the scripts on a client (idempotent) and returns it typed with the script commands. */

@@ -3,6 +3,7 @@ import type { FunctionNode, Graph } from "@graph/core";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
+import { InvalidOptionError } from "../errors.js";
 import type { GraphEvent } from "../events.js";
 import { RunResult } from "../RunResult.js";
 import { nextSpanId } from "./context.js";
@@ -106,6 +107,8 @@ export class Engine implements EngineHost, ChildRun {
       }
       return journal.restore().pipe(
         Effect.flatMap(() => {
+          if (this.config.time?.startAt !== undefined && journal.workflow !== undefined)
+            return Effect.fail(delayedStartOfExisting(this.config.workflowId));
           // A completed workflow run again with no new values: its stored result, no claim, no write, no node.
           if (journal.settled)
             return Effect.sync(() => {
@@ -322,4 +325,12 @@ export class Engine implements EngineHost, ChildRun {
   #releaseSignal(): void {
     if (this.#signal !== undefined) this.config.control.untrack(this.#signal);
   }
+}
+
+/** A delayed start (`startAt` / `delay`) names a workflow that exists: it would never be created paused. */
+function delayedStartOfExisting(id: string): InvalidOptionError {
+  return new InvalidOptionError(
+    `runner.run(): workflow '${id}' already exists, so it can't be given a delayed start (startAt / delay).\n  How to fix: use a new workflowId, or run the existing workflow without startAt / delay.`,
+    "startAt",
+  );
 }

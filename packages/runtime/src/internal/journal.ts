@@ -2,7 +2,7 @@ import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@g
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
-import { InvalidOptionError, VersionMismatchError } from "../errors.js";
+import { VersionMismatchError } from "../errors.js";
 import { RunResult } from "../RunResult.js";
 import { loadChildResult } from "./childResult.js";
 import { deepEqual } from "./equal.js";
@@ -133,13 +133,6 @@ export class Journal {
       ...(config.parentWorkflowId === undefined ? {} : { parentId: config.parentWorkflowId }),
       ...(startAt === undefined ? {} : { wakeAt: new Date(startAt) }),
     };
-    if (startAt !== undefined && this.#workflow !== undefined)
-      return Effect.fail(
-        new InvalidOptionError(
-          `runner.start(): workflow '${id}' already exists, so it can't be given a delayed start (startAt / delay).\n  How to fix: use a new workflowId, or run the existing workflow without startAt / delay.`,
-          "startAt",
-        ),
-      );
     const first = this.#inputStep === undefined ? this.#forked : [...this.#forked, this.#inputStep];
     if (config.isChild) {
       this.replay();

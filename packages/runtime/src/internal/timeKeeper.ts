@@ -113,8 +113,9 @@ export class TimeKeeper {
       );
       const after = (await cp.nextDue?.())?.getTime();
       const now = this.clock.now();
-      // A full batch: more is due, take it now. Something due nobody here can resume yet: look again later.
-      if (after !== undefined) next = after > now ? after : due.length === BATCH && !stuck ? now : now + this.#retryMs;
+      // Due now (it came due during this firing, or the batch was full): take it at once. Something due that
+      // nobody here could resume (running elsewhere, an unknown graph): look again a little later, not in a loop.
+      if (after !== undefined) next = after > now ? after : stuck ? now + this.#retryMs : now;
     } catch {
       // The store is briefly unreachable: the due times are still there; look again later.
       next = this.clock.now() + this.#retryMs;

@@ -1,6 +1,10 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Checkpointer } from "@graph/checkpoint";
 import { Graph, node, sleep } from "@graph/core";
+import { expect } from "vitest";
 import { type GraphEvent, Runner } from "../../src/index.js";
 
 /**
@@ -8,7 +12,7 @@ import { type GraphEvent, Runner } from "../../src/index.js";
  * another process (the test's) opens the same store with the graph and must resume it on time, exactly once.
  * Side effects are appended to `log` (one line per run of a node), so every process's runs are counted.
  */
-export function sleeperGraph(log: string, ms: number): Graph {
+function sleeperGraph(log: string, ms: number): Graph {
   const before = node({ name: "before", output: "job" }, async ({ id }: { id: string }) => {
     appendFileSync(log, `before:${id}:${process.pid}\n`);
     return id;
@@ -67,7 +71,50 @@ export async function resumeWhenDue(checkpointer: Checkpointer, log: string, ms:
   return { fired, values: { ...result.values }, pid: process.pid };
 }
 
-/** The log's lines (`before:<id>:<pid>`, `after:<id>:<pid>`). */
-export function logLines(log: string): string[] {
+/** The log's lines (`before:<id>:<pid>`, `after:<id>:<pid>:<napped>`). */
+function logLines(log: string): string[] {
   return existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+}
+
+/** A child process of the adapter's fixture, started with these arguments: `<sleep|resume> <log> <ms> <workflowId>`. */
+export type StartChild = (args: readonly string[]) => ChildProcess;
+
+function child(start: StartChild, args: readonly string[]) {
+  const proc = start(args);
+  const exit = new Promise<unknown>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? code)));
+  const message = new Promise<unknown>((resolve, reject) => {
+    proc.on("message", resolve);
+    void exit.then((how) => reject(new Error(`the child exited (${String(how)}) before reporting`)));
+  });
+  return { proc, exit, message };
+}
+
+/**
+ * The parent's side, for any adapter (its fixture calls `sleepThenWaitToDie` / `resumeWhenDue` on its store): a
+ * child sleeps 3 s and is SIGKILLed while it sleeps; a second child opens the store with the graph and must resume
+ * the workflow when it is due — not before — exactly once.
+ */
+export async function sigkillWhileSleeping(start: StartChild, id: string): Promise<{ lateMs: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "graph-time-crash-"));
+  try {
+    const log = path.join(dir, "crash.log");
+    const sleeper = child(start, ["sleep", log, "3000", id]);
+    const { wakeAt } = (await sleeper.message) as { wakeAt: number };
+    sleeper.proc.kill("SIGKILL");
+    expect(await sleeper.exit).toBe("SIGKILL");
+    expect(wakeAt).toBeGreaterThan(Date.now()); // killed while sleeping, before its due time
+    const resumer = child(start, ["resume", log, "3000", id]);
+    const seen = (await resumer.message) as Resumed;
+    expect(await resumer.exit).toBe(0);
+    expect(seen.fired).toHaveLength(1);
+    expect(seen.fired[0]!.dueAt).toBe(wakeAt);
+    expect(seen.fired[0]!.firedAt).toBeGreaterThanOrEqual(wakeAt);
+    expect(seen.values).toMatchObject({ job: id, napped: wakeAt, done: `${id} done` });
+    const lines = logLines(log);
+    expect(lines.filter((l) => l.startsWith("before:"))).toEqual([`before:${id}:${sleeper.proc.pid}`]);
+    expect(lines.filter((l) => l.startsWith("after:"))).toEqual([`after:${id}:${seen.pid}:${wakeAt}`]);
+    return { lateMs: seen.fired[0]!.lateMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -9,6 +9,7 @@ import { assertConflictError, ids, rejection, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
 import { create, storedRecords } from "./helpers.js";
 import { cleanUp, dueList, parked, timed, timeRange, uniqueWait } from "./timeHelpers.js";
+import { describeTimeModel } from "./timeModel.js";
 import { describeBadTimes, describeTimeQueries } from "./timeQueries.js";
 
 /** A workflow claimed by "a", released, then claimed by "b": `stale` is a's fence, `current` b's. */
@@ -51,8 +52,18 @@ export function describeTimes(context: StorageContext): void {
         expect(result.workflow.wakeAt).toStrictEqual(at(3));
         expect(result.lease.epoch).toBe(1);
         expect(await checkpointer.getState(started)).toStrictEqual({ q: 1 });
+        // Without steps too (the SQL store then inserts the row with its lease in one statement).
+        const bare = ids("delayed-bare")();
+        const alone = await checkpointer.startWorkflow!(
+          { id: bare, graphName: "g", graphHash: "h", wakeAt: at(4) },
+          claim,
+        );
+        expect(alone.workflow.status).toBe("paused");
+        expect(alone.workflow.wakeAt).toStrictEqual(at(4));
+        expect(alone.workflow.lease).toStrictEqual(alone.lease);
         expect(await dueList(checkpointer, at(10))).toStrictEqual([
           [started, at(3).getTime()],
+          [bare, at(4).getTime()],
           [id, at(5).getTime()],
         ]);
         // Without wakeAt a new workflow is running and has no due time.
@@ -60,7 +71,7 @@ export function describeTimes(context: StorageContext): void {
         expect(plain.status).toBe("running");
         expect("wakeAt" in plain).toBe(false);
         expect("waitingFor" in plain).toBe(false);
-        await cleanUp(checkpointer, [id, started, plain.id]);
+        await cleanUp(checkpointer, [id, started, bare, plain.id]);
       });
     });
 
@@ -278,6 +289,7 @@ export function describeTimes(context: StorageContext): void {
     });
 
     describeTimeQueries(context);
+    describeTimeModel(context);
     describeBadTimes(context);
   });
 }
