@@ -28,7 +28,7 @@ export interface SendJobData {
 }
 
 /** The stream and payload keys of a send: named by its submission, under a reserved pseudo-workflow id. */
-export const SEND_ID = ".send";
+const SEND_ID = ".send";
 
 // BullMQ refuses `:` in custom job ids; the due time makes one job per (workflow, due time).
 const wakeJobId = (workflowId: string, dueMs: number): string => `wake-${encodeURIComponent(workflowId)}-${dueMs}`;
