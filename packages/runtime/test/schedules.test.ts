@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
@@ -317,6 +319,28 @@ describe("runner.schedule: bad input is refused at call time", () => {
 });
 
 describe("runner.schedule on the system clock", () => {
+  it("a schedule's timer never keeps the process alive on its own (no close(), the process still exits)", () => {
+    const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+    const script = [
+      `import { Graph, node } from "@graph/core";`,
+      `import { Runner } from ${JSON.stringify(entry)};`,
+      `const tick = node({ name: "tick", output: "t" }, () => 1);`,
+      `const handle = new Runner().schedule(new Graph([tick]), { id: "hourly", cron: "0 * * * *" });`,
+      `console.log("armed", handle.nextFiring() instanceof Date);`,
+    ].join("\n");
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim()).toBe("armed true");
+    expect(child.status).toBe(0);
+    expect(child.signal).toBeNull();
+    console.log(`the process exited by itself after ${Date.now() - started} ms`);
+  }, 70_000);
+
   it("a seconds cron fires every second for ~3 s, each occurrence once (lateness printed, not asserted)", async () => {
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const rec = recorder();
