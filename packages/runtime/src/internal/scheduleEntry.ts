@@ -46,13 +46,25 @@ export class ScheduleEntry implements ScheduleHandle {
   /** Wakes the queued firings' store polls on close (they then don't run). */
   readonly #pollCancels = new Set<() => void>();
 
+  // Private: the object is the user's handle, which shows only the ScheduleHandle members.
+  readonly #spec: CronSpec;
+  readonly #graph: Graph;
+  readonly #options: ScheduleOptions;
+  readonly #host: ScheduleHost;
+  readonly #onDelete: (entry: ScheduleEntry) => void;
+
   constructor(
-    readonly spec: CronSpec,
-    readonly graph: Graph,
-    readonly options: ScheduleOptions,
-    readonly host: ScheduleHost,
-    readonly onDelete: (entry: ScheduleEntry) => void,
+    spec: CronSpec,
+    graph: Graph,
+    options: ScheduleOptions,
+    host: ScheduleHost,
+    onDelete: (entry: ScheduleEntry) => void,
   ) {
+    this.#spec = spec;
+    this.#graph = graph;
+    this.#options = options;
+    this.#host = host;
+    this.#onDelete = onDelete;
     this.id = spec.id;
     this.cron = spec.cron;
     this.timezone = spec.timezone;
@@ -67,11 +79,11 @@ export class ScheduleEntry implements ScheduleHandle {
   /** Arms the first timer and, with a store, looks for a missed occurrence to catch up. */
   start(): void {
     if (this.paused) return;
-    const now = this.host.clock.now();
-    const recent = this.spec.previousBefore(now, LOOK_BACK);
-    if (recent[0] !== undefined) this.#last = this.spec.firingId(recent[0]);
-    if (this.host.hasStore && (this.options.catchUp ?? "latest") === "latest") {
-      const window = this.options.catchUpWindowMs ?? DAY_MS;
+    const now = this.#host.clock.now();
+    const recent = this.#spec.previousBefore(now, LOOK_BACK);
+    if (recent[0] !== undefined) this.#last = this.#spec.firingId(recent[0]);
+    if (this.#host.hasStore && (this.#options.catchUp ?? "latest") === "latest") {
+      const window = this.#options.catchUpWindowMs ?? DAY_MS;
       const inWindow = recent.filter((at) => now - at <= window);
       if (inWindow.length > 0) this.#decisions = this.#decisions.then(() => this.#catchUp(inWindow));
     }
@@ -87,14 +99,14 @@ export class ScheduleEntry implements ScheduleHandle {
     const [latest, ...earlier] = recent;
     if (latest === undefined) return;
     try {
-      if (await this.host.exists(this.spec.firingId(latest))) return;
+      if (await this.#host.exists(this.#spec.firingId(latest))) return;
       for (const at of earlier) {
-        if (!(await this.host.exists(this.spec.firingId(at)))) continue;
-        await this.#decideOne(latest, this.spec.firingId(at), true);
+        if (!(await this.#host.exists(this.#spec.firingId(at)))) continue;
+        await this.#decideOne(latest, this.#spec.firingId(at), true);
         return;
       }
     } catch (error) {
-      const workflowId = this.spec.firingId(latest);
+      const workflowId = this.#spec.firingId(latest);
       this.#emit({ type: "ScheduleRunFailed", scheduleId: this.id, workflowId, dueAt: new Date(latest), error });
     }
   }
@@ -111,14 +123,14 @@ export class ScheduleEntry implements ScheduleHandle {
   resume(): void {
     if (this.#gone || !this.#paused) return;
     this.#paused = false;
-    this.#arm(this.host.clock.now());
+    this.#arm(this.#host.clock.now());
   }
 
   delete(): void {
     if (this.#gone) return;
     this.#gone = true;
     this.#disarm();
-    this.onDelete(this);
+    this.#onDelete(this);
   }
 
   async settled(): Promise<void> {
@@ -145,10 +157,10 @@ export class ScheduleEntry implements ScheduleHandle {
   }
 
   #arm(from: number): void {
-    const next = this.spec.nextAtOrAfter(from);
+    const next = this.#spec.nextAtOrAfter(from);
     this.#next = next;
     if (next === undefined) return;
-    this.#cancelTimer = this.host.clock.setTimer(next, () => {
+    this.#cancelTimer = this.#host.clock.setTimer(next, () => {
       this.#cancelTimer = undefined;
       if (this.paused) return;
       // Re-armed before anything async: the next occurrence's timer never waits for this firing.
@@ -162,7 +174,7 @@ export class ScheduleEntry implements ScheduleHandle {
   }
 
   async #decideOne(due: number, previous: string | undefined, catchUp: boolean): Promise<void> {
-    const workflowId = this.spec.firingId(due);
+    const workflowId = this.#spec.firingId(due);
     const dueAt = new Date(due);
     try {
       if (this.#closed) return;
@@ -177,7 +189,7 @@ export class ScheduleEntry implements ScheduleHandle {
         });
         return;
       }
-      const ours = await this.host.claim(this.graph, workflowId);
+      const ours = await this.#host.claim(this.#graph, workflowId);
       this.#last = workflowId;
       if (!ours) {
         this.#emit({ type: "ScheduleSkipped", scheduleId: this.id, workflowId, dueAt, reason: "taken" });
@@ -193,7 +205,7 @@ export class ScheduleEntry implements ScheduleHandle {
 
   async #ended(workflowId: string): Promise<boolean> {
     if (this.#local.has(workflowId)) return false;
-    return this.host.hasStore ? this.host.finished(workflowId) : true;
+    return this.#host.hasStore ? this.#host.finished(workflowId) : true;
   }
 
   async #fire(workflowId: string, due: number, catchUp: boolean, after: string | undefined): Promise<void> {
@@ -201,7 +213,7 @@ export class ScheduleEntry implements ScheduleHandle {
     try {
       const queued = after !== undefined && !(await this.#ended(after));
       if (queued && !(await this.#waitEnded(after))) return;
-      const firedAt = this.host.clock.now();
+      const firedAt = this.#host.clock.now();
       this.#emit({
         type: "ScheduleFired",
         scheduleId: this.id,
@@ -212,7 +224,7 @@ export class ScheduleEntry implements ScheduleHandle {
         catchUp,
         queued,
       });
-      const result = await this.host.run(this.graph, workflowId, this.options.values ?? {});
+      const result = await this.#host.run(this.#graph, workflowId, this.#options.values ?? {});
       this.#emit({ type: "ScheduleRunEnded", scheduleId: this.id, workflowId, dueAt, status: result.status });
     } catch (error) {
       this.#emit({ type: "ScheduleRunFailed", scheduleId: this.id, workflowId, dueAt, error });
@@ -230,7 +242,7 @@ export class ScheduleEntry implements ScheduleHandle {
           this.#pollCancels.delete(cancel);
           resolve();
         };
-        const cancelTimer = this.host.clock.setTimer(this.host.clock.now() + this.host.pollMs, cancel);
+        const cancelTimer = this.#host.clock.setTimer(this.#host.clock.now() + this.#host.pollMs, cancel);
         this.#pollCancels.add(cancel);
       });
     }
@@ -239,7 +251,7 @@ export class ScheduleEntry implements ScheduleHandle {
 
   #emit(event: ScheduleEvent): void {
     try {
-      this.options.onEvent?.(event);
+      this.#options.onEvent?.(event);
     } catch {
       // A listener's failure must not stop the schedule.
     }
