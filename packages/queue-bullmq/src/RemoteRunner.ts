@@ -10,13 +10,13 @@ import {
   type ResultOf,
   type RunHandle,
   type RunOptions,
-  RunResult,
+  type RunResult,
   type SendResult,
   type StartArgs,
 } from "@graph/runtime";
-import { FlowProducer, type Job, Queue } from "bullmq";
+import { FlowProducer, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { rebuildError, removeAnswered } from "./internal/answers.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
@@ -35,13 +35,14 @@ import { requestStop as requestMapStop } from "./internal/stopSignal.js";
 import { delayOf, type SubmitTiming } from "./internal/submitTiming.js";
 import { sendRemote } from "./internal/wake.js";
 import {
+  decodeMapItem,
   decodeResult,
-  errorFromWire,
   pickWireOptions,
   type RunJobData,
   type WireError,
   type WireMapItem,
 } from "./internal/wire.js";
+
 /** Options of `RemoteRunner.map`: every runner's `map` options, and the chunk size. */
 export interface RemoteMapOptions extends GraphMapOptions {
   /** Items per chunk job. Default 500. */
@@ -295,25 +296,7 @@ export class RemoteRunner implements GraphRunner {
         if (entry.kind === "error") throw rebuildError(this.#serializer.deserialize(entry.body) as WireError);
         if (entry.kind !== "result") continue;
         const map = this.#serializer.deserialize(entry.body) as { status: RunResult["status"]; results: WireMapItem[] };
-        const results = map.results.map(
-          (r) =>
-            new RunResult({
-              status: r.status,
-              values: r.values,
-              workflowId: r.workflowId,
-              runId: r.runId,
-              ...(r.error === undefined
-                ? {}
-                : {
-                    error: errorFromWire({
-                      tag: r.error.tag ?? r.error.name,
-                      name: r.error.name,
-                      message: r.error.message,
-                      fields: {},
-                    }),
-                  }),
-            }),
-        );
+        const results = map.results.map(decodeMapItem);
         const columns: Record<string, unknown[]> = {};
         for (const o of graph.outputs) columns[o] = results.map((r) => (r.values as Record<string, unknown>)[o]);
         return { status: map.status, results, values: columns } as MapResultOf<G>;
@@ -446,32 +429,4 @@ export class RemoteRunner implements GraphRunner {
       reader.disconnect();
     }
   }
-}
-
-/** Removes an answered job; while a worker still holds it (it is completing it), waits a little instead. */
-async function removeAnswered(job: Job): Promise<void> {
-  try {
-    await job.remove();
-  } catch {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The queue's own refusals come back as their classes; anything else as a `RemoteRunError` with its tag. */
-function rebuildError(wire: WireError): Error {
-  const f = wire.fields as Record<string, string>;
-  if (wire.tag === "UnknownGraphError")
-    return new UnknownGraphError({
-      graphName: f["graphName"] ?? "",
-      workflowId: f["workflowId"] ?? "",
-      known: (wire.fields["known"] as string[] | undefined) ?? [],
-    });
-  if (wire.tag === "GraphVersionError")
-    return new GraphVersionError({
-      graphName: f["graphName"] ?? "",
-      workflowId: f["workflowId"] ?? "",
-      expected: f["expected"] ?? "",
-      actual: f["actual"] ?? "",
-    });
-  return errorFromWire(wire);
 }
