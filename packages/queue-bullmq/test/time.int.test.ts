@@ -5,11 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { napper, replies } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { logFile, readLog, startWorker as startProcess, type WorkerProcess } from "./fixtures/processes.js";
 
 let env: TestEnv;
 let remote: RemoteRunner;
 let workers: WorkerProcess[] = [];
+/** Every worker any test started: afterAll kills those still up, whatever a failed test left behind. */
+const started: WorkerProcess[] = [];
+async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const worker = await startProcess(env);
+  started.push(worker);
+  return worker;
+}
 
 beforeAll(async () => {
   // The SQL stores keep due times (wakeAt).
@@ -18,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(workers.map((w) => w.kill()));
+  await Promise.all(started.map((w) => w.kill()));
   await remote?.close();
   await env?.dispose();
 });
