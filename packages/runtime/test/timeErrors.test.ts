@@ -38,6 +38,13 @@ describe("bad input to the time API: InvalidOptionError naming the option and th
       expect(error.message).toContain(part);
       expect(error.message).toContain("How to fix");
     }
+    const mapped = await invalid(() =>
+      runner.map(graph, { values: { task: ["a", "b"] }, mapOver: "task", delay: "1m" } as never),
+    );
+    expect({ option: mapped.option, part: mapped.message.includes("map runs its items now") }).toEqual({
+      option: "delay",
+      part: true,
+    });
     // Nothing was stored by the refused calls.
     expect(await checkpointer.getWorkflow("w")).toBeUndefined();
     await runner.run(graph, { values, workflowId: "w" });

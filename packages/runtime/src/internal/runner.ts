@@ -21,7 +21,7 @@ import type { RunError } from "./outcome.js";
 import { RunConfig } from "./runConfig.js";
 import { finalize, linkSignal, runPromise, settle } from "./settle.js";
 import { TimeKeeper } from "./timeKeeper.js";
-import { checkTimeOptions, delayedStart } from "./timeOptions.js";
+import { checkTimeOptions, delayedStart, refuseDelayedMap } from "./timeOptions.js";
 
 // The option types live in a public module free of Effect types, so the Promise API's declarations don't load Effect.
 export type { MapOptions, RunnerOptions, RunOptions };
@@ -279,7 +279,15 @@ export class RunnerCore {
 
   map(graph: Graph, options: MapOptions): Effect.Effect<MapResult, RunError | GraphConfigError | InvalidOptionError> {
     return this.#check(graph, "runner.map()").pipe(
-      Effect.flatMap(() => Effect.try({ try: () => checkMapOptions(options), catch: (e) => e as InvalidOptionError })),
+      Effect.flatMap(() =>
+        Effect.try({
+          try: () => {
+            checkMapOptions(options);
+            refuseDelayedMap(options);
+          },
+          catch: (e) => e as InvalidOptionError,
+        }),
+      ),
       Effect.flatMap(() => {
         if (graph.hasInterrupts) {
           return Effect.fail(

@@ -77,3 +77,13 @@ export function checkTimeOptions(options: {
   if (options.scheduler !== undefined && typeof options.scheduler !== "boolean")
     throw new InvalidOptionError(`${where}: option 'scheduler' must be true or false.`, "scheduler");
 }
+
+/** `runner.map` runs its items now: a delayed start of a batch is not a thing (start each item with `start`). */
+export function refuseDelayedMap(options: { readonly startAt?: unknown; readonly delay?: unknown }): void {
+  const option = options.startAt !== undefined ? "startAt" : options.delay !== undefined ? "delay" : undefined;
+  if (option === undefined) return;
+  throw new InvalidOptionError(
+    `runner.map(): option '${option}' is not supported: map runs its items now.\n  How to fix: start each item later with runner.start(graph, { values, workflowId, ${option} }).`,
+    option,
+  );
+}
