@@ -3,11 +3,12 @@ import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
 import { isLeaseLostError, Runner } from "@graph/runtime";
-import { type Job, Worker } from "bullmq";
+import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { isAnswered, StreamWriter } from "./internal/eventStream.js";
+import { runFiring } from "./internal/firing.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
@@ -23,11 +24,20 @@ import {
   runNodeChunk,
   subgraphsByHash,
 } from "./internal/nodeMap.js";
+import type { ScheduleJobData } from "./internal/schedules.js";
 import { listenForStops } from "./internal/stopNudge.js";
 import { clearStop } from "./internal/stopSignal.js";
+import { runSend, runWake, type SendJobData, scheduleWake, type WakeJobData } from "./internal/wake.js";
 import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
 
-type AnyJobData = RunJobData | ChunkJobData | GatherJobData | NodeChunkJobData;
+type AnyJobData =
+  | RunJobData
+  | ChunkJobData
+  | GatherJobData
+  | NodeChunkJobData
+  | ScheduleJobData
+  | WakeJobData
+  | SendJobData;
 
 /** Options of a {@link GraphWorker}. */
 export interface GraphWorkerOptions {
@@ -104,6 +114,8 @@ export class GraphWorker {
   #subscriber: Redis | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #worker: Worker<AnyJobData> | undefined;
+  /** Adds the wake-up jobs of the workflows this worker leaves paused with a due time. */
+  #queue: Queue<unknown> | undefined;
   #closing: Promise<void> | undefined;
   readonly #onSignal = (): void => {
     void this.close();
@@ -122,6 +134,9 @@ export class GraphWorker {
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
       stopPollIntervalMs: options.stopPollMs ?? 250,
       ...(options.owner === undefined ? {} : { owner: options.owner }),
+      // Due times are BullMQ delayed jobs (see wake.ts), taken by any worker: no in-process timer here.
+      scheduler: false,
+      graphs: options.graphs,
     });
   }
 
@@ -139,6 +154,10 @@ export class GraphWorker {
       this.#nodeMap = nodeMapDeps(url, this.#redis, o.queue ?? "graph", this.#keys, o.checkpointer, (id) =>
         this.#held.has(id),
       );
+    this.#queue = new Queue(o.queue ?? "graph", {
+      connection: { url, maxRetriesPerRequest: null },
+      prefix: this.#keys.prefix,
+    });
     const lockDuration = o.lockDurationMs ?? 30_000;
     this.#worker = new Worker<AnyJobData>(o.queue ?? "graph", (job, token) => this.#dispatch(job, token), {
       connection: { url, maxRetriesPerRequest: null },
@@ -182,6 +201,7 @@ export class GraphWorker {
     await this.#unlisten?.();
     await this.#runner.close();
     await this.#nodeMap?.queue.close();
+    await this.#queue?.close();
     await this.#subscriber?.quit().catch(() => {});
     await this.#redis?.quit().catch(() => {});
   }
@@ -191,12 +211,45 @@ export class GraphWorker {
     if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
     if ("kind" in data && data.kind === "gather") return this.#gather(data);
     if ("kind" in data && data.kind === "node-chunk") return this.#nodeChunk(data);
+    if ("kind" in data && data.kind === "schedule") return this.#firing(job as Job<ScheduleJobData>);
+    if ("kind" in data && data.kind === "wake")
+      return runWake(job as Job<WakeJobData>, this.#runner, this.#queue!, this.#options.checkpointer, (record) => {
+        const graph = this.#graphs.get(record.graphName);
+        if (graph === undefined || graph.definitionHash !== record.graphHash) return Promise.resolve(undefined);
+        return this.#runner.run(graph, { workflowId: record.id, recover: true, errorHandling: "continue" } as never);
+      });
+    if ("kind" in data && data.kind === "send")
+      return runSend(job as Job<SendJobData>, this.#runner, {
+        redis: this.#redis!,
+        keys: this.#keys,
+        serializer: this.#serializer,
+        queue: this.#queue!,
+        checkpointer: this.#options.checkpointer,
+      });
     return this.#process(job as Job<RunJobData>, token ?? "");
   }
 
   /** A chunk of a mapped GraphNode some worker's run dispatched: its items as child workflows of that run. */
   #nodeChunk(data: NodeChunkJobData): Promise<number> {
     return runNodeChunk(data, this.#subgraphs, this.#runner, this.#nodeMap);
+  }
+
+  /** One occurrence of a schedule (a job of its BullMQ job scheduler): the workflow `<id>/<ISO due time>`. */
+  async #firing(job: Job<ScheduleJobData>): Promise<string> {
+    const refusal = this.#refusal({ ...job.data, workflowId: job.data.scheduleId });
+    // Nobody waits for a firing's answer: a worker without the graph fails the job for good (kept in BullMQ's
+    // failed set, with the refusal's message).
+    if (refusal !== undefined) throw new UnrecoverableError(refusal.message);
+    const graph = this.#graphs.get(job.data.graphName)!;
+    const fired = await runFiring(job, graph, {
+      runner: this.#runner,
+      checkpointer: this.#options.checkpointer,
+      redis: this.#redis!,
+      keys: this.#keys,
+      serializer: this.#serializer,
+    });
+    if (fired.outcome === "ran") await scheduleWake(this.#queue!, this.#options.checkpointer, fired.workflowId);
+    return fired.outcome;
   }
 
   /** A distributed map's chunk: its items as child workflows; returns only how many finished. */
@@ -277,7 +330,11 @@ export class GraphWorker {
       const result = await handle.result;
       await pump;
       if (isParked(result)) parked = true;
-      else if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
+      else if (result.status === "paused") {
+        // A sleep or a timed pause: its wake-up job, before the answer (a crash in between redelivers this job).
+        await scheduleWake(this.#queue!, this.#options.checkpointer, data.workflowId);
+        writer.append("result", encodeResult(this.#serializer, result));
+      } else if (this.#handedBack.has(data.workflowId) && result.status === "stopped")
         retry = new Error(`Workflow '${data.workflowId}' handed back: its worker is closing.`);
       else {
         writer.append("result", encodeResult(this.#serializer, result));

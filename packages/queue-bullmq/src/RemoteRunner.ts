@@ -10,28 +10,39 @@ import {
   type ResultOf,
   type RunHandle,
   type RunOptions,
-  RunResult,
+  type RunResult,
+  type SendResult,
   type StartArgs,
 } from "@graph/runtime";
-import { FlowProducer, type Job, Queue } from "bullmq";
+import { FlowProducer, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import { rebuildError, removeAnswered } from "./internal/answers.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
 import { removePendingChunks } from "./internal/nodeMap.js";
+import {
+  listSchedules,
+  type RemoteScheduleInfo,
+  type RemoteScheduleOptions,
+  removeSchedule,
+  upsertSchedule,
+} from "./internal/schedules.js";
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
+import { delayOf, type SubmitTiming } from "./internal/submitTiming.js";
+import { sendRemote } from "./internal/wake.js";
 import {
+  decodeMapItem,
   decodeResult,
-  errorFromWire,
   pickWireOptions,
   type RunJobData,
   type WireError,
   type WireMapItem,
 } from "./internal/wire.js";
+
 /** Options of `RemoteRunner.map`: every runner's `map` options, and the chunk size. */
 export interface RemoteMapOptions extends GraphMapOptions {
   /** Items per chunk job. Default 500. */
@@ -131,11 +142,87 @@ export class RemoteRunner implements GraphRunner {
     return this.#start(graph, options as RunOptions);
   }
 
-  #start(graph: Graph, options: RunOptions): RunHandle {
+  /**
+   * `start`, with the job delayed (a BullMQ delayed job): no worker takes it before `delay` ms from now, or before
+   * `startAt`. The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s does.
+   *
+   * @example
+   * ```ts
+   * const handle = remote.submit(graph, { delay: 60_000 }, { values: { x: 1 }, workflowId: "in-a-minute" });
+   * await handle.result;
+   * ```
+   */
+  submit<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
+    graph: G,
+    when: SubmitTiming,
+    ...options: StartArgs<G, K, W>
+  ): RunHandle<ResultOf<G>>;
+  submit(graph: Graph, when: SubmitTiming, options: object = {}): RunHandle {
+    return this.#start(graph, options as RunOptions, delayOf(when));
+  }
+
+  /**
+   * Runs `graph` on the workers on a cron schedule: a BullMQ job scheduler (`upsertJobScheduler`) adds one delayed
+   * job per occurrence, and the worker that takes it runs the workflow `<id>/<ISO due time>` — once, whatever the
+   * number of workers, submitters calling `schedule` again, or redeliveries. Calling it again with the same `id`
+   * replaces the schedule. Options are checked now (`InvalidOptionError`). See `docs/schedules.md`.
+   *
+   * @example
+   * ```ts
+   * const info = await remote.schedule(graph, { id: "nightly", cron: "0 3 * * *", timezone: "Europe/Paris" });
+   * console.log(info.next); // the next 03:00 in Paris
+   * ```
+   */
+  schedule(graph: Graph, options: RemoteScheduleOptions): Promise<RemoteScheduleInfo> {
+    return upsertSchedule(this.#scheduleDeps(), graph, options);
+  }
+
+  /** The queue's schedules, the next due first. */
+  schedules(): Promise<RemoteScheduleInfo[]> {
+    return listSchedules(this.#queue);
+  }
+
+  /** Removes a schedule: no more occurrences (firings already running go on). False when there was none. */
+  removeSchedule(id: string): Promise<boolean> {
+    return removeSchedule(this.#scheduleDeps(), id);
+  }
+
+  /**
+   * Delivers an event to every workflow of the workers' checkpointer paused in a `waitFor` for it whose `match`
+   * values equal the payload's fields (a worker takes the job and calls `runner.send`); resolves with what it
+   * delivered. An event nobody waits for is dropped.
+   *
+   * @example
+   * ```ts
+   * const sent = await remote.send("ticket.replied", { ticketId: "T-1", text: "Fixed" });
+   * console.log(sent.delivered.map((d) => d.workflowId));
+   * ```
+   */
+  async send(event: string, payload: Readonly<Record<string, unknown>>): Promise<SendResult> {
+    const reader = connect(this.#url);
+    this.#readers.add(reader);
+    try {
+      return await sendRemote(
+        { ...this.#scheduleDeps(), queue: this.#queue as Queue<unknown> },
+        reader,
+        event,
+        payload,
+      );
+    } finally {
+      this.#readers.delete(reader);
+      reader.disconnect();
+    }
+  }
+
+  #scheduleDeps() {
+    return { queue: this.#queue, redis: this.#redis, keys: this.#keys, serializer: this.#serializer };
+  }
+
+  #start(graph: Graph, options: RunOptions, delayMs = 0): RunHandle {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
     const submission = crypto.randomUUID();
-    const prepared = this.#prepare(graph, options, workflowId, submission);
+    const prepared = this.#prepare(graph, options, workflowId, submission, delayMs);
     // A `stop()` called right after this returns must land after the submission (which clears older requests).
     const settled = prepared.catch(() => {});
     this.#submitting.set(workflowId, settled);
@@ -209,25 +296,7 @@ export class RemoteRunner implements GraphRunner {
         if (entry.kind === "error") throw rebuildError(this.#serializer.deserialize(entry.body) as WireError);
         if (entry.kind !== "result") continue;
         const map = this.#serializer.deserialize(entry.body) as { status: RunResult["status"]; results: WireMapItem[] };
-        const results = map.results.map(
-          (r) =>
-            new RunResult({
-              status: r.status,
-              values: r.values,
-              workflowId: r.workflowId,
-              runId: r.runId,
-              ...(r.error === undefined
-                ? {}
-                : {
-                    error: errorFromWire({
-                      tag: r.error.tag ?? r.error.name,
-                      name: r.error.name,
-                      message: r.error.message,
-                      fields: {},
-                    }),
-                  }),
-            }),
-        );
+        const results = map.results.map(decodeMapItem);
         const columns: Record<string, unknown[]> = {};
         for (const o of graph.outputs) columns[o] = results.map((r) => (r.values as Record<string, unknown>)[o]);
         return { status: map.status, results, values: columns } as MapResultOf<G>;
@@ -280,7 +349,13 @@ export class RemoteRunner implements GraphRunner {
    * older stop request (a submission is an explicit resume, as `runner.run` is), stores the inputs, then adds the
    * job; resolves to the submission whose stream to read (the first one's).
    */
-  #prepare(graph: Graph, options: RunOptions, workflowId: string, submission: string): Promise<string> {
+  #prepare(
+    graph: Graph,
+    options: RunOptions,
+    workflowId: string,
+    submission: string,
+    delayMs: number,
+  ): Promise<string> {
     const values = options.values;
     const created = this.#checkpointer
       .createWorkflow({ id: workflowId, graphName: graph.name ?? "graph", graphHash: graph.definitionHash })
@@ -316,6 +391,7 @@ export class RemoteRunner implements GraphRunner {
           removeOnFail: true,
           attempts: 10_000,
           backoff: { type: "fixed", delay: 500 },
+          ...(delayMs > 0 ? { delay: delayMs } : {}),
         });
         const job = await this.#queue.getJob(jobId);
         // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.
@@ -353,32 +429,4 @@ export class RemoteRunner implements GraphRunner {
       reader.disconnect();
     }
   }
-}
-
-/** Removes an answered job; while a worker still holds it (it is completing it), waits a little instead. */
-async function removeAnswered(job: Job): Promise<void> {
-  try {
-    await job.remove();
-  } catch {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The queue's own refusals come back as their classes; anything else as a `RemoteRunError` with its tag. */
-function rebuildError(wire: WireError): Error {
-  const f = wire.fields as Record<string, string>;
-  if (wire.tag === "UnknownGraphError")
-    return new UnknownGraphError({
-      graphName: f["graphName"] ?? "",
-      workflowId: f["workflowId"] ?? "",
-      known: (wire.fields["known"] as string[] | undefined) ?? [],
-    });
-  if (wire.tag === "GraphVersionError")
-    return new GraphVersionError({
-      graphName: f["graphName"] ?? "",
-      workflowId: f["workflowId"] ?? "",
-      expected: f["expected"] ?? "",
-      actual: f["actual"] ?? "",
-    });
-  return errorFromWire(wire);
 }

@@ -120,6 +120,9 @@ describe("RemoteRunner on worker processes", () => {
       "rateFlow",
       "conformance-conflict",
       "conformance-conflict-other-version",
+      "ticker",
+      "napper",
+      "replies",
     ]);
   }, 60_000);
 });

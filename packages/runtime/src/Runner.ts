@@ -8,9 +8,12 @@ import { deleteMany, resumeMany, stopMany } from "./internal/bulkOps.js";
 import { RunControl, Subscriber } from "./internal/context.js";
 import { RunnerCore } from "./internal/runner.js";
 import { bindCore } from "./internal/runnerCores.js";
+import { makeSchedules } from "./internal/scheduleHost.js";
+import type { Schedules } from "./internal/schedules.js";
 import { runPromise, unwrap } from "./internal/settle.js";
 import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
+import type { ScheduleHandle, ScheduleOptions } from "./schedule.js";
 import type { SendResult, WakeResult } from "./time.js";
 import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
@@ -33,6 +36,7 @@ export type { MapOptions, RunnerOptions, RunOptions };
  */
 export class Runner implements GraphRunner {
   readonly #core: RunnerCore;
+  #schedules: Schedules | undefined;
 
   constructor(options: RunnerOptions = {}) {
     this.#core = new RunnerCore(options);
@@ -220,6 +224,30 @@ export class Runner implements GraphRunner {
    * are rejected.
    */
   close(): Promise<void> {
+    this.#schedules?.close();
     return runPromise(this.#core.close());
+  }
+
+  /**
+   * Runs `graph` on a cron schedule, in this process, until `close()`: each occurrence is the workflow
+   * `<id>/<ISO time>`, created if absent before it runs, so with several runners on one store each occurrence runs
+   * once. Options are checked now (`InvalidOptionError`). Overlap, catch-up and events: `docs/schedules.md`.
+   *
+   * @example
+   * ```ts
+   * const nightly = runner.schedule(graph, { id: "nightly", cron: "0 3 * * *", timezone: "Europe/Paris", values: {} });
+   * nightly.pause();
+   * ```
+   */
+  schedule(graph: Graph, options: ScheduleOptions): ScheduleHandle {
+    this.#schedules ??= makeSchedules(this.#core, (g, workflowId, values) =>
+      this.#core.runPromise(g, { workflowId, values, errorHandling: "continue" }),
+    );
+    return this.#schedules.add(graph, options);
+  }
+
+  /** This runner's schedules (deleted ones are gone). */
+  schedules(): readonly ScheduleHandle[] {
+    return this.#schedules?.list() ?? [];
   }
 }

@@ -45,5 +45,12 @@ export {
 export type { MapDispatcher, MapDispatchRequest, MapFence, RunUpgrade } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
+export type {
+  ScheduleCatchUp,
+  ScheduleEvent,
+  ScheduleHandle,
+  ScheduleOptions,
+  ScheduleOverlap,
+} from "./schedule.js";
 export type { SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

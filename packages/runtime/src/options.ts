@@ -50,7 +50,7 @@ export interface RunnerOptions {
    */
   readonly mapDispatcher?: MapDispatcher;
   /**
-   * Where the runner reads the time and arms its timers: due times of sleeps, timed pauses and delayed starts.
+   * Where the runner reads the time and arms its timers: due times of sleeps, timed pauses, delayed starts and schedules.
    * Default `systemClock`; tests pass `testClock()` to run a "4h" wait in milliseconds.
    */
   readonly clock?: Clock;

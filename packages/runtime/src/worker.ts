@@ -1,6 +1,7 @@
 /**
  * `@graph/runtime/worker` — calls for the processes that run work another process handed out (a queue's workers),
- * not for applications: one item of a dispatched map. The dispatching side is `RunnerOptions.mapDispatcher` in the
+ * not for applications: one item of a dispatched map; a schedule's pattern and firing ids (`scheduleSpec`), so a
+ * queue's job schedulers name each occurrence's workflow as `runner.schedule` does. The dispatching side is `RunnerOptions.mapDispatcher` in the
  * main entry.
  *
  * @module
@@ -12,6 +13,7 @@ import type { MapItemRunOptions } from "./options.js";
 import type { Runner } from "./Runner.js";
 import type { RunResult } from "./RunResult.js";
 
+export { type CronSpec, checkCronSpec as scheduleSpec } from "./internal/cron.js";
 export type { MapDispatcher, MapDispatchRequest, MapFence, MapItemRunOptions } from "./options.js";
 
 /**

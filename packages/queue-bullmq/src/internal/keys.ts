@@ -11,6 +11,10 @@ export interface QueueKeys {
   mapChunk(mapId: string, chunk: number): string;
   /** A mapped GraphNode dispatched by a worker: its state; `:<chunk>` its chunks' values, `:done` the finished ones. */
   nodeMap(mapPath: string): string;
+  /** A schedule's values (stored beside its job scheduler, never in its jobs). */
+  scheduleValues(scheduleId: string): string;
+  /** The workflow id of a schedule's last firing started, read by the next firing's overlap rule. */
+  scheduleLast(scheduleId: string): string;
   /** Pub/sub channel of stop nudges (see `stopNudge.ts`). */
   readonly stopChannel: string;
 }
@@ -24,6 +28,8 @@ export function queueKeys(queue: string, prefix = "graph"): QueueKeys {
     stop: (id) => `${base}:stop:${id}`,
     mapChunk: (id, chunk) => `${base}:map:${id}:${chunk}`,
     nodeMap: (path) => `${base}:nodemap:${path}`,
+    scheduleValues: (id) => `${base}:schedule:${id}:values`,
+    scheduleLast: (id) => `${base}:schedule:${id}:last`,
     stopChannel: `${base}:stop`,
   };
 }

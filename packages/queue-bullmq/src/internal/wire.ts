@@ -145,3 +145,23 @@ function safeSerialize(serializer: Serializer, value: unknown): string {
     return serializer.serialize(plain);
   }
 }
+
+/** One item of a map's result, as a `RunResult` (its error as a `RemoteRunError`). */
+export function decodeMapItem(r: WireMapItem): RunResult {
+  return new RunResult({
+    status: r.status,
+    values: r.values,
+    workflowId: r.workflowId,
+    runId: r.runId,
+    ...(r.error === undefined
+      ? {}
+      : {
+          error: errorFromWire({
+            tag: r.error.tag ?? r.error.name,
+            name: r.error.name,
+            message: r.error.message,
+            fields: {},
+          }),
+        }),
+  });
+}

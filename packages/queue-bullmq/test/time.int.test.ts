@@ -1,0 +1,117 @@
+// Due times on the queue: a workflow a worker leaves sleeping gets a BullMQ delayed job that wakes it on whichever
+// worker takes it, once, on time — also when the worker that paused it was SIGKILLed. RemoteRunner.send resumes the
+// workflows waiting for an event.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RemoteRunner } from "../src/index.js";
+import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { napper, replies } from "./fixtures/graphs.mjs";
+import { logFile, readLog, startWorker as startProcess, type WorkerProcess } from "./fixtures/processes.js";
+
+let env: TestEnv;
+let remote: RemoteRunner;
+let workers: WorkerProcess[] = [];
+/** Every worker any test started: afterAll kills those still up, whatever a failed test left behind. */
+const started: WorkerProcess[] = [];
+async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const worker = await startProcess(env);
+  started.push(worker);
+  return worker;
+}
+
+beforeAll(async () => {
+  // The SQL stores keep due times (wakeAt).
+  env = await testEnv("postgres");
+  remote = new RemoteRunner(env.submitter);
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((w) => w.kill()));
+  await remote?.close();
+  await env?.dispose();
+});
+
+const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForStatus(workflowId: string, status: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end && (await env.checkpointer.getWorkflow(workflowId))?.status !== status) await sleepMs(100);
+}
+
+describe("sleeping workflows on 3 workers", () => {
+  it("each resumes once, on time, on any worker; SIGKILL of the worker that paused one does not lose it", async () => {
+    const log = logFile("naps");
+    workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...env.workerEnv, LOG_FILE: log })));
+    const ids = Array.from({ length: 6 }, (_, i) => `nap-${i}`);
+    const paused = await Promise.all(
+      ids.map((id, i) => remote.run(napper, { values: { tag: `t${i}` }, workflowId: id })),
+    );
+    expect(paused.map((r) => r.status)).toEqual(Array(6).fill("paused"));
+    const dues = await Promise.all(ids.map(async (id) => (await env.checkpointer.getWorkflow(id))?.wakeAt?.getTime()));
+    expect(dues.every((d) => typeof d === "number")).toBe(true);
+    // The worker that ran nap-0 up to its sleep dies before the wake-up.
+    const pausedBy = readLog(log).find((l) => l.node === "beforeNap" && l.tag === "t0")!.pid;
+    const doomed = workers.find((w) => w.pid === pausedBy)!;
+    await doomed.kill("SIGKILL");
+    for (const id of ids) await waitForStatus(id, "completed", 20_000);
+    const lines = readLog(log);
+    for (let i = 0; i < 6; i++) {
+      expect(lines.filter((l) => l.node === "beforeNap" && l.tag === `t${i}`)).toHaveLength(1);
+      expect(lines.filter((l) => l.node === "afterNap" && l.tag === `t${i}`)).toHaveLength(1);
+      expect((await env.checkpointer.getWorkflow(`nap-${i}`))?.status).toBe("completed");
+    }
+    expect(lines.filter((l) => l.node === "afterNap").every((l) => l.pid !== pausedBy)).toBe(true);
+    const raw = (await import("node:fs")).readFileSync(log, "utf8").split("\n");
+    const late = raw
+      .filter((l) => l.startsWith("afterNap "))
+      .map((l) => Number(l.split(" ")[3]))
+      .sort((a, b) => a - b);
+    expect(late.every((ms) => ms >= 0)).toBe(true);
+    await Promise.all(workers.map((w) => w.close()));
+    workers = [];
+    console.log(`BullMQ wake-up lateness (ms, node start − due), n=${late.length}: ${late.join(", ")}`);
+  }, 60_000);
+
+  it("a worker SIGKILLed while it runs the woken workflow: another worker takes the wake-up job again and finishes it", async () => {
+    const log = logFile("nap-crash");
+    const lease = { LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
+    const doomed = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log, CRASH_AT: "afterNap" });
+    workers = [doomed];
+    const paused = await remote.run(napper, { values: { tag: "k" }, workflowId: "nap-crash" });
+    expect(paused.status).toBe("paused");
+    await doomed.next((m) => m.type === "node-start" && m.node === "afterNap" && m.tag === "k");
+    const rescuer = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log });
+    workers = [rescuer];
+    await doomed.kill("SIGKILL");
+    await waitForStatus("nap-crash", "completed", 30_000);
+    await rescuer.close();
+    workers = [];
+    expect((await env.checkpointer.getWorkflow("nap-crash"))?.status).toBe("completed");
+    const lines = readLog(log);
+    expect(lines.filter((l) => l.node === "beforeNap").map((l) => l.pid)).toEqual([doomed.pid]);
+    expect(lines.filter((l) => l.node === "afterNap").map((l) => l.pid)).toEqual([rescuer.pid]);
+  }, 60_000);
+});
+
+describe("RemoteRunner.send", () => {
+  it("resumes the workflow waiting for the event with a matching value, once; nobody waits → nothing delivered", async () => {
+    const log = logFile("send");
+    workers.push(await startWorker({ ...env.workerEnv, LOG_FILE: log }));
+    const waiting = await remote.run(replies, { values: { ticketId: "T-1", tag: "r1" }, workflowId: "ticket-1" });
+    const other = await remote.run(replies, { values: { ticketId: "T-2", tag: "r2" }, workflowId: "ticket-2" });
+    expect([waiting.status, other.status]).toEqual(["paused", "paused"]);
+    const sent = await remote.send("ticket.replied", { ticketId: "T-1", text: "fixed, thanks" });
+    expect(sent).toEqual({ delivered: [{ workflowId: "ticket-1", status: "completed" }], skipped: [] });
+    expect(await remote.send("ticket.replied", { ticketId: "T-1", text: "again" })).toEqual({
+      delivered: [],
+      skipped: [],
+    });
+    expect(await remote.send("ticket.closed", { ticketId: "T-2" })).toEqual({ delivered: [], skipped: [] });
+    expect((await env.checkpointer.getWorkflow("ticket-1"))?.status).toBe("completed");
+    expect((await env.checkpointer.getWorkflow("ticket-2"))?.status).toBe("paused");
+    expect(
+      readLog(log)
+        .filter((l) => l.node === "close")
+        .map((l) => l.tag),
+    ).toEqual(["r1"]);
+  }, 60_000);
+});
