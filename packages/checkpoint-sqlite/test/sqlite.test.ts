@@ -55,7 +55,9 @@ describe("SqliteCheckpointer", () => {
     );
     await upgraded.close();
     const check = new Database(file);
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     check.close();
   });
 
@@ -86,7 +88,9 @@ describe("SqliteCheckpointer", () => {
     expect(await upgraded.listWaiting(wait)).toEqual(["old"]);
     await upgraded.close();
     const check = new Database(file, { readonly: true });
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     const indexes = check
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'graph_workflows_%' ORDER BY name")
       .pluck()
@@ -145,7 +149,7 @@ describe("SqliteCheckpointer", () => {
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_structures", "graph_workflows"]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5]);
     raw.close();
     await cp.close();
   });
