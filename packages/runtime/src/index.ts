@@ -34,6 +34,7 @@ export {
   VersionMismatchError,
 } from "./errors.js";
 export type { EventBase, EventProcessor, GraphEvent, GraphEventType, NodeCall } from "./events.js";
+export { type ExplainReason, explain, type NodeExplanation } from "./explain.js";
 export {
   type GraphMapOptions,
   type GraphRunner,
@@ -45,5 +46,6 @@ export {
 export type { MapDispatcher, MapDispatchRequest, MapFence, RunUpgrade } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
+export { type CacheOptions, type CheckpointerCacheOptions, checkpointerCache } from "./storeCache.js";
 export type { SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

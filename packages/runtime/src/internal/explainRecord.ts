@@ -1,0 +1,119 @@
+/**
+ * What `explain(result)` reads: the events of one run, gathered by a processor that exists only for runs started
+ * with `{ explain: true }` (other runs have no such processor and pay nothing), plus — with a checkpointer — which
+ * nodes of each workflow ran before this run (their stored steps started earlier).
+ */
+import type { Checkpointer } from "@graph/checkpoint";
+import type { EventProcessor, GraphEvent } from "../events.js";
+import type { Shared } from "./context.js";
+
+/** What one node did in one workflow during the run. */
+export interface NodeActivity {
+  /** Executions of its function (a cache hit or a replay is not one). */
+  ran: number;
+  cached: number;
+  replayed: number;
+  failed: boolean;
+  stopped: boolean;
+  paused: boolean;
+}
+
+/** One workflow (the root or a nested child) as the run saw it. */
+export interface WorkflowActivity {
+  readonly nodes: Map<string, NodeActivity>;
+  /** Each gate's last decision in this run, as target names (`END` as "END"). */
+  readonly decisions: Map<string, readonly string[]>;
+  /** Nodes with a step stored before this run started (filled when the run ends, with a checkpointer). */
+  ranBefore: ReadonlySet<string>;
+}
+
+/** The record of one run. */
+export interface RunRecord {
+  readonly workflows: Map<string, WorkflowActivity>;
+  readonly supplied: ReadonlySet<string>;
+  startedAt: number;
+}
+
+const targetName = (t: unknown): string =>
+  typeof t === "symbol" ? (t.description ?? "END").replace("@graph/", "") : String(t);
+
+/** Gathers the events of one run (the root and its nested runs share one emitter). */
+export class ExplainRecorder implements EventProcessor {
+  readonly record: RunRecord;
+
+  constructor(values: Readonly<Record<string, unknown>> | undefined) {
+    this.record = { workflows: new Map(), supplied: new Set(Object.keys(values ?? {})), startedAt: Date.now() };
+  }
+
+  #workflow(id: string): WorkflowActivity {
+    let w = this.record.workflows.get(id);
+    if (w === undefined) {
+      w = { nodes: new Map(), decisions: new Map(), ranBefore: new Set() };
+      this.record.workflows.set(id, w);
+    }
+    return w;
+  }
+
+  #node(id: string, name: string): NodeActivity {
+    const w = this.#workflow(id);
+    let n = w.nodes.get(name);
+    if (n === undefined) {
+      n = { ran: 0, cached: 0, replayed: 0, failed: false, stopped: false, paused: false };
+      w.nodes.set(name, n);
+    }
+    return n;
+  }
+
+  onEvent(event: GraphEvent): void {
+    switch (event.type) {
+      case "RunStart":
+        this.#workflow(event.workflowId);
+        if (event.depth === 0) this.record.startedAt = event.timestamp;
+        return;
+      case "NodeEnd": {
+        const n = this.#node(event.workflowId, event.nodeName);
+        if (event.status === "stopped") n.stopped = true;
+        else if (event.replayed) n.replayed++;
+        else if (event.cached) n.cached++;
+        else n.ran++;
+        return;
+      }
+      case "NodeError":
+        if (!event.willRetry) this.#node(event.workflowId, event.nodeName).failed = true;
+        return;
+      case "Paused":
+        this.#node(event.workflowId, event.nodeName).paused = true;
+        return;
+      case "RouteDecision": {
+        const d = event.decision;
+        const names = d === null ? [] : Array.isArray(d) ? d.map(targetName) : [targetName(d)];
+        this.#workflow(event.workflowId).decisions.set(event.gate, names);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Reads which nodes of each workflow the run touched had stored steps from before it started. */
+  async history(checkpointer: Checkpointer | undefined): Promise<RunRecord> {
+    if (checkpointer === undefined) return this.record;
+    const start = this.record.startedAt;
+    await Promise.all(
+      [...this.record.workflows].map(async ([id, w]) => {
+        const steps = await checkpointer.getSteps(id);
+        w.ranBefore = new Set(steps.filter((s) => s.startedAt.getTime() < start).map((s) => s.nodeName));
+      }),
+    );
+    return this.record;
+  }
+}
+
+/**
+ * The runner's shared state with the recorder added to its processors, for one run. A prototype link keeps the
+ * shared span counter's getter and setter (a spread would copy its value).
+ */
+export function withRecorder(shared: Shared, recorder: ExplainRecorder | undefined): Shared {
+  if (recorder === undefined) return shared;
+  return Object.create(shared, { processors: { value: [...shared.processors, recorder], enumerable: true } }) as Shared;
+}
