@@ -56,9 +56,9 @@ export function keepExplanation(result: RunResult, graph: Graph, record: RunReco
  *
  * @example
  * ```ts
- * import { graph, node } from "@graph/core";
+ * import { Graph, node } from "@graph/core";
  * import { explain, Runner } from "@graph/runtime";
- * const g = graph([node({ output: "y" }, ({ x }: { x: number }) => x + 1)]);
+ * const g = new Graph([node({ name: "inc", output: "y" }, ({ x }: { x: number }) => x + 1)]);
  * const result = await new Runner().run(g, { values: { x: 1 }, explain: true });
  * for (const line of explain(result)) console.log(line.path, line.status, line.reason);
  * ```
@@ -86,6 +86,7 @@ function walk(
   const w: WorkflowActivity = record.workflows.get(workflowId) ?? {
     nodes: new Map(),
     decisions: new Map(),
+    restored: new Map(),
     ranBefore: new Set(),
   };
   for (const node of graph.nodes.values()) {

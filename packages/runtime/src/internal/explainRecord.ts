@@ -3,7 +3,7 @@
  * with `{ explain: true }` (other runs have no such processor and pay nothing), plus — with a checkpointer — which
  * nodes of each workflow ran before this run (their stored steps started earlier).
  */
-import type { Checkpointer } from "@graph/checkpoint";
+import { type Checkpointer, END_DECISION } from "@graph/checkpoint";
 import type { EventProcessor, GraphEvent } from "../events.js";
 import type { Shared } from "./context.js";
 
@@ -23,6 +23,8 @@ export interface WorkflowActivity {
   readonly nodes: Map<string, NodeActivity>;
   /** Each gate's last decision in this run, as target names (`END` as "END"). */
   readonly decisions: Map<string, readonly string[]>;
+  /** Stored decisions of gates that did not decide in this run (filled when the run ends). */
+  readonly restored: Map<string, readonly string[]>;
   /** Nodes with a step stored before this run started (filled when the run ends, with a checkpointer). */
   ranBefore: ReadonlySet<string>;
 }
@@ -34,6 +36,7 @@ export interface RunRecord {
   startedAt: number;
 }
 
+const storedTarget = (t: string): string => (t === END_DECISION ? "END" : t);
 const targetName = (t: unknown): string =>
   typeof t === "symbol" ? (t.description ?? "END").replace("@graph/", "") : String(t);
 
@@ -48,7 +51,7 @@ export class ExplainRecorder implements EventProcessor {
   #workflow(id: string): WorkflowActivity {
     let w = this.record.workflows.get(id);
     if (w === undefined) {
-      w = { nodes: new Map(), decisions: new Map(), ranBefore: new Set() };
+      w = { nodes: new Map(), decisions: new Map(), restored: new Map(), ranBefore: new Set() };
       this.record.workflows.set(id, w);
     }
     return w;
@@ -95,14 +98,25 @@ export class ExplainRecorder implements EventProcessor {
     }
   }
 
+  #decidedNow(w: WorkflowActivity, gate: string): boolean {
+    return w.decisions.has(gate) && !w.restored.has(gate);
+  }
+
   /** Reads which nodes of each workflow the run touched had stored steps from before it started. */
   async history(checkpointer: Checkpointer | undefined): Promise<RunRecord> {
     if (checkpointer === undefined) return this.record;
     const start = this.record.startedAt;
     await Promise.all(
       [...this.record.workflows].map(async ([id, w]) => {
-        const steps = await checkpointer.getSteps(id);
-        w.ranBefore = new Set(steps.filter((s) => s.startedAt.getTime() < start).map((s) => s.nodeName));
+        const earlier = (await checkpointer.getSteps(id)).filter((s) => s.startedAt.getTime() < start);
+        w.ranBefore = new Set(earlier.map((s) => s.nodeName));
+        // A gate that did not decide again in this run still routes by its stored decision.
+        for (const step of earlier) {
+          const d = step.decision;
+          if (d === undefined || this.#decidedNow(w, step.nodeName)) continue;
+          w.restored.set(step.nodeName, d === null ? [] : (Array.isArray(d) ? d : [d]).map(storedTarget));
+        }
+        for (const [gate, names] of w.restored) w.decisions.set(gate, names);
       }),
     );
     return this.record;
