@@ -5,7 +5,6 @@
  */
 import { type Checkpointer, END_DECISION } from "@graph/checkpoint";
 import type { EventProcessor, GraphEvent } from "../events.js";
-import type { Shared } from "./context.js";
 
 /** What one node did in one workflow during the run. */
 export interface NodeActivity {
@@ -121,13 +120,4 @@ export class ExplainRecorder implements EventProcessor {
     );
     return this.record;
   }
-}
-
-/**
- * The runner's shared state with the recorder added to its processors, for one run. A prototype link keeps the
- * shared span counter's getter and setter (a spread would copy its value).
- */
-export function withRecorder(shared: Shared, recorder: ExplainRecorder | undefined): Shared {
-  if (recorder === undefined) return shared;
-  return Object.create(shared, { processors: { value: [...shared.processors, recorder], enumerable: true } }) as Shared;
 }
