@@ -22,11 +22,11 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
     ...fields,
   });
 
-/** Turns a current database back into what schema version 2 created (no due-time and wait columns). */
+/** Turns a current database back into what schema version 2 created (no due times, structures or node cache). */
 const TO_VERSION_2 =
   "DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
   "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
-  "DELETE FROM graph_migrations WHERE version = 3";
+  "DROP TABLE graph_structures; DROP TABLE graph_node_cache; DELETE FROM graph_migrations WHERE version >= 3";
 
 describe("SqliteCheckpointer", () => {
   it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {
@@ -148,7 +148,13 @@ describe("SqliteCheckpointer", () => {
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_structures", "graph_workflows"]);
+    expect(tables).toEqual([
+      "graph_migrations",
+      "graph_node_cache",
+      "graph_steps",
+      "graph_structures",
+      "graph_workflows",
+    ]);
     expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5]);
     raw.close();
     await cp.close();
