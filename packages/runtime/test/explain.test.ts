@@ -119,3 +119,21 @@ describe("explain(result)", () => {
     ).rejects.toThrow("option 'explain' must be true or false");
   });
 });
+
+describe("explain(result) of mapped GraphNodes", () => {
+  it("lists each item's nodes under the item's index", async () => {
+    const pair = node({ name: "pair", output: "label" }, ({ a }: { a: string }) => a.toUpperCase());
+    const inner = new Graph([pair], { name: "inner" });
+    const runner = new Runner();
+    const result = await runner.run(new Graph([inner.asNode({ name: "each" }).mapOver("a")]), {
+      values: { a: ["x", "y"] },
+      explain: true,
+    });
+    expect(result.values["label"]).toEqual(["X", "Y"]);
+    expect(lines(result)).toEqual([
+      ["each", "ran", "first run", 1],
+      ["each/0/pair", "ran", "first run", 1],
+      ["each/1/pair", "ran", "first run", 1],
+    ]);
+  });
+});
