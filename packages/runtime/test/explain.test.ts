@@ -120,6 +120,23 @@ describe("explain(result)", () => {
   });
 });
 
+describe("explain(result) with runSync and start", () => {
+  it("runSync keeps the record too (no store: nothing to read, the run stays synchronous)", () => {
+    const inc = node({ name: "inc", output: "y" }, ({ x }: { x: number }) => x + 1);
+    const result = new Runner().runSync(new Graph([inc]), { values: { x: 1 }, explain: true });
+    expect(lines(result)).toEqual([["inc", "ran", "first run", 1]]);
+  });
+
+  it("the handle of runner.start resolves to an explained result", async () => {
+    const inc = node({ name: "inc", output: "y" }, ({ x }: { x: number }) => x + 1);
+    const handle = new Runner({ checkpointer: new MemoryCheckpointer() }).start(new Graph([inc]), {
+      values: { x: 1 },
+      explain: true,
+    });
+    expect(lines(await handle.result)).toEqual([["inc", "ran", "first run", 1]]);
+  });
+});
+
 describe("explain(result) of mapped GraphNodes", () => {
   it("lists each item's nodes under the item's index", async () => {
     const pair = node({ name: "pair", output: "label" }, ({ a }: { a: string }) => a.toUpperCase());

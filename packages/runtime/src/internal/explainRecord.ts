@@ -102,8 +102,7 @@ export class ExplainRecorder implements EventProcessor {
   }
 
   /** Reads which nodes of each workflow the run touched had stored steps from before it started. */
-  async history(checkpointer: Checkpointer | undefined): Promise<RunRecord> {
-    if (checkpointer === undefined) return this.record;
+  async history(checkpointer: Checkpointer): Promise<RunRecord> {
     const start = this.record.startedAt;
     await Promise.all(
       [...this.record.workflows].map(async ([id, w]) => {

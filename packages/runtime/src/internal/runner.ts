@@ -162,9 +162,15 @@ export class RunnerCore {
     // Only runs asked to explain get a recorder (an extra event processor): others pay nothing.
     const recorder = new ExplainRecorder(options.values);
     this.#recorders.set(control, recorder);
+    const checkpointer = this.options.checkpointer;
+    // Without a store there is no history to read: stay synchronous (runner.runSync takes this path too).
+    if (checkpointer === undefined)
+      return this.#run(graph, options, subscriber, control, time).pipe(
+        Effect.map((result) => keepExplanation(result, graph as Graph, recorder.record)),
+      );
     return this.#run(graph, options, subscriber, control, time).pipe(
       Effect.flatMap((result) =>
-        Effect.promise(() => recorder.history(this.options.checkpointer)).pipe(
+        Effect.promise(() => recorder.history(checkpointer)).pipe(
           Effect.map((record) => keepExplanation(result, graph as Graph, record)),
         ),
       ),
