@@ -110,8 +110,14 @@ export function resolveRunnerCache(
   checkpointer: Checkpointer | undefined,
   clock: Clock,
 ): NodeCache | undefined {
-  if (cache === undefined || !isCacheOptions(cache)) return cache;
   const where = "new Runner()";
+  if (cache === undefined) return undefined;
+  if (typeof cache !== "object" || cache === null || Array.isArray(cache))
+    throw new InvalidOptionError(
+      `${where}: option 'cache' must be a NodeCache ({ get, set }) or { store: "checkpointer" | "memory", ttl?, maxEntries? }, got ${cache === null ? "null" : Array.isArray(cache) ? "an array" : typeof cache}.\n  How to fix: cache: { store: "checkpointer", ttl: "7d" }, or new MemoryCache().`,
+      "cache",
+    );
+  if (!isCacheOptions(cache)) return cache;
   if (cache.store === "memory") return checkpointerCache(new MemoryCheckpointer(), { ...cache, clock });
   if (cache.store !== "checkpointer")
     throw new InvalidOptionError(

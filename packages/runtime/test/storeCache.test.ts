@@ -93,6 +93,7 @@ describe("cache: { store, ttl, maxEntries }", () => {
       [{ cache: { store: "memory", ttl: "soon" } }, "option 'cache.ttl' is not a duration"],
       [{ cache: { store: "memory", maxEntries: 0 } }, "option 'cache.maxEntries' must be an integer ≥ 1, got 0"],
       [{ cache: { store: "disk" } }, 'option \'cache.store\' must be "checkpointer" or "memory", got "disk"'],
+      [{ cache: "sqlite" }, "option 'cache' must be a NodeCache ({ get, set }) or { store: "],
     ];
     for (const [options, message] of cases) {
       let error: unknown;
