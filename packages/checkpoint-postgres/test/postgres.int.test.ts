@@ -36,7 +36,7 @@ describe("PostgresCheckpointer", () => {
       "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
       [name],
     );
-    expect(tables.map((t) => t.tablename)).toEqual(["migrations", "steps", "structures", "workflows"]);
+    expect(tables.map((t) => t.tablename)).toEqual(["migrations", "node_cache", "steps", "structures", "workflows"]);
     await a.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
     expect((await b.getWorkflow("wf"))?.graphName).toBe("g");
     await Promise.all([a.close(), b.close()]);

@@ -4,6 +4,7 @@
  * @module
  */
 import type {
+  CacheEntryWrite,
   Checkpoint,
   Checkpointer,
   CheckpointPolicy,
@@ -265,6 +266,16 @@ export class RedisCheckpointer implements Checkpointer {
   }
 
   /** The pending stop request: one `HGET`. */
+  /** A node-cache entry's text, or `undefined` (see `Checkpointer.readCacheEntry`): one script call. */
+  readCacheEntry(key: string, now: number): Promise<string | undefined> {
+    return this.#run("readCacheEntry", undefined, () => this.#operations.readCacheEntry(key, now));
+  }
+
+  /** Stores a node-cache entry, then expires and evicts (see `Checkpointer.writeCacheEntry`): one script call. */
+  writeCacheEntry(key: string, value: string, write: CacheEntryWrite): Promise<void> {
+    return this.#run("writeCacheEntry", undefined, () => this.#operations.writeCacheEntry(key, value, write));
+  }
+
   /** Stores a graph's structure under its definition hash, once (see `Checkpointer.putGraphStructure`). */
   putGraphStructure(hash: string, structure: string): Promise<void> {
     return this.#run("putGraphStructure", undefined, () => this.#operations.putGraphStructure(hash, structure));

@@ -22,11 +22,11 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
     ...fields,
   });
 
-/** Turns a current database back into what schema version 2 created (no due-time and wait columns). */
+/** Turns a current database back into what schema version 2 created (no due times, structures or node cache). */
 const TO_VERSION_2 =
   "DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
   "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
-  "DROP TABLE graph_structures; DELETE FROM graph_migrations WHERE version >= 3";
+  "DROP TABLE graph_structures; DROP TABLE graph_node_cache; DELETE FROM graph_migrations WHERE version >= 3";
 
 describe("SqliteCheckpointer", () => {
   it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {
@@ -55,7 +55,9 @@ describe("SqliteCheckpointer", () => {
     );
     await upgraded.close();
     const check = new Database(file);
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     check.close();
   });
 
@@ -86,7 +88,9 @@ describe("SqliteCheckpointer", () => {
     expect(await upgraded.listWaiting(wait)).toEqual(["old"]);
     await upgraded.close();
     const check = new Database(file, { readonly: true });
-    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     const indexes = check
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'graph_workflows_%' ORDER BY name")
       .pluck()
@@ -144,8 +148,14 @@ describe("SqliteCheckpointer", () => {
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["graph_migrations", "graph_steps", "graph_structures", "graph_workflows"]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(tables).toEqual([
+      "graph_migrations",
+      "graph_node_cache",
+      "graph_steps",
+      "graph_structures",
+      "graph_workflows",
+    ]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5]);
     raw.close();
     await cp.close();
   });

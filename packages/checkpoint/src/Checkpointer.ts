@@ -9,6 +9,7 @@
  */
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import type { CheckpointError } from "./errors.js";
+import type { CacheEntryWrite } from "./internal/cacheEntries.js";
 import type { Serializer } from "./Serializer.js";
 
 /** Status of one step (one node execution) of a workflow. */
@@ -612,6 +613,18 @@ export interface Checkpointer {
   putGraphStructure?(hash: string, structure: string): Promise<void>;
   /** Optional: the text {@link Checkpointer.putGraphStructure} stored under `hash`, or `undefined`. */
   getGraphStructure?(hash: string): Promise<string | undefined>;
+  /**
+   * Optional: the node-result cache's entry under `key` (a sha256 hex digest), as the text `writeCacheEntry` stored,
+   * or `undefined` when there is none or it expired at or before `now` (an expired entry is removed). A hit
+   * records `now` as the entry's last use (what eviction orders by). Shared by every process on the store; the
+   * runtime's `checkpointerCache` builds a `NodeCache` on it. Every adapter in this repository implements it.
+   */
+  readCacheEntry?(key: string, now: number): Promise<string | undefined>;
+  /**
+   * Optional: stores (or replaces) a node-cache entry, then removes expired entries and, with `maxEntries`, the least
+   * recently used ones beyond it (see {@link CacheEntryWrite}). Concurrent writers of one key: the last write wins.
+   */
+  writeCacheEntry?(key: string, value: string, write: CacheEntryWrite): Promise<void>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;
   /** Release resources. Idempotent. Flushes anything pending. */

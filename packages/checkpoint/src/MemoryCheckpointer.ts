@@ -63,6 +63,13 @@ import type {
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import { resolvePolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
+import {
+  type CacheEntryWrite,
+  checkCacheRead,
+  checkCacheWrite,
+  evictCacheEntries,
+  type HeldCacheEntry,
+} from "./internal/cacheEntries.js";
 import type { StoredStep, StoredWorkflow } from "./internal/memoryRecords.js";
 import {
   applyUpdate,
@@ -119,6 +126,7 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly #workflows = new Map<string, StoredWorkflow>();
   readonly #find = (id: string): StoredWorkflow | undefined => this.#workflows.get(id);
   readonly #structures = new Map<string, string>();
+  readonly #cache = new Map<string, HeldCacheEntry>();
   #closed = false;
 
   constructor(options: MemoryCheckpointerOptions = {}) {
@@ -355,6 +363,26 @@ export class MemoryCheckpointer implements Checkpointer {
   async getGraphStructure(hash: string): Promise<string | undefined> {
     this.#open("getGraphStructure");
     return this.#structures.get(hash);
+  }
+
+  async readCacheEntry(key: string, now: number): Promise<string | undefined> {
+    this.#open("readCacheEntry");
+    checkCacheRead(key, now, "MemoryCheckpointer.readCacheEntry");
+    const entry = this.#cache.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+      this.#cache.delete(key);
+      return undefined;
+    }
+    entry.usedAt = now;
+    return entry.value;
+  }
+
+  async writeCacheEntry(key: string, value: string, write: CacheEntryWrite): Promise<void> {
+    this.#open("writeCacheEntry");
+    checkCacheWrite(key, value, write, "MemoryCheckpointer.writeCacheEntry");
+    this.#cache.set(key, { value, expiresAt: write.expiresAt, usedAt: write.now });
+    evictCacheEntries(this.#cache, write.now, write.maxEntries);
   }
 
   async deleteWorkflow(id: string): Promise<void> {

@@ -34,6 +34,8 @@
  */
 
 // Each internal module below was written as part of this surface: everything it exports is public.
+/** Node-cache entries: the argument checks of `readCacheEntry` / `writeCacheEntry` and the eviction rule. */
+export * from "./internal/cacheEntries.js";
 /** Building a `getCheckpoint` answer from one snapshot: `assembleCheckpoint`. */
 export * from "./internal/checkpoints.js";
 /**

@@ -50,6 +50,7 @@ export {
 /** The guard the runtime wraps every adapter in. */
 export type { CheckpointStoreError, GuardedCheckpointer } from "./guard.js";
 export { classifyCheckpointerError, guardCheckpointer } from "./guard.js";
+export type { CacheEntryWrite } from "./internal/cacheEntries.js";
 export { isInputRecord } from "./internal/records.js";
 /** The in-memory checkpointer. */
 export type { MemoryCheckpointerOptions } from "./MemoryCheckpointer.js";

@@ -9,6 +9,7 @@
  *   last superstep, step count, timestamps (ms).
  * - `steps` — one row per (workflow, superstep, node): index, status, input versions, written keys, values
  *   (serializer text), decision, child workflow, pause, error, timestamps. Indexed by (workflow, index).
+ * - `node_cache` — node-result cache entries (key, serialised outputs, expiry, last use), shared by every process.
  * - `migrations` — applied schema versions. `setup()` migrates in one transaction, serialised across
  *   processes (SQLite write lock; Postgres advisory lock).
  *
@@ -38,6 +39,7 @@ import type {
   WorkflowUpdate,
 } from "./Checkpointer.js";
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
+import type { CacheEntryWrite } from "./internal/cacheEntries.js";
 import { KyselyStore } from "./internal/kysely/store.js";
 import type { Serializer } from "./Serializer.js";
 import type { ErrorContext, SqlDialect } from "./SqlDialect.js";
@@ -242,6 +244,16 @@ export class KyselyCheckpointer implements Checkpointer {
   /** The structure stored under `hash`, or `undefined`. */
   getGraphStructure(hash: string): Promise<string | undefined> {
     return this.#store.getGraphStructure(hash);
+  }
+
+  /** A node-cache entry's text, or `undefined` (see `Checkpointer.readCacheEntry`). */
+  readCacheEntry(key: string, now: number): Promise<string | undefined> {
+    return this.#store.readCacheEntry(key, now);
+  }
+
+  /** Stores a node-cache entry, then expires and evicts (see `Checkpointer.writeCacheEntry`). */
+  writeCacheEntry(key: string, value: string, write: CacheEntryWrite): Promise<void> {
+    return this.#store.writeCacheEntry(key, value, write);
   }
 
   /** Deletes the workflow, its steps and its child workflows (ids starting with `id + "/"`). */

@@ -51,6 +51,20 @@ export interface NodeOptions {
   readonly outputSchema?: z.ZodType | Readonly<Record<string, z.ZodType>>;
   /** Opt into the runner's cache (key: definition hash + input values). */
   readonly cache?: boolean;
+  /**
+   * With `cache: true`: what the cache keys a call by instead of all its inputs — for inputs that are not plain
+   * data (a client object, a class instance) or that hold parts the result does not depend on. Return a string or
+   * plain data (Dates, Maps, Sets allowed); the node's definition hash is always part of the key.
+   *
+   * @example
+   * ```ts
+   * const embed = node(
+   *   { output: "vector", cache: true, cacheKey: ({ doc }) => (doc as { id: string }).id },
+   *   async ({ doc }: { doc: { id: string; text: string } }) => [doc.text.length],
+   * );
+   * ```
+   */
+  readonly cacheKey?: (inputs: Readonly<Record<string, unknown>>) => unknown;
   readonly retry?: RetryOptions;
   /** Timeout of each attempt. */
   readonly timeoutMs?: number;
@@ -131,6 +145,7 @@ interface FunctionSpec extends BaseSpec {
   /** Keyed by original output name. */
   readonly outputSchemas: Readonly<Record<string, z.ZodType>> | undefined;
   readonly cache: boolean;
+  readonly cacheKey: ((inputs: Readonly<Record<string, unknown>>) => unknown) | undefined;
   readonly retry: RetryOptions | undefined;
   readonly timeoutMs: number | undefined;
   readonly concurrency: NodeConcurrency | number | undefined;
@@ -198,6 +213,10 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   get cache(): boolean {
     return this.spec.cache;
   }
+  /** The user's cache key function (`node({ cacheKey })`), if any. */
+  get cacheKey(): ((inputs: Readonly<Record<string, unknown>>) => unknown) | undefined {
+    return this.spec.cacheKey;
+  }
   get retry(): RetryOptions | undefined {
     return this.spec.retry;
   }
@@ -250,6 +269,8 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
         schemas: schemaFingerprints(this.spec.schemas),
         outputSchemas: schemaFingerprints(this.spec.outputSchemas),
         cache: this.spec.cache,
+        // Only when set, so the hashes of nodes without one stay what they were.
+        ...(this.spec.cacheKey === undefined ? {} : { cacheKey: this.spec.cacheKey }),
         retry: this.spec.retry,
         timeoutMs: this.spec.timeoutMs,
       }),
@@ -538,6 +559,7 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     outputKind,
     outputSchemas,
     cache: options.cache ?? false,
+    cacheKey: options.cacheKey,
     retry: options.retry,
     timeoutMs: options.timeoutMs,
     concurrency: options.concurrency,

@@ -34,6 +34,7 @@ export {
   VersionMismatchError,
 } from "./errors.js";
 export type { EventBase, EventProcessor, GraphEvent, GraphEventType, NodeCall } from "./events.js";
+export { type ExplainReason, explain, type NodeExplanation } from "./explain.js";
 export {
   type GraphMapOptions,
   type GraphRunner,
@@ -52,5 +53,6 @@ export type {
   ScheduleOptions,
   ScheduleOverlap,
 } from "./schedule.js";
+export { type CacheOptions, type CheckpointerCacheOptions, checkpointerCache } from "./storeCache.js";
 export type { SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

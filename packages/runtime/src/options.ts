@@ -9,6 +9,7 @@ import type { Duration, Graph } from "@graph/core";
 import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
 import type { EventProcessor } from "./events.js";
+import type { CacheOptions } from "./storeCache.js";
 
 /** Options of the runner. */
 export interface RunnerOptions {
@@ -19,7 +20,11 @@ export interface RunnerOptions {
    * `RemoteRunner`, its own reads) and closes it itself. Default true.
    */
   readonly closeCheckpointer?: boolean;
-  readonly cache?: NodeCache;
+  /**
+   * Node results of cached nodes (`node({ cache: true })`): a {@link NodeCache}, or `{ store, ttl, maxEntries }`
+   * — `store: "checkpointer"` keeps them in the checkpointer's store, shared by every process on it (docs/cache.md).
+   */
+  readonly cache?: NodeCache | CacheOptions;
   readonly maxConcurrency?: number;
   readonly eventProcessors?: readonly EventProcessor[];
   /**
@@ -183,6 +188,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Run even if the stored workflow was created by another graph version. */
   readonly force?: boolean;
+  /**
+   * Keep a record of why each node ran or was skipped, for `explain(result)`. Off by default: a run without it
+   * records nothing. With a checkpointer the record also reads the workflow's stored steps once, when the run ends.
+   */
+  readonly explain?: boolean;
   /**
    * Values the graph does not know (no node reads or produces them, usually a typo): `"error"` (default) rejects
    * the run with `UnknownValueError` and a "did you mean"; `"ignore"` drops them with a `Warning` event.

@@ -22,6 +22,9 @@
  *
  * The workflow hash holds its due time (`wa`) and wait (`we`, `wk`); see `times.ts` for how the indexes follow it.
  * | `P{graph-index}:structures` | hash | graph definition hash → graph structure (JSON text, written once) |
+ * | `P{graph-index}:cache` | hash | node-cache key → serialised outputs |
+ * | `P{graph-index}:cacheUsed` | sorted set | node-cache keys scored by last use (eviction order) |
+ * | `P{graph-index}:cacheExpires` | sorted set | node-cache keys scored by expiry (only entries with a ttl) |
  */
 import { CheckpointError } from "@graph/checkpoint";
 
@@ -72,6 +75,8 @@ export class KeySpace {
   readonly #indexBase: string;
   /** Graph structures by definition hash (`putGraphStructure`): shared by every workflow, so no workflow's slot. */
   readonly structures: string;
+  /** Node-cache entries, their last uses and expiries (see `cacheScripts.ts`). */
+  readonly cache: { readonly values: string; readonly used: string; readonly expires: string };
 
   constructor(prefix: string) {
     validatePrefix(prefix);
@@ -89,6 +94,7 @@ export class KeySpace {
       waits: `${base}:twait`,
     };
     this.structures = `${base}:structures`;
+    this.cache = { values: `${base}:cache`, used: `${base}:cacheUsed`, expires: `${base}:cacheExpires` };
   }
 
   /** The sorted set of the workflows waiting for one event wait (in the index slot). */

@@ -17,6 +17,9 @@ import type {
   WorkflowUpdate,
 } from "@graph/checkpoint";
 import {
+  type CacheEntryWrite,
+  checkCacheRead,
+  checkCacheWrite,
   checkGraphStructure,
   decodeStopRequest,
   encodeStopRequest,
@@ -194,6 +197,27 @@ export class WorkflowOperations {
 
   async getGraphStructure(hash: string): Promise<string | undefined> {
     return (await this.#context.client.hget(this.#context.keys.structures, hash)) ?? undefined;
+  }
+
+  async readCacheEntry(key: string, now: number): Promise<string | undefined> {
+    checkCacheRead(key, now, "readCacheEntry");
+    const { values, used, expires } = this.#context.keys.cache;
+    return (await this.#context.scripts.graphCacheRead(values, used, expires, key, String(now))) ?? undefined;
+  }
+
+  async writeCacheEntry(key: string, value: string, write: CacheEntryWrite): Promise<void> {
+    checkCacheWrite(key, value, write, "writeCacheEntry");
+    const { values, used, expires } = this.#context.keys.cache;
+    await this.#context.scripts.graphCacheWrite(
+      values,
+      used,
+      expires,
+      key,
+      value,
+      String(write.now),
+      write.expiresAt === undefined ? "" : String(write.expiresAt),
+      write.maxEntries === undefined ? "" : String(write.maxEntries),
+    );
   }
 
   #decodeStop(id: string, text: string, operation: string): StopRequest {

@@ -8,6 +8,7 @@
  * server's clock (`TIME`), so lease expiry never depends on the clocks of the machines running workflows.
  */
 import type { Cluster, Redis } from "ioredis";
+import { CACHE_SCRIPTS, type CacheScriptCommands } from "./cacheScripts.js";
 import { PRELUDE, SAVE_STEPS, TIMES, WRITES } from "./lua.js";
 import { TIME_SCRIPTS, type TimeScriptCommands } from "./timeScripts.js";
 
@@ -215,7 +216,7 @@ return {'kept', fmt(score)}
 type Reply = unknown;
 
 /** The commands `defineScripts` adds to a client. */
-export interface ScriptCommands extends TimeScriptCommands {
+export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands {
   graphCreate(
     w: string,
     g: string,
@@ -256,6 +257,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; re
   graphRead: { numberOfKeys: 3, lua: READ },
   graphPrune: { numberOfKeys: 3, lua: PRUNE },
   ...TIME_SCRIPTS,
+  ...CACHE_SCRIPTS,
 };
 
 /** Registers the scripts on a client (idempotent) and returns it typed with the script commands. */

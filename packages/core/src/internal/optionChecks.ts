@@ -67,7 +67,7 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
       `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
       { where: name },
     );
-  const { output, defaults, outputSchema, cache, retry, timeoutMs, concurrency, rateLimit } = options;
+  const { output, defaults, outputSchema, cache, cacheKey, retry, timeoutMs, concurrency, rateLimit } = options;
   if (
     output !== undefined &&
     typeof output !== "string" &&
@@ -93,6 +93,14 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
       );
   }
   if (cache !== undefined && typeof cache !== "boolean") throw fail("cache", cache, "true or false", "cache: true");
+  if (cacheKey !== undefined && typeof cacheKey !== "function")
+    throw fail("cacheKey", cacheKey, "a function of the inputs", "cacheKey: ({ doc }) => doc.id");
+  if (cacheKey !== undefined && cache !== true)
+    throw new GraphConfigError(
+      `Node '${name}': option 'cacheKey' only applies to a cached node, and 'cache' is not true.\n` +
+        "  How to fix: add cache: true, or remove cacheKey.",
+      { where: name },
+    );
   if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
     throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
   if (retry !== undefined) checkRetry(retry, fail);

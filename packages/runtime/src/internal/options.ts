@@ -110,6 +110,8 @@ export function checkRunOptions(options: unknown, method: string): void {
     )
   )
     fail(where, "signal", signal, "an AbortSignal (new AbortController().signal)");
+  const explain = options["explain"];
+  if (explain !== undefined && typeof explain !== "boolean") fail(where, "explain", explain, "true or false");
   const select = options["select"];
   if (
     select !== undefined &&

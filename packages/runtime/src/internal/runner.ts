@@ -9,12 +9,17 @@ import * as Exit from "effect/Exit";
 import * as FiberId from "effect/FiberId";
 import * as Scope from "effect/Scope";
 import { systemClock } from "../Clock.js";
+import type { NodeCache } from "../cache.js";
 import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
+import { keepExplanation } from "../explain.js";
 import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
+import { resolveRunnerCache } from "../storeCache.js";
 import { checkChildIdRoom } from "./childIds.js";
 import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
+import { ExplainRecorder } from "./explainRecord.js";
+import { withRecorder } from "./explainShared.js";
 import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
 import { NodePermits } from "./nodePermits.js";
@@ -55,6 +60,10 @@ export class RunnerCore {
   #closed = false;
   /** Due times and events: the graphs this runner may resume, its scheduler's timer, `wake` and `send`. */
   readonly time: TimeKeeper;
+  /** The recorders of runs started with `{ explain: true }`, by their control (the run's identity here). */
+  readonly #recorders = new WeakMap<RunControl, ExplainRecorder>();
+  /** The node cache: the `cache` option as given, or built from its `{ store, ttl, maxEntries }`. */
+  readonly #cache: NodeCache | undefined;
 
   constructor(options: RunnerOptions = {}) {
     checkRunnerOptions(options);
@@ -80,6 +89,7 @@ export class RunnerCore {
         run: (graph, runOptions, time) => runPromise(this.run(graph, runOptions, undefined, new RunControl(), time)),
       },
     );
+    this.#cache = resolveRunnerCache(options.cache, options.checkpointer, options.clock ?? systemClock);
     for (const graph of options.graphs ?? []) this.time.register(graph);
   }
 
@@ -111,7 +121,7 @@ export class RunnerCore {
       maxConcurrency: this.options.maxConcurrency,
       nodePermits: this.#nodePermits,
       storePermits: this.#storePermits,
-      cache: this.options.cache,
+      cache: this.#cache,
       store,
       processors: this.options.eventProcessors ?? [],
       owner: this.#owner,
@@ -151,6 +161,32 @@ export class RunnerCore {
     control = new RunControl(),
     time?: RunConfig["time"],
   ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
+    if (options.explain !== true) return this.#run(graph, options, subscriber, control, time);
+    // Only runs asked to explain get a recorder (an extra event processor): others pay nothing.
+    const recorder = new ExplainRecorder(options.values);
+    this.#recorders.set(control, recorder);
+    const checkpointer = this.options.checkpointer;
+    // Without a store there is no history to read: stay synchronous (runner.runSync takes this path too).
+    if (checkpointer === undefined)
+      return this.#run(graph, options, subscriber, control, time).pipe(
+        Effect.map((result) => keepExplanation(result, graph as Graph, recorder.record)),
+      );
+    return this.#run(graph, options, subscriber, control, time).pipe(
+      Effect.flatMap((result) =>
+        Effect.promise(() => recorder.history(checkpointer)).pipe(
+          Effect.map((record) => keepExplanation(result, graph as Graph, record)),
+        ),
+      ),
+    );
+  }
+
+  #run(
+    graph: Graph,
+    options: RunOptions,
+    subscriber: Subscriber | undefined,
+    control: RunControl,
+    time: RunConfig["time"] | undefined,
+  ): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> {
     return Effect.suspend((): Effect.Effect<RunResult, RunError | GraphConfigError | InvalidOptionError> => {
       const rejected = this.#reject(graph, "runner.run()");
       if (rejected !== undefined) return Effect.fail(rejected);
@@ -185,7 +221,11 @@ export class RunnerCore {
    * the run is a plain Promise (the common case, and the cheapest); otherwise the Effect run.
    */
   runPromise(graph: Graph, options: RunOptions = {}): Promise<RunResult> {
-    if (this.options.checkpointer !== undefined || (this.options.eventProcessors?.length ?? 0) > 0)
+    if (
+      this.options.checkpointer !== undefined ||
+      (this.options.eventProcessors?.length ?? 0) > 0 ||
+      options.explain === true
+    )
       return runPromise(this.run(graph, options));
     const rejected = this.#reject(graph, "runner.run()");
     if (rejected !== undefined) return Promise.reject(rejected);
@@ -304,7 +344,7 @@ export class RunnerCore {
       graph,
       options,
       workflowId,
-      shared: this.#shared(store),
+      shared: withRecorder(this.#shared(store), this.#recorders.get(control)),
       control,
       subscriber,
       waitForLeaseMs: waitMs(options, this.options),

@@ -15,6 +15,7 @@ import { describeIds } from "./ids.js";
 import { describeLeases } from "./leases.js";
 import { describeLifecycle } from "./lifecycle.js";
 import { describeListing } from "./listing.js";
+import { describeNodeCache } from "./nodeCache.js";
 import { describeRenewal } from "./renewal.js";
 import { describeRetention } from "./retention.js";
 import { describeRunWrites } from "./runWrites.js";
@@ -45,6 +46,7 @@ export const STORAGE_AREAS = [
   "stops",
   "times",
   "structures",
+  "nodeCache",
   "zombies",
   "unknownIds",
   "ids",
@@ -72,6 +74,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   stops: describeStops,
   times: describeTimes,
   structures: describeStructures,
+  nodeCache: describeNodeCache,
   zombies: describeZombies,
   unknownIds: describeUnknownIds,
   ids: describeIds,

@@ -12,6 +12,8 @@ export interface TableNames {
   readonly migrations: string;
   /** Graph structures by definition hash (schema version 3, `@graph/upgrade`). */
   readonly graphStructures: string;
+  /** Node-result cache entries (schema version 5, the runtime's `checkpointerCache`). */
+  readonly nodeCache: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -28,6 +30,7 @@ export function tableNames(prefix: string): TableNames {
     steps: `${prefix}steps`,
     migrations: `${prefix}migrations`,
     graphStructures: `${prefix}structures`,
+    nodeCache: `${prefix}node_cache`,
   };
 }
 
@@ -133,6 +136,20 @@ export const MIGRATIONS: readonly Migration[] = [
         structure TEXT NOT NULL,
         created_at ${c.types.integer} NOT NULL
       )`,
+    ],
+  },
+  {
+    version: 5,
+    name: "node cache",
+    // Shared by every workflow and process on the store; the index on last use is what eviction reads in order.
+    statements: (c) => [
+      `CREATE TABLE IF NOT EXISTS ${c.table("nodeCache")} (
+        cache_key ${c.types.key} NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL,
+        expires_at ${c.types.integer},
+        used_at ${c.types.integer} NOT NULL
+      )`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${c.prefix}node_cache_used`)} ON ${c.table("nodeCache")} (used_at, cache_key)`,
     ],
   },
 ];

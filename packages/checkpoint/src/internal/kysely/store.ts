@@ -30,6 +30,7 @@ import { CheckpointError } from "../../errors.js";
 import type { KyselyCheckpointerOptions } from "../../kysely.js";
 import type { Serializer } from "../../Serializer.js";
 import { decodeWorkflowCursor, foldSteps, isStorableText, resolveListLimit, superstepBound } from "../../state.js";
+import { type CacheEntryWrite, checkCacheRead, checkCacheWrite } from "../cacheEntries.js";
 import { assembleCheckpoint } from "../checkpoints.js";
 import {
   isReleasable,
@@ -50,6 +51,7 @@ import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
 import { decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
 import { deleteTreeIn, pruneExpiredIn } from "./maintenance.js";
+import { readCacheEntryIn, writeCacheEntryIn } from "./nodeCache.js";
 import { firstRow } from "./program.js";
 import { listQuery, pageOf, readCheckpointIn, readStepsIn } from "./reads.js";
 import type { WorkflowRow } from "./rows.js";
@@ -395,6 +397,21 @@ export class KyselyStore {
     return this.#session.run("getGraphStructure", undefined, () =>
       this.#session.read((db) => getStructureIn(db, this.dialect, hash)),
     );
+  }
+
+  readCacheEntry(key: string, now: number): Promise<string | undefined> {
+    return this.#session.run("readCacheEntry", undefined, async () => {
+      checkCacheRead(key, now, "readCacheEntry");
+      // A hit writes its last use, so even a read runs in a write transaction.
+      return this.#session.write((trx) => readCacheEntryIn(trx, this.dialect, key, now));
+    });
+  }
+
+  writeCacheEntry(key: string, value: string, write: CacheEntryWrite): Promise<void> {
+    return this.#session.run("writeCacheEntry", undefined, async () => {
+      checkCacheWrite(key, value, write, "writeCacheEntry");
+      await this.#session.write((trx) => writeCacheEntryIn(trx, this.dialect, key, value, write));
+    });
   }
 
   /** Bytes stored by the checkpoint tables (see `SqlDialect.storageBytes`). */

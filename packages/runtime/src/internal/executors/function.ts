@@ -133,8 +133,10 @@ function cached(host: EngineHost, ex: Execution, n: FunctionNode, run: Effect.Ef
   if (!n.cache || cache === undefined) return run;
   let key: string;
   try {
-    key = `${n.definitionHash}:${stableKey(ex.inputs)}`;
-  } catch {
+    key = `${n.definitionHash}:${stableKey(n.cacheKey === undefined ? ex.inputs : { $key: n.cacheKey(ex.inputs) })}`;
+  } catch (error) {
+    // The user's cacheKey threw or returned what can't be keyed: the node fails with that error.
+    if (n.cacheKey !== undefined) return Effect.succeed({ kind: "failed", error });
     return run; // inputs that can't be keyed (functions, cycles) are simply not cached
   }
   return Effect.promise(async () => cache.get(key)).pipe(
