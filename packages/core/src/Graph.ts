@@ -8,6 +8,7 @@ import type { GateNode, Target } from "./gates.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
 import { checkName } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
+import { expandFrames } from "./internal/frames.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
@@ -186,6 +187,12 @@ class GraphBase {
     }
     // A sparse array's holes are not nodes either: index every slot, not just the present ones.
     for (let i = 0; i < nodes.length; i++) if (!isNode(nodes[i])) throw notANode(i, nodes[i]);
+    // Frames pipelines first: everything below sees each as one node, named like its frames node.
+    nodes = expandFrames(
+      nodes,
+      options.name === undefined ? "this graph" : `graph '${options.name}'`,
+      (region) => new GraphBase(region, options.completeOnStop === true ? { completeOnStop: true } : {}),
+    );
     if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
     checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
     checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);

@@ -63,7 +63,34 @@ export interface NodeOptions {
   readonly concurrency?: number | NodeConcurrency;
   /** At most `limit` calls started per `per` (per key), shared like `concurrency`. */
   readonly rateLimit?: NodeRateLimit;
+  /**
+   * A generator node whose yields are **items** (frames), not chunks of one value: the nodes that consume its output
+   * run once per frame, as frames appear (see `docs/pipelines.md`). `true` or `{ window }`: at most `window`
+   * frames (default 16) are unfinished at once; the generator is not pulled further until one finishes.
+   */
+  readonly frames?: boolean | FramesOptions;
+  /**
+   * This node reads the **whole list** of a frames pipeline's per-frame values (after the stream ended) instead of
+   * running once per frame. Only meaningful for a consumer of a frames node's output or of its per-frame results.
+   */
+  readonly gather?: boolean;
 }
+
+/**
+ * Options of a frames node (`node({ frames: { window } })`).
+ *
+ * @example
+ * ```ts
+ * const opts: FramesOptions = { window: 8 };
+ * ```
+ */
+export interface FramesOptions {
+  /** At most this many frames unfinished at once (an integer ≥ 1, default 16). */
+  readonly window?: number;
+}
+
+/** Frames in flight when `frames: true` gives no window. */
+export const DEFAULT_FRAME_WINDOW = 16;
 
 /**
  * A rate limit: at most `limit` calls start in any window of length `per`, per key of the inputs.
@@ -129,6 +156,9 @@ interface FunctionSpec extends BaseSpec {
   readonly timeoutMs: number | undefined;
   readonly concurrency: NodeConcurrency | number | undefined;
   readonly rateLimit: NodeRateLimit | undefined;
+  /** Set for a frames node: the in-flight window. */
+  readonly frames: { readonly window: number } | undefined;
+  readonly gather: boolean;
 }
 
 /**
@@ -192,6 +222,14 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   get cache(): boolean {
     return this.spec.cache;
   }
+  /** Set when the node's yields are frames (`node({ frames })`): the in-flight window. */
+  get frames(): { readonly window: number } | undefined {
+    return this.spec.frames;
+  }
+  /** True when the node reads a frames pipeline's per-frame values as whole lists (`node({ gather: true })`). */
+  get gather(): boolean {
+    return this.spec.gather;
+  }
   get retry(): RetryOptions | undefined {
     return this.spec.retry;
   }
@@ -244,6 +282,9 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
         schemas: schemaFingerprints(this.spec.schemas),
         outputSchemas: schemaFingerprints(this.spec.outputSchemas),
         cache: this.spec.cache,
+        // Frames change what the node's consumers see; the window only how many run at once (not hashed).
+        frames: this.spec.frames !== undefined,
+        gather: this.spec.gather,
         retry: this.spec.retry,
         timeoutMs: this.spec.timeoutMs,
       }),
@@ -519,13 +560,15 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
       }
     }
   }
+  const mode = detectMode(fn as never);
+  const frames = framesSpec(name, options.frames, mode, outputKind);
   return new FunctionNode({
     name,
     inputs: ports,
     outputs: outputNames.map((n) => ({ name: n, original: n })),
     history: [],
     fn,
-    mode: detectMode(fn as never),
+    mode,
     schemas,
     defaults,
     implicitDefaults,
@@ -540,5 +583,28 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
       options.rateLimit === undefined
         ? undefined
         : { ...options.rateLimit, per: parseDuration(options.rateLimit.per, `rate limit window of node '${name}'`) },
+    frames,
+    gather: options.gather ?? false,
   });
+}
+
+/** The frames setting of a node: only a generator with one output can yield frames. */
+function framesSpec(
+  name: string,
+  frames: NodeOptions["frames"],
+  mode: ExecutionMode,
+  outputKind: "none" | "single" | "many",
+): { readonly window: number } | undefined {
+  if (frames === undefined || frames === false) return undefined;
+  if (mode !== "async-generator" && mode !== "sync-generator")
+    throw new GraphConfigError(
+      `Node '${name}' has frames: true, but its function is not a generator (it is ${mode}).\n  How to fix: write it as async function* ${name}(…) { yield item } — every yield is one frame.`,
+      { where: name },
+    );
+  if (outputKind !== "single")
+    throw new GraphConfigError(
+      `Node '${name}' has frames: true, so it needs exactly one output named as a string (every yield is one value of it).\n  How to fix: node({ output: "page", frames: true }, …).`,
+      { where: name },
+    );
+  return { window: frames === true ? DEFAULT_FRAME_WINDOW : (frames.window ?? DEFAULT_FRAME_WINDOW) };
 }

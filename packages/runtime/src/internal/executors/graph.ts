@@ -7,6 +7,7 @@ import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
 import { MappedResults } from "../mappedResults.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
+import { executeFrames } from "./frames.js";
 import { responseKeys } from "../responseKeys.js";
 import { RunConfig } from "../runConfig.js";
 
@@ -17,6 +18,7 @@ export interface ChildValues {
 
 /** A nested graph runs as a child workflow `<parent>/<node>`; a mapped one as one child per item. */
 export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  if (n.framesConfig !== undefined) return executeFrames(host, ex, n);
   if (n.mapOverConfig !== undefined) return executeMapped(host, ex, n);
   const childId = `${host.config.workflowId}/${n.name}`;
   const config = childConfig(host, ex, n, childId, childValues(host, ex, n));
