@@ -1,6 +1,7 @@
 import { Graph, GraphConfigError, node, route } from "@graph/core";
+import { runResultAdapter, selectTree } from "@graph/select";
 import { describe, expect, it } from "vitest";
-import { type GraphEvent, Runner } from "../src/index.js";
+import { type GraphEvent, Runner, type RunResult } from "../src/index.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -123,14 +124,86 @@ describe("frames: a pipelined map over a generator's yields", () => {
     expect(GraphConfigError.is(err)).toBe(true);
     expect((err as Error).message).toContain("The gate 'decide' in this graph consumes the frames of 'nums'");
     expect((err as Error).message).toContain("gather: true");
-    expect(() => node({ output: "n", frames: true }, async function notGen() {
-      return 1;
-    })).toThrow("has frames: true, but its function is not a generator (it is async)");
-    expect(() => node({ output: ["a", "b"], frames: true }, async function* two() {
-      yield [1, 2];
-    })).toThrow("needs exactly one output");
-    expect(() => node({ output: "n", frames: { window: 0 } }, async function* w() {
-      yield 1;
-    })).toThrow("Node 'w': option 'frames.window' must be an integer ≥ 1, got a number (0).");
+    expect(() =>
+      node({ output: "n", frames: true }, async function notGen() {
+        return 1;
+      }),
+    ).toThrow("has frames: true, but its function is not a generator (it is async)");
+    expect(() =>
+      node({ output: ["a", "b"], frames: true }, async function* two() {
+        yield [1, 2];
+      }),
+    ).toThrow("needs exactly one output");
+    expect(() =>
+      node({ output: "n", frames: { window: 0 } }, async function* w() {
+        yield 1;
+      }),
+    ).toThrow("Node 'w': option 'frames.window' must be an integer ≥ 1, got a number (0).");
+  });
+
+  it("stop with completeOnStop keeps the finished frames, in order, and pulls no more", async () => {
+    let pulled = 0;
+    let stop = () => {};
+    const nums = node({ output: "n", frames: { window: 2 } }, async function* nums() {
+      for (let i = 0; i < 100; i++) {
+        pulled++;
+        yield i;
+      }
+    });
+    const slow = node({ output: "m" }, async function slow({ n }: { n: number }) {
+      await sleep(2);
+      if (n === 5) stop();
+      return n + 100;
+    });
+    const graph = new Graph([nums, slow], { completeOnStop: true });
+    const handle = new Runner().start(graph, { values: {} });
+    stop = () => void handle.stop();
+    const result = await handle.result;
+    expect(result.status).toBe("stopped");
+    const m = result.values.m as number[];
+    // Frame 5's node was running at the stop: it is cut off (as any running node), so frames 0..4 at least are kept.
+    expect(m.length).toBeGreaterThanOrEqual(5);
+    expect(m).toEqual(Array.from({ length: m.length }, (_, i) => i + 100));
+    expect(result.values.n).toEqual(Array.from({ length: m.length }, (_, i) => i));
+    expect(pulled).toBeLessThanOrEqual(m.length + 2);
+  });
+
+  it("works in a nested graph and in mapOver: each item runs its own stream", async () => {
+    const letters = node(
+      { output: "letter", frames: { window: 3 } },
+      async function* letters({ word }: { word: string }) {
+        for (const c of word) yield c;
+      },
+    );
+    const upper = node({ output: "up" }, async function upper({ letter }: { letter: string }) {
+      await sleep(1);
+      return letter.toUpperCase();
+    });
+    const join = node({ output: "shout", gather: true }, function join({ up }: { up: string[] }) {
+      return up.join("");
+    });
+    const inner = new Graph([letters, upper, join], { name: "shouter" });
+    const nested = await new Runner().run(new Graph([inner.asNode()]), { values: { word: "abc" } });
+    expect(nested.values.shout).toBe("ABC");
+    expect(nested.values.up).toEqual(["A", "B", "C"]);
+    const mapped = await new Runner().run(new Graph([inner.asNode().mapOver("word", { concurrency: 2 })]), {
+      values: { word: ["hi", "there", ""] },
+    });
+    expect(mapped.values.shout).toEqual(["HI", "THERE", ""]);
+    expect(mapped.values.up).toEqual([["H", "I"], ["T", "H", "E", "R", "E"], []]);
+  });
+
+  it("per-frame results are reachable with select under the frames node's name", async () => {
+    const p = pipeline(3, 2);
+    const result = await new Runner().run(p.graph, { values: { count: 3 } });
+    expect(result.get("fetchPages/written" as never)).toEqual([0, 1, 2]);
+    const picked = selectTree(result, ["fetchPages/vector"], { adapter: runResultAdapter });
+    expect((picked.values.fetchPages as RunResult).values).toEqual({
+      vector: [
+        [0, 6],
+        [1, 6],
+        [2, 6],
+      ],
+    });
   });
 });

@@ -31,7 +31,8 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
       try: () => source.invoke(sourceInputs, new NodeCtx(host, ex, undefined, 1) as never),
       catch: (e) => e,
     });
-    if (!isIterator(returned)) return yield* Effect.fail(new Error(`Frames node '${n.name}' did not return an iterator.`));
+    if (!isIterator(returned))
+      return yield* Effect.fail(new Error(`Frames node '${n.name}' did not return an iterator.`));
     const it = returned as AsyncIterator<unknown> | Iterator<unknown>;
     const frames: unknown[] = [];
     const results: RunResult[] = [];
@@ -81,9 +82,7 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
     }
     yield* Fiber.joinAll(fibers);
     return gather(host, n, parentId, frames, results, failedAt, stoppedEarly, completeOnStop);
-  }).pipe(
-    Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
-  );
+  }).pipe(Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })));
 }
 
 /** The pipeline's outputs: the frames, and each consumer output as a list in frame order. */

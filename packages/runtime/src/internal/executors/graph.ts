@@ -7,9 +7,9 @@ import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
 import { MappedResults } from "../mappedResults.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
-import { executeFrames } from "./frames.js";
 import { responseKeys } from "../responseKeys.js";
 import { RunConfig } from "../runConfig.js";
+import { executeFrames } from "./frames.js";
 
 export interface ChildValues {
   readonly values: Record<string, unknown>;

@@ -1,0 +1,54 @@
+import { MemoryCheckpointer } from "@graph/checkpoint";
+import { Graph, node } from "@graph/core";
+import { describe, expect, it } from "vitest";
+import { Runner } from "../src/index.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function counted(stopAfter: number, onStop: () => void) {
+  const written: number[] = [];
+  const pulled: number[] = [];
+  const pages = node({ output: "page", frames: { window: 2 } }, async function* pages({ count }: { count: number }) {
+    for (let i = 0; i < count; i++) {
+      pulled.push(i);
+      yield i;
+    }
+  });
+  const write = node({ output: "written" }, async function write({ page }: { page: number }) {
+    await sleep(2);
+    written.push(page);
+    if (written.length === stopAfter) onStop();
+    return page * 10;
+  });
+  return { graph: new Graph([pages, write]), written, pulled };
+}
+
+describe("frames: durable per-frame results", () => {
+  it("a stopped pipeline resumes without re-running finished frames (memory checkpointer)", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const runner = new Runner({ checkpointer });
+    let stop = () => {};
+    const p = counted(5, () => stop());
+    const handle = runner.start(p.graph, { values: { count: 12 }, workflowId: "frames-stop" });
+    stop = () => void handle.stop();
+    const first = await handle.result;
+    expect(first.status).toBe("stopped");
+    // A frame is finished when its child workflow `<id>/pages/<i>` is stored completed.
+    const finished: number[] = [];
+    for (let i = 0; i < 12; i++)
+      if ((await checkpointer.getWorkflow(`frames-stop/pages/${i}`))?.status === "completed") finished.push(i);
+    const firstRun = [...p.written];
+    expect(finished.length).toBeGreaterThanOrEqual(4);
+    expect(firstRun.length - finished.length).toBeLessThanOrEqual(2); // at most the window was cut off
+    const second = await runner.run(p.graph, { values: { count: 12 }, workflowId: "frames-stop" });
+    expect(second.status).toBe("completed");
+    expect(second.values.written).toEqual(Array.from({ length: 12 }, (_, i) => i * 10));
+    const secondRun = p.written.slice(firstRun.length);
+    // No finished frame ran again; every other frame ran in the second run.
+    expect(secondRun.filter((f) => finished.includes(f))).toEqual([]);
+    expect([...secondRun, ...finished].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    // The generator is re-driven from the start: it yields all 12 frames again.
+    expect(p.pulled.length).toBeGreaterThanOrEqual(12 + finished.length);
+    await runner.close();
+  });
+});
