@@ -8,9 +8,10 @@ import { checkNodeOptions, isZodSchema } from "./internal/optionChecks.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 import type {
+  FrameOutputs,
   InputsFrom,
+  NodeFlags,
   NodeFn,
-  OutputsFrom,
   OutputsWithSchema,
   ParamFor,
   ParamOf,
@@ -172,11 +173,16 @@ interface FunctionSpec extends BaseSpec {
  * embed.outputs; // ["embedding"]
  * ```
  */
-export class FunctionNode<Name extends string = any, In = any, Out = any> extends BaseNode<FunctionSpec> {
+export class FunctionNode<
+  Name extends string = any,
+  In = any,
+  Out = any,
+  Flags = Empty,
+> extends BaseNode<FunctionSpec> {
   readonly kind = "function" as const;
   readonly nodeType = "function" as const;
   /** Phantom (type-level only): the node's name, inputs and outputs as types. */
-  declare readonly "~types": NodeTypes<Name, In, Out>;
+  declare readonly "~types": NodeTypes<Name, In, Out> & Flags;
   #hash: string | undefined;
   readonly #identityInputs: boolean;
 
@@ -191,20 +197,20 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 
   /** A copy of this node with another name. */
-  override withName<const N extends string>(name: N): NoInfer<FunctionNode<N, In, Out>> {
-    return super.withName(name) as FunctionNode<N, In, Out>;
+  override withName<const N extends string>(name: N): NoInfer<FunctionNode<N, In, Out, Flags>> {
+    return super.withName(name) as FunctionNode<N, In, Out, Flags>;
   }
   /** A copy with inputs renamed (`{ old: "new" }`); all renames of one call apply at once, so `{ a: "b", b: "a" }` swaps. */
   override withInputs<const M extends RenamesFor<In, M>>(
     renames: M,
-  ): NoInfer<FunctionNode<Name, RenameKeys<In, M>, Out>> {
-    return super.withInputs(renames) as FunctionNode<Name, RenameKeys<In, M>, Out>;
+  ): NoInfer<FunctionNode<Name, RenameKeys<In, M>, Out, Flags>> {
+    return super.withInputs(renames) as FunctionNode<Name, RenameKeys<In, M>, Out, Flags>;
   }
   /** A copy with outputs renamed (`{ old: "new" }`). */
   override withOutputs<const M extends RenamesFor<Out, M>>(
     renames: M,
-  ): NoInfer<FunctionNode<Name, In, RenameKeys<Out, M>>> {
-    return super.withOutputs(renames) as FunctionNode<Name, In, RenameKeys<Out, M>>;
+  ): NoInfer<FunctionNode<Name, In, RenameKeys<Out, M>, Flags>> {
+    return super.withOutputs(renames) as FunctionNode<Name, In, RenameKeys<Out, M>, Flags>;
   }
 
   /** sync, async, sync-generator or async-generator. */
@@ -497,6 +503,8 @@ export function node<
   const Inputs extends readonly string[] | SchemaRecord = never,
   const D extends Readonly<Record<string, unknown>> = Empty,
   const S extends z.ZodType | SchemaRecord = never,
+  const Fr extends boolean | FramesOptions = false,
+  const Ga extends boolean = false,
   // The default repeats the constraint: TypeScript reads the function's contextual type from it.
   F extends NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>> = NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>>,
 >(
@@ -506,10 +514,17 @@ export function node<
     readonly inputs?: Inputs;
     readonly defaults?: D;
     readonly outputSchema?: S;
+    readonly frames?: Fr;
+    readonly gather?: Ga;
   },
   fn: F,
 ): NoInfer<
-  FunctionNode<Name, InputsFrom<Inputs, ParamOf<F>, keyof D>, OutputsWithSchema<OutputsFrom<O, ReturnType<F>>, S>>
+  FunctionNode<
+    Name,
+    InputsFrom<Inputs, ParamOf<F>, keyof D>,
+    OutputsWithSchema<FrameOutputs<Fr, O, ReturnType<F>>, S>,
+    NodeFlags<Fr, Ga>
+  >
 >;
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
   if (!isPlainRecord(options)) {
