@@ -187,15 +187,15 @@ class GraphBase {
     }
     // A sparse array's holes are not nodes either: index every slot, not just the present ones.
     for (let i = 0; i < nodes.length; i++) if (!isNode(nodes[i])) throw notANode(i, nodes[i]);
+    if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
+    checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
+    checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);
     // Frames pipelines first: everything below sees each as one node, named like its frames node.
     nodes = expandFrames(
       nodes,
       options.name === undefined ? "this graph" : `graph '${options.name}'`,
       (region) => new GraphBase(region, options.completeOnStop === true ? { completeOnStop: true } : {}),
     );
-    if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
-    checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
-    checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);
     this.#options = options;
     this.#nodeList = nodes;
     this.name = options.name;

@@ -48,9 +48,12 @@ describe("frames types", () => {
     });
     // @ts-expect-error — a per-frame consumer gets one Page, not Page[]
     new Graph([fetchPages, wantsList]);
-    const gatherOne = node({ name: "gatherOne", output: "n", gather: true }, function gatherOne({ page }: { page: Page }) {
-      return page.id;
-    });
+    const gatherOne = node(
+      { name: "gatherOne", output: "n", gather: true },
+      function gatherOne({ page }: { page: Page }) {
+        return page.id;
+      },
+    );
     // @ts-expect-error — a gather node gets the list of frames
     new Graph([fetchPages, gatherOne]);
   });
