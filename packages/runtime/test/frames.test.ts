@@ -198,7 +198,7 @@ describe("frames: a pipelined map over a generator's yields", () => {
     const result = await new Runner().run(p.graph, { values: { count: 3 } });
     expect(result.get("fetchPages/written" as never)).toEqual([0, 1, 2]);
     const picked = selectTree(result, ["fetchPages/vector"], { adapter: runResultAdapter });
-    expect((picked.values.fetchPages as RunResult).values).toEqual({
+    expect(((picked.values as Record<string, unknown>).fetchPages as RunResult).values).toEqual({
       vector: [
         [0, 6],
         [1, 6],

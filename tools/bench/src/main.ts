@@ -3,7 +3,7 @@
 //
 //   pnpm bench                     full run (~10 minutes)
 //   pnpm bench --quick             smaller sizes, fewer repetitions (CI smoke)
-//   pnpm bench --only chain,map    some workloads: chain, repeat, map, sqlite, postgres, redis, agent, queue, build
+//   pnpm bench --only chain,map    some workloads: chain, repeat, map, sqlite, postgres, redis, agent, queue, build, pipeline
 //   pnpm bench --out file.json     write the results somewhere else (default tools/bench/results.json)
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -17,13 +17,14 @@ import { agent } from "./workloads/agent.js";
 import { build } from "./workloads/build.js";
 import { chain } from "./workloads/chain.js";
 import { map } from "./workloads/map.js";
+import { pipeline } from "./workloads/pipeline.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
 import { redis } from "./workloads/redis.js";
 import { repeat } from "./workloads/repeat.js";
 import { sqlite } from "./workloads/sqlite.js";
 
-const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, redis, agent, queue, build];
+const WORKLOADS: readonly Workload[] = [chain, repeat, map, sqlite, postgres, redis, agent, queue, build, pipeline];
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 interface Args {

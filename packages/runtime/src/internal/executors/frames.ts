@@ -1,4 +1,5 @@
 import type { GraphNode } from "@graph/core";
+import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
 import { RunResult } from "../../RunResult.js";
@@ -15,11 +16,10 @@ import { RunConfig } from "../runConfig.js";
  */
 export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
   const { source, output, window } = n.framesConfig!;
-  const { control, completeOnStop } = host.config;
+  const completeOnStop = host.config.completeOnStop;
   const parentId = `${host.config.workflowId}/${n.name}`;
-  return Effect.gen(function* () {
-    const sourceInputs: Record<string, unknown> = {};
-    for (const i of source.inputs) if (Object.hasOwn(ex.inputs, i)) sourceInputs[i] = ex.inputs[i];
+  const failed = (error: unknown): Outcome => ({ kind: "failed", error, childWorkflowId: parentId });
+  return Effect.async<Outcome>((resume) => {
     const base: Record<string, unknown> = {};
     const versions: Record<string, number> = {};
     for (const i of n.graph.inputs.all) {
@@ -27,63 +27,127 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
       base[i] = ex.inputs[i];
       versions[i] = ex.versions[i] ?? 0;
     }
-    const returned = yield* Effect.try({
-      try: () => source.invoke(sourceInputs, new NodeCtx(host, ex, undefined, 1) as never),
-      catch: (e) => e,
-    });
-    if (!isIterator(returned))
-      return yield* Effect.fail(new Error(`Frames node '${n.name}' did not return an iterator.`));
-    const it = returned as AsyncIterator<unknown> | Iterator<unknown>;
-    const frames: unknown[] = [];
-    const results: RunResult[] = [];
-    const permits = yield* Effect.makeSemaphore(window);
-    const fibers: Fiber.RuntimeFiber<void, RunError>[] = [];
-    let failedAt = -1;
-    let completed = 0;
-    const runFrame = (i: number, frame: unknown) => {
-      const config = RunConfig.child(host.config, {
+    const sourceInputs: Record<string, unknown> = {};
+    for (const i of source.inputs) if (Object.hasOwn(ex.inputs, i)) sourceInputs[i] = ex.inputs[i];
+    let returned: unknown;
+    try {
+      returned = source.invoke(sourceInputs, new NodeCtx(host, ex, undefined, 1) as never);
+    } catch (error) {
+      resume(Effect.succeed(failed(error)));
+      return;
+    }
+    if (!isIterator(returned)) {
+      resume(Effect.succeed(failed(new Error(`Frames node '${n.name}' did not return an iterator.`))));
+      return;
+    }
+    const driver = new FrameDriver(host, ex, n, returned as AsyncIterator<unknown>, window, (i, frame) =>
+      RunConfig.child(host.config, {
         workflowId: `${parentId}/${i}`,
         values: { ...base, [output]: frame },
         parentVersions: versions,
         completeOnStop: n.completeOnStop,
         parentSpanId: ex.spanId,
-      });
-      return host
-        .spawn(n.graph, config)
-        .run()
-        .pipe(
-          Effect.map((r) => {
-            results[i] = r;
-            if (r.status === "failed" && (failedAt < 0 || i < failedAt)) failedAt = i;
-            completed++;
-            host.event("MapProgress", { nodeName: n.name, completed, total: frames.length }, ex.spanId);
-          }),
-          Effect.ensuring(Effect.sync(() => control.release(config.control))),
-          Effect.ensuring(permits.release(1)),
-        );
-    };
-    let stoppedEarly = false;
-    while (true) {
-      yield* permits.take(1);
-      if (failedAt >= 0 || control.stopRequested) {
-        stoppedEarly = control.stopRequested;
-        yield* permits.release(1);
-        yield* Effect.promise(async () => it.return?.(undefined)).pipe(Effect.ignore);
-        break;
-      }
-      const step = yield* Effect.tryPromise({ try: async () => it.next(), catch: (e) => e });
-      if (step.done) {
-        yield* permits.release(1);
-        break;
-      }
-      const i = frames.length;
-      frames.push(step.value);
-      fibers.push(yield* Effect.fork(runFrame(i, step.value)));
-    }
-    yield* Fiber.joinAll(fibers);
-    return gather(host, n, parentId, frames, results, failedAt, stoppedEarly, completeOnStop);
-  }).pipe(Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })));
+      }),
+    );
+    driver.drive().then(
+      (d) =>
+        resume(
+          Effect.succeed(gather(host, n, parentId, d.frames, d.results, d.failedAt, d.stoppedEarly, completeOnStop)),
+        ),
+      (error: unknown) => resume(Effect.succeed(failed(error))),
+    );
+    return Effect.sync(() => driver.abandon());
+  });
 }
+
+/**
+ * Pulls the generator while fewer than `window` frames are unfinished and runs each frame's child run as its own
+ * fiber. Plain Promises around the generator: a fiber hop per pull would add a scheduler turn to every frame.
+ */
+class FrameDriver {
+  readonly frames: unknown[] = [];
+  readonly results: RunResult[] = [];
+  failedAt = -1;
+  stoppedEarly = false;
+  #running = new Set<Fiber.RuntimeFiber<RunResult, RunError>>();
+  #completed = 0;
+  #wake: (() => void) | undefined;
+  #over = false;
+  #error: unknown;
+  constructor(
+    readonly host: EngineHost,
+    readonly ex: Execution,
+    readonly n: GraphNode,
+    readonly it: AsyncIterator<unknown> | Iterator<unknown>,
+    readonly window: number,
+    readonly configOf: (i: number, frame: unknown) => RunConfig,
+  ) {}
+
+  async drive(): Promise<this> {
+    const control = this.host.config.control;
+    const stopped = new Promise<typeof STOP>((resolve) => control.onStop(() => resolve(STOP)));
+    let exhausted = false;
+    while (true) {
+      while (this.#running.size >= this.window && this.#error === undefined) await this.#slot();
+      if (this.#error !== undefined) throw this.#error;
+      if (this.failedAt >= 0 || control.stopRequested || this.#over) break;
+      const step = await Promise.race([this.it.next(), stopped]);
+      if (step === STOP || this.#over) break;
+      if (step.done) {
+        exhausted = true;
+        break;
+      }
+      this.#start(this.frames.length, step.value);
+      this.frames.push(step.value);
+    }
+    if (control.stopRequested) this.stoppedEarly = true;
+    // Stopped, failed or abandoned before the end: let the generator run its `finally` blocks.
+    if (!exhausted) void Promise.resolve(this.it.return?.(undefined)).catch(() => undefined);
+    while (this.#running.size > 0 && this.#error === undefined) await this.#slot();
+    if (this.#error !== undefined) throw this.#error;
+    return this;
+  }
+
+  /** Stops pulling and interrupts the frames still running (the pipeline's own fiber was interrupted). */
+  abandon(): void {
+    this.#over = true;
+    for (const fiber of this.#running) Effect.runFork(Fiber.interrupt(fiber));
+    this.#wake?.();
+  }
+
+  #slot(): Promise<void> {
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  #start(i: number, frame: unknown): void {
+    const { host, ex, n } = this;
+    const config = this.configOf(i, frame);
+    const fiber = Effect.runFork(host.spawn(n.graph, config).run());
+    this.#running.add(fiber);
+    fiber.addObserver((exit) => {
+      this.#running.delete(fiber);
+      host.config.control.release(config.control);
+      if (exit._tag === "Success") {
+        const r = exit.value;
+        this.results[i] = r;
+        if (r.status === "failed" && (this.failedAt < 0 || i < this.failedAt)) this.failedAt = i;
+        this.#completed++;
+        host.event(
+          "MapProgress",
+          { nodeName: n.name, completed: this.#completed, total: this.frames.length },
+          ex.spanId,
+        );
+      } else if (!this.#over && this.#error === undefined) {
+        this.#error = Cause.squash(exit.cause);
+      }
+      const wake = this.#wake;
+      this.#wake = undefined;
+      wake?.();
+    });
+  }
+}
+
+const STOP = Symbol("stop");
 
 /** The pipeline's outputs: the frames, and each consumer output as a list in frame order. */
 function gather(
