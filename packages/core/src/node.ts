@@ -91,7 +91,7 @@ export interface FramesOptions {
 }
 
 /** Frames in flight when `frames: true` gives no window. */
-export const DEFAULT_FRAME_WINDOW = 16;
+const DEFAULT_FRAME_WINDOW = 16;
 
 /**
  * A rate limit: at most `limit` calls start in any window of length `per`, per key of the inputs.

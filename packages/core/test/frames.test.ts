@@ -17,12 +17,9 @@ const write = node(
     return `${table}:${vector[0]}`;
   },
 );
-const total = node(
-  { name: "total", output: "rows", gather: true },
-  function total({ written }: { written: string[] }) {
-    return written.length;
-  },
-);
+const total = node({ name: "total", output: "rows", gather: true }, function total({ written }: { written: string[] }) {
+  return written.length;
+});
 
 function configError(build: () => unknown): GraphConfigError {
   try {

@@ -70,7 +70,7 @@ export type OutputsWithSchema<Out, S> = [S] extends [never]
       : Out;
 
 /** The output record of `output: O` for a function returning `R`. */
-export type OutputsFrom<O, R> = [O] extends [never]
+type OutputsFrom<O, R> = [O] extends [never]
   ? Empty
   : O extends string
     ? { [K in O]: Produced<R> }
