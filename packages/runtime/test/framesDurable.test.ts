@@ -1,5 +1,5 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { Graph, type NodeContext, node } from "@graph/core";
+import { Graph, interrupt, type NodeContext, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { Runner } from "../src/index.js";
 
@@ -50,6 +50,29 @@ describe("frames: durable per-frame results", () => {
     expect([...secondRun, ...finished].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     // The generator is re-driven from the start: it yields all 12 frames again.
     expect(p.pulled.length).toBeGreaterThanOrEqual(12 + finished.length);
+    await runner.close();
+  });
+
+  it("a finished pipeline is replayed from its step when the run resumes after a later pause", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const runner = new Runner({ checkpointer });
+    const p = counted(-1, () => {});
+    const total = node(
+      { name: "total", output: "sum", gather: true },
+      function total({ written }: { written: number[] }) {
+        return written.reduce((a, b) => a + b, 0);
+      },
+    );
+    const approve = interrupt({ name: "approve", input: "sum", response: "ok" });
+    const graph = new Graph([...p.graph.nodes.values(), total, approve]);
+    const first = await runner.run(graph, { values: { count: 4 }, workflowId: "frames-pause" });
+    expect(first.status).toBe("paused");
+    expect(first.values.sum).toBe(60);
+    const second = await runner.run(graph, { values: { ok: true }, workflowId: "frames-pause" });
+    expect(second.status).toBe("completed");
+    expect(second.values).toMatchObject({ written: [0, 10, 20, 30], sum: 60, ok: true });
+    expect(second.get("pages/written" as never)).toEqual([0, 10, 20, 30]);
+    expect(p.written.map((w) => w.page).sort()).toEqual([0, 1, 2, 3]); // nothing ran twice
     await runner.close();
   });
 });
