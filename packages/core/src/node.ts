@@ -577,6 +577,18 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
   }
   const mode = detectMode(fn as never);
   const frames = framesSpec(name, options.frames, mode, outputKind);
+  if (frames !== undefined) {
+    // The source of a pipeline is pulled frame by frame: a retry, timeout, cache or call limit of the whole stream
+    // has no meaning yet.
+    const unsupported = (["cache", "retry", "timeoutMs", "concurrency", "rateLimit"] as const).find(
+      (k) => options[k] !== undefined && options[k] !== false,
+    );
+    if (unsupported !== undefined)
+      throw new GraphConfigError(
+        `Node '${name}' has frames: true and '${unsupported}', which a frames node does not support.\n  How to fix: leave '${unsupported}' out of the frames node; set it on the nodes that consume the frames (they run once per frame).`,
+        { where: name },
+      );
+  }
   return new FunctionNode({
     name,
     inputs: ports,

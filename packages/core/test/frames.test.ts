@@ -104,4 +104,16 @@ describe("frames: the pipeline a frames node and its consumers become", () => {
     expect(inner.framesConfig?.window).toBe(2);
     expect([...inner.graph.nodes.keys()]).toEqual(["shout"]);
   });
+
+  it("rejects options a frames node can't honour, naming the option", () => {
+    const gen = async function* g() {
+      yield 1;
+    };
+    expect(() => node({ name: "g", output: "x", frames: true, retry: { attempts: 2 } }, gen)).toThrow(
+      "Node 'g' has frames: true and 'retry', which a frames node does not support.",
+    );
+    expect(() => node({ name: "g", output: "x", frames: true, timeoutMs: 5 }, gen)).toThrow("'timeoutMs'");
+    expect(() => node({ name: "g", output: "x", frames: true, cache: true }, gen)).toThrow("'cache'");
+    expect(node({ name: "g", output: "x", frames: true, cache: false }, gen).frames).toEqual({ window: 16 });
+  });
 });

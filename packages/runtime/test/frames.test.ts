@@ -1,7 +1,7 @@
 import { Graph, GraphConfigError, node, route } from "@graph/core";
 import { runResultAdapter, selectTree } from "@graph/select";
 import { describe, expect, it } from "vitest";
-import { type GraphEvent, Runner, type RunResult } from "../src/index.js";
+import { type GraphEvent, NodeExecutionError, Runner, type RunResult } from "../src/index.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -100,8 +100,10 @@ describe("frames: a pipelined map over a generator's yields", () => {
       if (n === 4) throw new Error("bad frame");
       return n;
     });
-    const result = await new Runner().run(new Graph([nums, check]), { values: {} }).catch((e: unknown) => e);
-    expect(String(result)).toContain("bad frame");
+    const error = await new Runner().run(new Graph([nums, check]), { values: {} }).catch((e: unknown) => e);
+    expect(NodeExecutionError.is(error)).toBe(true);
+    expect((error as NodeExecutionError).nodeName).toBe("nums[4]/check");
+    expect(((error as NodeExecutionError).cause as Error).message).toBe("bad frame");
   });
 
   it("rejects a gate or an interrupt that consumes frames, a non-generator and a window < 1", () => {
@@ -205,5 +207,23 @@ describe("frames: a pipelined map over a generator's yields", () => {
         [2, 6],
       ],
     });
+  });
+
+  it("a generator that throws fails the run with NodeExecutionError naming the frames node", async () => {
+    let written = 0;
+    const nums = node({ output: "n", frames: { window: 2 } }, async function* nums() {
+      yield 1;
+      yield 2;
+      throw new Error("source broke");
+    });
+    const keep = node({ output: "k" }, async function keep({ n }: { n: number }) {
+      written++;
+      return n;
+    });
+    const error = await new Runner().run(new Graph([nums, keep]), { values: {} }).catch((e: unknown) => e);
+    expect(NodeExecutionError.is(error)).toBe(true);
+    expect((error as NodeExecutionError).nodeName).toBe("nums");
+    expect(((error as NodeExecutionError).cause as Error).message).toBe("source broke");
+    expect(written).toBeLessThanOrEqual(2);
   });
 });
