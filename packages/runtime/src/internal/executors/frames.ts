@@ -85,20 +85,27 @@ class FrameDriver {
 
   async drive(): Promise<this> {
     const control = this.host.config.control;
-    const stopped = new Promise<typeof STOP>((resolve) => control.onStop(() => resolve(STOP)));
+    // One listener for the run's stop, pointed at the pull in progress (a shared promise raced with every pull
+    // would keep every pulled frame reachable until the run ends).
+    let stopPull: (() => void) | undefined;
+    control.onStop(() => stopPull?.());
     let exhausted = false;
     while (true) {
       while (this.#running.size >= this.window && this.#error === undefined) await this.#slot();
       if (this.#error !== undefined) throw this.#error;
       if (this.failedAt >= 0 || control.stopRequested || this.#over) break;
-      const step = await Promise.race([this.it.next(), stopped]);
+      const step = await new Promise<IteratorResult<unknown> | typeof STOP>((resolve, reject) => {
+        stopPull = () => resolve(STOP);
+        Promise.resolve(this.it.next()).then(resolve, reject);
+      });
+      stopPull = undefined;
       if (step === STOP || this.#over) break;
       if (step.done) {
         exhausted = true;
         break;
       }
-      this.#start(this.frames.length, step.value);
       this.frames.push(step.value);
+      this.#start(this.frames.length - 1, step.value);
     }
     if (control.stopRequested) this.stoppedEarly = true;
     // Stopped, failed or abandoned before the end: let the generator run its `finally` blocks.
