@@ -320,7 +320,9 @@ class GraphBase {
   /** True if any node (here or nested) is async. */
   get hasAsyncNodes(): boolean {
     return this.#nodeList.some(
-      (n) => (n.kind === "function" && n.isAsync) || (n.kind === "graph" && n.graph.hasAsyncNodes),
+      (n) =>
+        (n.kind === "function" && n.isAsync) ||
+        (n.kind === "graph" && (n.framesConfig !== undefined || n.graph.hasAsyncNodes)),
     );
   }
   /** Interrupt nodes of this level. */

@@ -177,9 +177,9 @@ export class GraphNode<
   get completeOnStop(): boolean {
     return this.spec.completeOnStop ?? this.spec.graph.completeOnStop;
   }
-  /** True when the inner graph has async nodes. */
+  /** True when the inner graph has async nodes, and for a frames pipeline (its frames are pulled asynchronously). */
   get isAsync(): boolean {
-    return this.spec.graph.hasAsyncNodes;
+    return this.spec.frames !== undefined || this.spec.graph.hasAsyncNodes;
   }
 
   /** Inner name of a public input. */

@@ -226,4 +226,16 @@ describe("frames: a pipelined map over a generator's yields", () => {
     expect(((error as NodeExecutionError).cause as Error).message).toBe("source broke");
     expect(written).toBeLessThanOrEqual(2);
   });
+
+  it("runSync refuses a pipeline (frames are pulled asynchronously), even of sync nodes", () => {
+    const nums = node({ output: "n", frames: true }, function* nums() {
+      yield 1;
+    });
+    const sq = node({ output: "s" }, function sq({ n }: { n: number }) {
+      return n * n;
+    });
+    expect(() => new Runner().runSync(new Graph([nums, sq]), { values: {} })).toThrow(
+      "runner.runSync() can't run this graph: it has async nodes.",
+    );
+  });
 });
