@@ -3,6 +3,7 @@ import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
+import { framesSpec } from "./internal/frameOptions.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
 import { checkNodeOptions, isZodSchema } from "./internal/optionChecks.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
@@ -89,9 +90,6 @@ export interface FramesOptions {
   /** At most this many frames unfinished at once (an integer ≥ 1, default 16). */
   readonly window?: number;
 }
-
-/** Frames in flight when `frames: true` gives no window. */
-const DEFAULT_FRAME_WINDOW = 16;
 
 /**
  * A rate limit: at most `limit` calls start in any window of length `per`, per key of the inputs.
@@ -576,19 +574,7 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     }
   }
   const mode = detectMode(fn as never);
-  const frames = framesSpec(name, options.frames, mode, outputKind);
-  if (frames !== undefined) {
-    // The source of a pipeline is pulled frame by frame: a retry, timeout, cache or call limit of the whole stream
-    // has no meaning yet.
-    const unsupported = (["cache", "retry", "timeoutMs", "concurrency", "rateLimit"] as const).find(
-      (k) => options[k] !== undefined && options[k] !== false,
-    );
-    if (unsupported !== undefined)
-      throw new GraphConfigError(
-        `Node '${name}' has frames: true and '${unsupported}', which a frames node does not support.\n  How to fix: leave '${unsupported}' out of the frames node; set it on the nodes that consume the frames (they run once per frame).`,
-        { where: name },
-      );
-  }
+  const frames = framesSpec(name, options, mode, outputKind);
   return new FunctionNode({
     name,
     inputs: ports,
@@ -613,25 +599,4 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
     frames,
     gather: options.gather ?? false,
   });
-}
-
-/** The frames setting of a node: only a generator with one output can yield frames. */
-function framesSpec(
-  name: string,
-  frames: NodeOptions["frames"],
-  mode: ExecutionMode,
-  outputKind: "none" | "single" | "many",
-): { readonly window: number } | undefined {
-  if (frames === undefined || frames === false) return undefined;
-  if (mode !== "async-generator" && mode !== "sync-generator")
-    throw new GraphConfigError(
-      `Node '${name}' has frames: true, but its function is not a generator (it is ${mode}).\n  How to fix: write it as async function* ${name}(…) { yield item } — every yield is one frame.`,
-      { where: name },
-    );
-  if (outputKind !== "single")
-    throw new GraphConfigError(
-      `Node '${name}' has frames: true, so it needs exactly one output named as a string (every yield is one value of it).\n  How to fix: node({ output: "page", frames: true }, …).`,
-      { where: name },
-    );
-  return { window: frames === true ? DEFAULT_FRAME_WINDOW : (frames.window ?? DEFAULT_FRAME_WINDOW) };
 }
