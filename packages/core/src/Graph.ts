@@ -8,6 +8,7 @@ import type { GateNode, Target } from "./gates.js";
 import { Analysis, type EdgeSpec } from "./internal/analysis.js";
 import { checkName } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord, showName } from "./internal/describe.js";
+import { expandFrames } from "./internal/frames.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
@@ -189,6 +190,12 @@ class GraphBase {
     if (options.name !== undefined) checkName("graph", options.name, (shown) => `graph ${shown}`);
     checkBooleanOption("new Graph()", "strictTypes", options.strictTypes);
     checkBooleanOption("new Graph()", "completeOnStop", options.completeOnStop);
+    // Frames pipelines first: everything below sees each as one node, named like its frames node.
+    nodes = expandFrames(
+      nodes,
+      options.name === undefined ? "this graph" : `graph '${options.name}'`,
+      (region) => new GraphBase(region, options.completeOnStop === true ? { completeOnStop: true } : {}),
+    );
     this.#options = options;
     this.#nodeList = nodes;
     this.name = options.name;
@@ -313,7 +320,9 @@ class GraphBase {
   /** True if any node (here or nested) is async. */
   get hasAsyncNodes(): boolean {
     return this.#nodeList.some(
-      (n) => (n.kind === "function" && n.isAsync) || (n.kind === "graph" && n.graph.hasAsyncNodes),
+      (n) =>
+        (n.kind === "function" && n.isAsync) ||
+        (n.kind === "graph" && (n.framesConfig !== undefined || n.graph.hasAsyncNodes)),
     );
   }
   /** Interrupt nodes of this level. */

@@ -4,6 +4,7 @@ import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { quoteList } from "./internal/suggest.js";
+import type { FunctionNode } from "./node.js";
 import type { NodeTypes, PauseOf } from "./types/ports.js";
 import type { GraphResult } from "./types/result.js";
 import type { RenameKeys, RenamesFor } from "./types/util.js";
@@ -71,6 +72,28 @@ interface GraphNodeSpec extends BaseSpec {
   readonly graph: Graph;
   readonly mapOver: MapOverConfig | undefined;
   readonly completeOnStop: boolean | undefined;
+  readonly frames?: FramesConfig | undefined;
+}
+
+/**
+ * The pipeline a frames node stands for: its generator (`source`), and the inner graph (the nodes that consume its
+ * frames), run once per frame with the frame under `output`. `graph.nodes` shows it under the source's name.
+ *
+ * @example
+ * ```ts
+ * import { Graph, node } from "@graph/core";
+ * const pages = node({ output: "page", frames: true }, async function* pages() { yield 1; });
+ * const double = node({ output: "twice" }, ({ page }: { page: number }) => page * 2);
+ * const g = new Graph([pages, double]);
+ * const config: FramesConfig | undefined = (g.nodes.get("pages") as GraphNode).framesConfig; // window 16
+ * ```
+ */
+export interface FramesConfig {
+  readonly source: FunctionNode;
+  /** The source's output: one frame per yield. */
+  readonly output: string;
+  /** At most this many frames unfinished at once. */
+  readonly window: number;
 }
 
 /**
@@ -146,13 +169,17 @@ export class GraphNode<
   get mapOverConfig(): MapOverConfig | undefined {
     return this.spec.mapOver;
   }
+  /** Set when this node is a frames pipeline (a frames node and its per-frame consumers). */
+  get framesConfig(): FramesConfig | undefined {
+    return this.spec.frames;
+  }
   /** This boundary's `completeOnStop` (the `asNode` override, else the inner graph's setting). */
   get completeOnStop(): boolean {
     return this.spec.completeOnStop ?? this.spec.graph.completeOnStop;
   }
-  /** True when the inner graph has async nodes. */
+  /** True when the inner graph has async nodes, and for a frames pipeline (its frames are pulled asynchronously). */
   get isAsync(): boolean {
-    return this.spec.graph.hasAsyncNodes;
+    return this.spec.frames !== undefined || this.spec.graph.hasAsyncNodes;
   }
 
   /** Inner name of a public input. */
@@ -174,6 +201,8 @@ export class GraphNode<
 
   /** An input has a default when the inner graph has a fallback for it (bound value or node default). */
   hasDefault(input: string): boolean {
+    const source = this.spec.frames?.source;
+    if (source?.inputs.includes(input) && source.hasDefault(input)) return true;
     const inner = this.innerInput(input);
     return inner !== undefined && this.spec.graph.inputs.optional.has(inner);
   }
@@ -269,6 +298,7 @@ export class GraphNode<
         // The concurrency limit is how items are scheduled, not what they compute: changing it keeps stored runs.
         mapOver: this.spec.mapOver && { params: this.spec.mapOver.params, mode: this.spec.mapOver.mode },
         completeOnStop: this.spec.completeOnStop,
+        frames: this.spec.frames?.source.definitionHash,
       }),
     );
     return this.#hash;
@@ -297,5 +327,25 @@ export function makeGraphNode(graph: Graph, name: string, completeOnStop: boolea
     graph,
     mapOver: undefined,
     completeOnStop,
+  });
+}
+
+/**
+ * @internal The node a frames source and its per-frame consumers become in their graph: named like the source,
+ * its inputs the source's and the consumers' outside inputs, its outputs the frames and every consumer's output
+ * (each a list in frame order).
+ */
+export function makeFramesNode(source: FunctionNode, graph: Graph, window: number): GraphNode {
+  const output = source.outputs[0]!;
+  const inputs = [...new Set([...source.inputs, ...[...graph.inputs.all].filter((i) => i !== output)])];
+  return new GraphNode({
+    name: source.name,
+    inputs: inputs.map((n) => ({ name: n, original: n })),
+    outputs: [output, ...graph.outputs].map((n) => ({ name: n, original: n })),
+    history: [],
+    graph,
+    mapOver: undefined,
+    completeOnStop: undefined,
+    frames: { source, output, window },
   });
 }

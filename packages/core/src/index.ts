@@ -31,7 +31,7 @@ export {
   type StructureEdgeAttributes,
   type StructureNodeAttributes,
 } from "./Graph.js";
-export { GraphNode, type MapMode, type MapOverConfig, type MapOverOptions } from "./GraphNode.js";
+export { type FramesConfig, GraphNode, type MapMode, type MapOverConfig, type MapOverOptions } from "./GraphNode.js";
 export {
   GateNode,
   IfElseNode,
@@ -53,6 +53,7 @@ export {
 } from "./interrupt.js";
 export type { NodeContext, RetryOptions } from "./NodeContext.js";
 export {
+  type FramesOptions,
   FunctionNode,
   type NodeConcurrency,
   type NodeFunction,

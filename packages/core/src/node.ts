@@ -3,14 +3,16 @@ import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec, type Port } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
+import { framesSpec } from "./internal/frameOptions.js";
 import { schemaFingerprints, sha256, stableStringify } from "./internal/hash.js";
 import { checkNodeOptions, isZodSchema } from "./internal/optionChecks.js";
 import { detectMode, type ExecutionMode, parseDestructuredParams } from "./internal/params.js";
 import type { NodeContext, RetryOptions } from "./NodeContext.js";
 import type {
+  FrameOutputs,
   InputsFrom,
+  NodeFlags,
   NodeFn,
-  OutputsFrom,
   OutputsWithSchema,
   ParamFor,
   ParamOf,
@@ -77,6 +79,30 @@ export interface NodeOptions {
   readonly concurrency?: number | NodeConcurrency;
   /** At most `limit` calls started per `per` (per key), shared like `concurrency`. */
   readonly rateLimit?: NodeRateLimit;
+  /**
+   * A generator node whose yields are **items** (frames), not chunks of one value: the nodes that consume its output
+   * run once per frame, as frames appear (see `docs/pipelines.md`). `true` or `{ window }`: at most `window`
+   * frames (default 16) are unfinished at once; the generator is not pulled further until one finishes.
+   */
+  readonly frames?: boolean | FramesOptions;
+  /**
+   * This node reads the **whole list** of a frames pipeline's per-frame values (after the stream ended) instead of
+   * running once per frame. Only meaningful for a consumer of a frames node's output or of its per-frame results.
+   */
+  readonly gather?: boolean;
+}
+
+/**
+ * Options of a frames node (`node({ frames: { window } })`).
+ *
+ * @example
+ * ```ts
+ * const opts: FramesOptions = { window: 8 };
+ * ```
+ */
+export interface FramesOptions {
+  /** At most this many frames unfinished at once (an integer ≥ 1, default 16). */
+  readonly window?: number;
 }
 
 /**
@@ -150,6 +176,9 @@ interface FunctionSpec extends BaseSpec {
   readonly timeoutMs: number | undefined;
   readonly concurrency: NodeConcurrency | number | undefined;
   readonly rateLimit: NodeRateLimit | undefined;
+  /** Set for a frames node: the in-flight window. */
+  readonly frames: { readonly window: number } | undefined;
+  readonly gather: boolean;
 }
 
 /**
@@ -163,11 +192,16 @@ interface FunctionSpec extends BaseSpec {
  * embed.outputs; // ["embedding"]
  * ```
  */
-export class FunctionNode<Name extends string = any, In = any, Out = any> extends BaseNode<FunctionSpec> {
+export class FunctionNode<
+  Name extends string = any,
+  In = any,
+  Out = any,
+  Flags = Empty,
+> extends BaseNode<FunctionSpec> {
   readonly kind = "function" as const;
   readonly nodeType = "function" as const;
   /** Phantom (type-level only): the node's name, inputs and outputs as types. */
-  declare readonly "~types": NodeTypes<Name, In, Out>;
+  declare readonly "~types": NodeTypes<Name, In, Out> & Flags;
   #hash: string | undefined;
   readonly #identityInputs: boolean;
 
@@ -182,20 +216,20 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   }
 
   /** A copy of this node with another name. */
-  override withName<const N extends string>(name: N): NoInfer<FunctionNode<N, In, Out>> {
-    return super.withName(name) as FunctionNode<N, In, Out>;
+  override withName<const N extends string>(name: N): NoInfer<FunctionNode<N, In, Out, Flags>> {
+    return super.withName(name) as FunctionNode<N, In, Out, Flags>;
   }
   /** A copy with inputs renamed (`{ old: "new" }`); all renames of one call apply at once, so `{ a: "b", b: "a" }` swaps. */
   override withInputs<const M extends RenamesFor<In, M>>(
     renames: M,
-  ): NoInfer<FunctionNode<Name, RenameKeys<In, M>, Out>> {
-    return super.withInputs(renames) as FunctionNode<Name, RenameKeys<In, M>, Out>;
+  ): NoInfer<FunctionNode<Name, RenameKeys<In, M>, Out, Flags>> {
+    return super.withInputs(renames) as FunctionNode<Name, RenameKeys<In, M>, Out, Flags>;
   }
   /** A copy with outputs renamed (`{ old: "new" }`). */
   override withOutputs<const M extends RenamesFor<Out, M>>(
     renames: M,
-  ): NoInfer<FunctionNode<Name, In, RenameKeys<Out, M>>> {
-    return super.withOutputs(renames) as FunctionNode<Name, In, RenameKeys<Out, M>>;
+  ): NoInfer<FunctionNode<Name, In, RenameKeys<Out, M>, Flags>> {
+    return super.withOutputs(renames) as FunctionNode<Name, In, RenameKeys<Out, M>, Flags>;
   }
 
   /** sync, async, sync-generator or async-generator. */
@@ -216,6 +250,14 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
   /** The user's cache key function (`node({ cacheKey })`), if any. */
   get cacheKey(): ((inputs: Readonly<Record<string, unknown>>) => unknown) | undefined {
     return this.spec.cacheKey;
+  }
+  /** Set when the node's yields are frames (`node({ frames })`): the in-flight window. */
+  get frames(): { readonly window: number } | undefined {
+    return this.spec.frames;
+  }
+  /** True when the node reads a frames pipeline's per-frame values as whole lists (`node({ gather: true })`). */
+  get gather(): boolean {
+    return this.spec.gather;
   }
   get retry(): RetryOptions | undefined {
     return this.spec.retry;
@@ -271,6 +313,9 @@ export class FunctionNode<Name extends string = any, In = any, Out = any> extend
         cache: this.spec.cache,
         // Only when set, so the hashes of nodes without one stay what they were.
         ...(this.spec.cacheKey === undefined ? {} : { cacheKey: this.spec.cacheKey }),
+        // Frames change what the node's consumers see; the window only how many run at once (not hashed).
+        frames: this.spec.frames !== undefined,
+        gather: this.spec.gather,
         retry: this.spec.retry,
         timeoutMs: this.spec.timeoutMs,
       }),
@@ -483,6 +528,8 @@ export function node<
   const Inputs extends readonly string[] | SchemaRecord = never,
   const D extends Readonly<Record<string, unknown>> = Empty,
   const S extends z.ZodType | SchemaRecord = never,
+  const Fr extends boolean | FramesOptions = false,
+  const Ga extends boolean = false,
   // The default repeats the constraint: TypeScript reads the function's contextual type from it.
   F extends NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>> = NodeFn<ParamFor<Inputs>, NodeContext, ReturnHint<O>>,
 >(
@@ -492,10 +539,17 @@ export function node<
     readonly inputs?: Inputs;
     readonly defaults?: D;
     readonly outputSchema?: S;
+    readonly frames?: Fr;
+    readonly gather?: Ga;
   },
   fn: F,
 ): NoInfer<
-  FunctionNode<Name, InputsFrom<Inputs, ParamOf<F>, keyof D>, OutputsWithSchema<OutputsFrom<O, ReturnType<F>>, S>>
+  FunctionNode<
+    Name,
+    InputsFrom<Inputs, ParamOf<F>, keyof D>,
+    OutputsWithSchema<FrameOutputs<Fr, O, ReturnType<F>>, S>,
+    NodeFlags<Fr, Ga>
+  >
 >;
 export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
   if (!isPlainRecord(options)) {
@@ -546,13 +600,15 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
       }
     }
   }
+  const mode = detectMode(fn as never);
+  const frames = framesSpec(name, options, mode, outputKind);
   return new FunctionNode({
     name,
     inputs: ports,
     outputs: outputNames.map((n) => ({ name: n, original: n })),
     history: [],
     fn,
-    mode: detectMode(fn as never),
+    mode,
     schemas,
     defaults,
     implicitDefaults,
@@ -568,5 +624,7 @@ export function node(options: NodeOptions, fn: NodeFunction): FunctionNode {
       options.rateLimit === undefined
         ? undefined
         : { ...options.rateLimit, per: parseDuration(options.rateLimit.per, `rate limit window of node '${name}'`) },
+    frames,
+    gather: options.gather ?? false,
   });
 }

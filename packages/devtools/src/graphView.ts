@@ -82,12 +82,18 @@ export function graphView(graph: Graph, options: GraphViewOptions = {}): GraphVi
       const id = `${idPrefix}n${i++}`;
       const path = `${pathPrefix}${n.name}`;
       const mapOver = n.kind === "graph" ? n.mapOverConfig : undefined;
+      // A frames pipeline runs its inner graph once per frame, like a map's items.
+      const frames = n.kind === "graph" ? n.framesConfig : undefined;
       nodes.push({
         path,
         id: declared.has(id) ? id : undefined,
         type: n.nodeType,
-        mapped: mapOver !== undefined,
-        label: mapOver ? `${n.name} (map over ${mapOver.params.join(", ")})` : n.name,
+        mapped: mapOver !== undefined || frames !== undefined,
+        label: mapOver
+          ? `${n.name} (map over ${mapOver.params.join(", ")})`
+          : frames
+            ? `${n.name} (frames, window ${frames.window})`
+            : n.name,
         ...(n.kind === "interrupt" ? { answer: answerForm(path, options) } : {}),
       });
       if (n.kind === "graph") walk(n.graph, `${path}/`, `${id}_`);

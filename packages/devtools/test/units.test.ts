@@ -17,6 +17,20 @@ describe("graphView", () => {
     expect(view.mermaid).toContain('subgraph n0 ["prepare"]');
     expect(view.mermaid).toContain('n0_n0["shout"]');
   });
+
+  it("shows a frames pipeline as a mapped node with its window, its per-frame nodes inside", () => {
+    const pages = node({ name: "pages", output: "page", frames: { window: 4 } }, async function* pages() {
+      yield 1;
+    });
+    const embed = node({ name: "embed", output: "vector" }, function embed({ page }: { page: number }) {
+      return [page];
+    });
+    const view = graphView(new Graph([pages, embed], { name: "pipe" }));
+    expect(view.nodes).toEqual([
+      { path: "pages", id: "n0", type: "graph", mapped: true, label: "pages (frames, window 4)" },
+      { path: "pages/embed", id: "n0_n0", type: "function", mapped: false, label: "embed" },
+    ]);
+  });
 });
 
 describe("graphView: names that are markup", () => {

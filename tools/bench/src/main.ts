@@ -26,6 +26,7 @@ import { limits } from "./workloads/limits.js";
 import { map } from "./workloads/map.js";
 import { peers } from "./workloads/peers.js";
 import { durable } from "./workloads/peersDurable.js";
+import { pipeline } from "./workloads/pipeline.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
 import { redis } from "./workloads/redis.js";
@@ -46,6 +47,7 @@ const WORKLOADS: readonly Workload[] = [
   queue,
   build,
   limits,
+  pipeline,
 ];
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const defaultOut = path.join(benchDir, "results.json");

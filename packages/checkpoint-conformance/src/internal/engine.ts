@@ -42,6 +42,7 @@ import {
   tagOf,
   untilLeaseFree,
 } from "./engineCommon.js";
+import { describeFrames, describeFramesCrash } from "./engineFrames.js";
 import type { Recorder } from "./engineGraph.js";
 import {
   drive,
@@ -356,10 +357,12 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       describeConflictMatrix(options);
       describeBulkOperations(options);
       describeNodeLimits(options);
+      describeFrames(options);
     }
 
     if (child !== undefined) describeEngineLeases(options, child);
     if (child !== undefined) describeZombieMatrix(options, child);
+    if (child !== undefined) describeFramesCrash(options, child);
 
     if (child !== undefined) {
       const adapter = adapterRef(child);

@@ -67,7 +67,8 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
       `Node '${name}': option '${key}' must be ${expected}, got ${describeValue(value)}.\n  How to fix: ${example}.`,
       { where: name },
     );
-  const { output, defaults, outputSchema, cache, cacheKey, retry, timeoutMs, concurrency, rateLimit } = options;
+  const { output, defaults, outputSchema, cache, cacheKey, retry, timeoutMs, concurrency, rateLimit, frames, gather } =
+    options;
   if (
     output !== undefined &&
     typeof output !== "string" &&
@@ -101,6 +102,15 @@ export function checkNodeOptions(name: string, options: NodeOptions): void {
         "  How to fix: add cache: true, or remove cacheKey.",
       { where: name },
     );
+  if (gather !== undefined && typeof gather !== "boolean")
+    throw fail("gather", gather, "true or false", "gather: true");
+  if (frames !== undefined && typeof frames !== "boolean") {
+    const example = "frames: { window: 16 } (at most 16 frames unfinished at once), or frames: true";
+    if (!isPlainRecord(frames) || Object.keys(frames).some((k) => k !== "window"))
+      throw fail("frames", frames, "true, false or { window }", example);
+    if (frames.window !== undefined && !isLimit(frames.window))
+      throw fail("frames.window", frames.window, "an integer ≥ 1", example);
+  }
   if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
     throw fail("timeoutMs", timeoutMs, `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, "timeoutMs: 30_000");
   if (retry !== undefined) checkRetry(retry, fail);

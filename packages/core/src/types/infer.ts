@@ -70,7 +70,7 @@ export type OutputsWithSchema<Out, S> = [S] extends [never]
       : Out;
 
 /** The output record of `output: O` for a function returning `R`. */
-export type OutputsFrom<O, R> = [O] extends [never]
+type OutputsFrom<O, R> = [O] extends [never]
   ? Empty
   : O extends string
     ? { [K in O]: Produced<R> }
@@ -111,3 +111,22 @@ type TupleHint =
   | undefined;
 /** The return type a node function is contextually typed with: a tuple hint when it has several outputs. */
 export type ReturnHint<O> = [O] extends [never] ? unknown : O extends readonly string[] ? TupleHint : unknown;
+
+/** What a frames node yields: one value per frame. */
+type Yielded<R> =
+  IsAny<R> extends true
+    ? any
+    : R extends Generator<infer Y, any, any> | AsyncGenerator<infer Y, any, any>
+      ? Y
+      : unknown;
+
+/** The output record of a node: with `frames`, each consumer sees one yielded value (a frame) at a time. */
+export type FrameOutputs<Fr, O, R> = [Fr] extends [false]
+  ? OutputsFrom<O, R>
+  : [O] extends [string]
+    ? { [K in O]: Yielded<R> }
+    : OutputsFrom<O, R>;
+
+/** Phantom markers of a node's `~types` that the graph types read: a frames source, a gathering consumer. */
+export type NodeFlags<Fr, Ga> = ([Fr] extends [false] ? Empty : { readonly frames: true }) &
+  ([Ga] extends [true] ? { readonly gather: true } : Empty);

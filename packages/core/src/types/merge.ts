@@ -19,6 +19,38 @@ type AllInputs<Ns extends readonly Typed[]> = UnionToIntersection<ClosedIn<Types
 /** Every producer's output record merged. */
 type AllOutputs<Ns extends readonly Typed[]> = UnionToIntersection<TypesOf<Ns>["out"]>;
 
+/*
+ * Frames (`node({ frames: true })`): the values that hold one value per frame are the frames node's output and,
+ * transitively, the outputs of every node that reads one of them (`gather: true` nodes excepted). Each node of a
+ * pipeline is typed per frame; the graph's result holds each such value as a list (frame order), and a `gather`
+ * node's inputs are checked against the lists. The closure takes a fixed number of rounds (pipelines deeper than
+ * that are typed per frame past it), and costs nothing for graphs without frames.
+ */
+type FrameSources<T> = T extends { readonly frames: true; readonly out: infer O } ? keyof O : never;
+type Spread<T, P> = T extends AnyNodeTypes
+  ? T extends { readonly gather: true }
+    ? never
+    : [keyof T["in"] & P] extends [never]
+      ? never
+      : keyof T["out"]
+  : never;
+type Round<T, P> = P | Spread<T, P>;
+/** Keys of values that hold one value per frame. */
+type PerFrame<T> =
+  FrameSources<T> extends infer P0
+    ? [P0] extends [never]
+      ? never
+      : Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, P0>>>>>>>>
+    : never;
+/** The outputs as the graph's result holds them: per-frame values as lists. */
+type Gathered<Out, P> = [P] extends [never] ? Out : { [K in keyof Out]: K extends P ? Out[K][] : Out[K] };
+type GatherIn<T> = T extends { readonly gather: true } ? ClosedIn<T> : never;
+type FrameIn<T> = T extends { readonly gather: true } ? never : ClosedIn<T>;
+/** Wiring errors of a graph with frames: per-frame consumers against per-frame values, `gather` ones against lists. */
+type FrameEdgeErrors<Ns extends readonly Typed[], P> =
+  | EdgeErrors<UnionToIntersection<FrameIn<TypesOf<Ns>>>, AllOutputs<Ns>>
+  | EdgeErrors<UnionToIntersection<GatherIn<TypesOf<Ns>>>, Gathered<AllOutputs<Ns>, P>>;
+
 type Lookup<K, Out, In> = K extends keyof Out ? Out[K] : K extends keyof In ? Exclude<In[K], undefined> : unknown;
 /** An interrupt's pause gets the type of the value it shows (its producer's, else what the caller passes). */
 type ResolvePauses<P, Out, In> = P extends { readonly input: infer I; readonly nodeName: infer N extends string }
@@ -98,7 +130,7 @@ export interface MergedGraph<Ns extends readonly Typed[], Name extends string, E
     AnyOpen<TypesOf<Ns>>,
     RequiredSeeds<TypesOf<Ns>> | LoopsOf<Ns, Entry, Explicit>["required"]
   >;
-  readonly out: Simplify<AllOutputs<Ns>>;
+  readonly out: Simplify<Gathered<AllOutputs<Ns>, PerFrame<TypesOf<Ns>>>>;
   readonly meta: {
     readonly name: Name;
     readonly nodes: TypesOf<Ns>["name"];
@@ -165,7 +197,14 @@ type UnknownNameCount<Targets, Unnamed, Count extends unknown[] = []> = [Targets
 export type CheckedNodes<Ns extends readonly Typed[]> =
   IsAny<Ns[number]> extends true
     ? Ns
-    : [EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>> | TargetErrors<Ns, TypesOf<Ns>["targets"]>] extends [infer E]
+    : [
+          | (PerFrame<TypesOf<Ns>> extends infer P
+              ? [P] extends [never]
+                ? EdgeErrors<AllInputs<Ns>, AllOutputs<Ns>>
+                : FrameEdgeErrors<Ns, P>
+              : never)
+          | TargetErrors<Ns, TypesOf<Ns>["targets"]>,
+        ] extends [infer E]
       ? [E] extends [never]
         ? Ns
         : readonly [E]

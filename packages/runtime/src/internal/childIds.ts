@@ -28,7 +28,7 @@ function longestChildSuffix(graph: Graph): ChildSuffix {
   let longest = NONE;
   for (const n of graph.nodes.values()) {
     if (n.kind !== "graph") continue;
-    const mapped = n.mapOverConfig !== undefined;
+    const mapped = n.mapOverConfig !== undefined || n.framesConfig !== undefined;
     const own = `/${n.name}${mapped ? `/<item index, up to ${MAP_INDEX_DIGITS} digits>` : ""}`;
     const ownBytes = Buffer.byteLength(`/${n.name}`, "utf8") + (mapped ? 1 + MAP_INDEX_DIGITS : 0);
     const inner = longestChildSuffix(n.graph);

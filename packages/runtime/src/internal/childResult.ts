@@ -26,7 +26,7 @@ export function loadChildResult(
       const status: RunStatus =
         workflow?.status === "running" || workflow === undefined ? "completed" : workflow.status;
       return Effect.forEach(children, ([n, id]) =>
-        n.mapOverConfig !== undefined
+        n.mapOverConfig !== undefined || n.framesConfig !== undefined
           ? Effect.succeed(undefined)
           : loadChildResult(store, id, n.graph, runId).pipe(
               Effect.tap((r) => {

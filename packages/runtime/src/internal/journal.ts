@@ -388,7 +388,8 @@ export class Journal {
     return Effect.forEach(
       todo,
       ([n, step]) => {
-        if (n.mapOverConfig !== undefined) {
+        // A mapped node or a frames pipeline has no child workflow of its own: its step holds the columns.
+        if (n.mapOverConfig !== undefined || n.framesConfig !== undefined) {
           const values: Record<string, unknown> = {};
           for (const [outer, v] of Object.entries(step.values)) values[n.innerOutput(outer) ?? outer] = v;
           state.nested.set(

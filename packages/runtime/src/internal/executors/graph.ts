@@ -9,6 +9,7 @@ import { MappedResults } from "../mappedResults.js";
 import type { Execution, Outcome, RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
 import { RunConfig } from "../runConfig.js";
+import { executeFrames } from "./frames.js";
 
 export interface ChildValues {
   readonly values: Record<string, unknown>;
@@ -17,6 +18,7 @@ export interface ChildValues {
 
 /** A nested graph runs as a child workflow `<parent>/<node>`; a mapped one as one child per item. */
 export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  if (n.framesConfig !== undefined) return executeFrames(host, ex, n);
   if (n.mapOverConfig !== undefined) return executeMapped(host, ex, n);
   const childId = `${host.config.workflowId}/${n.name}`;
   const config = childConfig(host, ex, n, childId, childValues(host, ex, n));

@@ -1,0 +1,184 @@
+import type { GraphNode } from "@graph/core";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
+import { RunResult } from "../../RunResult.js";
+import type { EngineHost } from "../host.js";
+import { NodeCtx } from "../nodeContext.js";
+import { type Execution, isIterator, itemFailure, type Outcome, type RunError } from "../outcome.js";
+import { RunConfig } from "../runConfig.js";
+
+/**
+ * A frames pipeline (`node({ frames: true })` and its per-frame consumers): pulls the generator while fewer than
+ * `window` frames are unfinished, runs the consumers' graph once per frame as child run `<parent>/<node>/<i>`, and
+ * gathers every output in frame order. A resumed run re-drives the generator from the start: frame `i` finds its
+ * child run stored and completed, so its consumers don't run again (docs/pipelines.md).
+ */
+export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Effect.Effect<Outcome, RunError> {
+  const { source, output, window } = n.framesConfig!;
+  const completeOnStop = host.config.completeOnStop;
+  const parentId = `${host.config.workflowId}/${n.name}`;
+  const failed = (error: unknown): Outcome => ({ kind: "failed", error, childWorkflowId: parentId });
+  return Effect.async<Outcome>((resume) => {
+    const base: Record<string, unknown> = {};
+    const versions: Record<string, number> = {};
+    for (const i of n.graph.inputs.all) {
+      if (i === output || !Object.hasOwn(ex.inputs, i)) continue;
+      base[i] = ex.inputs[i];
+      versions[i] = ex.versions[i] ?? 0;
+    }
+    const sourceInputs: Record<string, unknown> = {};
+    for (const i of source.inputs) if (Object.hasOwn(ex.inputs, i)) sourceInputs[i] = ex.inputs[i];
+    let returned: unknown;
+    try {
+      returned = source.invoke(sourceInputs, new NodeCtx(host, ex, undefined, 1) as never);
+    } catch (error) {
+      resume(Effect.succeed(failed(error)));
+      return;
+    }
+    if (!isIterator(returned)) {
+      resume(Effect.succeed(failed(new Error(`Frames node '${n.name}' did not return an iterator.`))));
+      return;
+    }
+    const driver = new FrameDriver(host, ex, n, returned as AsyncIterator<unknown>, window, (i, frame) =>
+      RunConfig.child(host.config, {
+        workflowId: `${parentId}/${i}`,
+        values: { ...base, [output]: frame },
+        parentVersions: versions,
+        completeOnStop: n.completeOnStop,
+        parentSpanId: ex.spanId,
+      }),
+    );
+    driver.drive().then(
+      (d) =>
+        resume(
+          Effect.succeed(gather(host, n, parentId, d.frames, d.results, d.failedAt, d.stoppedEarly, completeOnStop)),
+        ),
+      (error: unknown) => resume(Effect.succeed(failed(error))),
+    );
+    return Effect.sync(() => driver.abandon());
+  });
+}
+
+/**
+ * Pulls the generator while fewer than `window` frames are unfinished and runs each frame's child run as its own
+ * fiber. Plain Promises around the generator: a fiber hop per pull would add a scheduler turn to every frame.
+ */
+class FrameDriver {
+  readonly frames: unknown[] = [];
+  readonly results: RunResult[] = [];
+  failedAt = -1;
+  stoppedEarly = false;
+  #running = new Set<Fiber.RuntimeFiber<RunResult, RunError>>();
+  #completed = 0;
+  #wake: (() => void) | undefined;
+  #over = false;
+  #error: unknown;
+  constructor(
+    readonly host: EngineHost,
+    readonly ex: Execution,
+    readonly n: GraphNode,
+    readonly it: AsyncIterator<unknown> | Iterator<unknown>,
+    readonly window: number,
+    readonly configOf: (i: number, frame: unknown) => RunConfig,
+  ) {}
+
+  async drive(): Promise<this> {
+    const control = this.host.config.control;
+    // One listener for the run's stop, pointed at the pull in progress (a shared promise raced with every pull
+    // would keep every pulled frame reachable until the run ends).
+    let stopPull: (() => void) | undefined;
+    control.onStop(() => stopPull?.());
+    let exhausted = false;
+    while (true) {
+      while (this.#running.size >= this.window && this.#error === undefined) await this.#slot();
+      if (this.#error !== undefined) throw this.#error;
+      if (this.failedAt >= 0 || control.stopRequested || this.#over) break;
+      const step = await new Promise<IteratorResult<unknown> | typeof STOP>((resolve, reject) => {
+        stopPull = () => resolve(STOP);
+        Promise.resolve(this.it.next()).then(resolve, reject);
+      });
+      stopPull = undefined;
+      if (step === STOP || this.#over) break;
+      if (step.done) {
+        exhausted = true;
+        break;
+      }
+      this.frames.push(step.value);
+      this.#start(this.frames.length - 1, step.value);
+    }
+    if (control.stopRequested) this.stoppedEarly = true;
+    // Stopped, failed or abandoned before the end: let the generator run its `finally` blocks.
+    if (!exhausted) void Promise.resolve(this.it.return?.(undefined)).catch(() => undefined);
+    while (this.#running.size > 0 && this.#error === undefined) await this.#slot();
+    if (this.#error !== undefined) throw this.#error;
+    return this;
+  }
+
+  /** Stops pulling and interrupts the frames still running (the pipeline's own fiber was interrupted). */
+  abandon(): void {
+    this.#over = true;
+    for (const fiber of this.#running) Effect.runFork(Fiber.interrupt(fiber));
+    this.#wake?.();
+  }
+
+  #slot(): Promise<void> {
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  #start(i: number, frame: unknown): void {
+    const { host, ex, n } = this;
+    const config = this.configOf(i, frame);
+    const fiber = Effect.runFork(host.spawn(n.graph, config).run());
+    this.#running.add(fiber);
+    fiber.addObserver((exit) => {
+      this.#running.delete(fiber);
+      host.config.control.release(config.control);
+      if (exit._tag === "Success") {
+        const r = exit.value;
+        this.results[i] = r;
+        if (r.status === "failed" && (this.failedAt < 0 || i < this.failedAt)) this.failedAt = i;
+        this.#completed++;
+        host.event(
+          "MapProgress",
+          { nodeName: n.name, completed: this.#completed, total: this.frames.length },
+          ex.spanId,
+        );
+      } else if (!this.#over && this.#error === undefined) {
+        this.#error = Cause.squash(exit.cause);
+      }
+      const wake = this.#wake;
+      this.#wake = undefined;
+      wake?.();
+    });
+  }
+}
+
+const STOP = Symbol("stop");
+
+/** The pipeline's outputs: the frames, and each consumer output as a list in frame order. */
+function gather(
+  host: EngineHost,
+  n: GraphNode,
+  parentId: string,
+  frames: readonly unknown[],
+  results: readonly RunResult[],
+  failedAt: number,
+  stoppedEarly: boolean,
+  completeOnStop: boolean,
+): Outcome {
+  const output = n.framesConfig!.output;
+  const stopped = stoppedEarly || results.some((r) => r.status === "stopped");
+  // A stopped pipeline keeps only the frames whose consumers finished (completeOnStop).
+  const kept = stopped ? results.findIndex((r) => r.status !== "completed") : -1;
+  const count = kept < 0 ? frames.length : kept;
+  const values: Record<string, unknown> = { [output]: frames.slice(0, count) };
+  for (const o of n.graph.outputs) values[o] = results.slice(0, count).map((r) => r.values[o]);
+  const status = failedAt >= 0 ? "failed" : stopped ? "stopped" : "completed";
+  const error = failedAt >= 0 ? results[failedAt]!.error : undefined;
+  const nested = new RunResult({ status, values, workflowId: parentId, runId: host.config.runId, error });
+  if (failedAt >= 0)
+    return { kind: "failed", error: itemFailure(n, failedAt, error), nested, childWorkflowId: parentId };
+  if (stopped && !completeOnStop && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
+  return { kind: "completed", outputs: values, nested, childWorkflowId: parentId, truncated: stopped };
+}
