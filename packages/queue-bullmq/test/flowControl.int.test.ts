@@ -145,9 +145,11 @@ describe("flow control across 3 worker processes", () => {
       .sort((a, b) => a - b);
     expect(starts).toHaveLength(50);
     expect(new Set(readLog(log).map((l) => l.pid)).size).toBeGreaterThan(1);
-    // A permit is granted at most 20 times per second; a call starts a few ms after its grant.
+    // A permit is held 1.1 s from its grant, so grants 20 apart are ≥ 1.1 s apart. A call starts just after its
+    // grant, but on a machine running the whole suite a worker's event loop can be late by a couple hundred ms:
+    // the starts are checked with that slack (the permits themselves are exact).
     for (let i = 0; i + 20 < starts.length; i++)
-      expect(starts[i + 20]! - starts[i]!, `calls ${i} and ${i + 20}`).toBeGreaterThanOrEqual(1_000 - 50);
+      expect(starts[i + 20]! - starts[i]!, `calls ${i} and ${i + 20}`).toBeGreaterThanOrEqual(1_100 - 250);
     expect(Date.now() - began).toBeGreaterThanOrEqual(2_000 - 50);
   });
 

@@ -132,12 +132,13 @@ describe("durable execution with a checkpointer", () => {
   it("a crashed holder's lease expires and the workflow can be resumed", async () => {
     const cp = new MemoryCheckpointer();
     await cp.createWorkflow({ id: "w", graphName: "g", graphHash: "x" });
-    await cp.claimWorkflow("w", { owner: "dead-process", ttlMs: 60 });
+    // Long enough that the first try surely meets the live lease on a loaded machine.
+    await cp.claimWorkflow("w", { owner: "dead-process", ttlMs: 600 });
     const g = new Graph([node({ name: "a", output: "x" }, ({ seed }: { seed: number }) => seed)], { name: "g" });
     const runner = new Runner({ checkpointer: cp });
     const early = await runner.run(g, { values: { seed: 1 }, workflowId: "w", force: true }).catch((e) => e);
     expect(isWorkflowConflictError(early)).toBe(true);
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 650));
     expect((await runner.run(g, { values: { seed: 1 }, workflowId: "w", force: true })).values.x).toBe(1);
     await runner.close();
   });

@@ -9,11 +9,12 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 /**
- * Measured at 263 (Effect 3.22 submodules 155, our own packages 108; zod is no longer imported, 356 before). A
- * change that pulls in a barrel (the whole `effect` index alone is ~600 modules), zod, or a new dependency on the
- * import path goes over.
+ * Measured at 292 (Effect 3.22 submodules 155, our own packages 134, graphology 2, croner 1; zod is not imported,
+ * 356 before it went lazy). Wave 3's time, schedules, node limits, bulk operations, node cache and frames added 29
+ * of our own modules to the import path (263 before them). A change that pulls in a barrel (the whole `effect`
+ * index alone is ~600 modules), zod, or a new dependency on the import path goes over.
  */
-const MODULE_BUDGET = 275;
+const MODULE_BUDGET = 300;
 
 const bench = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const root = path.resolve(bench, "../..");

@@ -65,13 +65,13 @@ export function describeNodeCache({ run }: StorageContext): void {
         expect(await store.readCacheEntry(b, t + 5)).toBeUndefined();
         expect(await store.readCacheEntry(a, t + 6)).toBe('"a"');
         expect(await store.readCacheEntry(c, t + 7)).toBe('"c"');
-        // Same last use for all: the smaller key goes first.
+        // c and d share their last use; a is written after them: of the tie, the smaller key goes first.
         const [low, high] = [c, d].sort();
         await store.writeCacheEntry(d, '"d"', { now: t + 7, maxEntries: 2 });
-        await store.writeCacheEntry(a, '"a2"', { now: t + 7, maxEntries: 2 });
-        expect(await store.readCacheEntry(low as string, t + 8)).toBeUndefined();
-        expect(await store.readCacheEntry(high as string, t + 8)).toBe(high === c ? '"c"' : '"d"');
-        expect(await store.readCacheEntry(a, t + 8)).toBe('"a2"');
+        await store.writeCacheEntry(a, '"a2"', { now: t + 8, maxEntries: 2 });
+        expect(await store.readCacheEntry(low as string, t + 9)).toBeUndefined();
+        expect(await store.readCacheEntry(high as string, t + 9)).toBe(high === c ? '"c"' : '"d"');
+        expect(await store.readCacheEntry(a, t + 9)).toBe('"a2"');
       });
     });
 
