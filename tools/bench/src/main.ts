@@ -26,6 +26,7 @@ import { limits } from "./workloads/limits.js";
 import { map } from "./workloads/map.js";
 import { peers } from "./workloads/peers.js";
 import { durable } from "./workloads/peersDurable.js";
+import { pool } from "./workloads/pool.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
 import { redis } from "./workloads/redis.js";
@@ -44,6 +45,7 @@ const WORKLOADS: readonly Workload[] = [
   redis,
   agent,
   queue,
+  pool,
   build,
   limits,
 ];
