@@ -59,7 +59,10 @@ function latencyRow(kind: StoreKind, local: Phase, remote: Phase, q: "p50" | "p9
     workload: "pool",
     label: `submit→first-node latency ${q}, ${remote.lightRuns} sequential workflows, RemoteRunner on ${STORE_NAME[kind]}, 1 worker on ${cores} cores`,
     unit: "ms",
-    ours: { value: remote.lightLatency[q], samples: remote.lightLatency.samples },
+    ours: {
+      value: remote.lightLatency[q],
+      ...(remote.lightLatency.samples === undefined ? {} : { samples: remote.lightLatency.samples }),
+    },
     floor: { value: local.lightLatency[q], note: "in-process Runner on the same kind of store" },
     langgraph: LANGGRAPH,
     notes: [

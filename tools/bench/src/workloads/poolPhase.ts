@@ -145,11 +145,16 @@ export async function measurePhase(kind: StoreKind, workers: number, sizes: Size
           { ...store.env, REDIS_URL: queueRedis.url, BENCH_QUEUE: "pool", BENCH_CONCURRENCY: String(CONCURRENCY) },
           profDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
         );
-  const runner =
-    queueRedis === undefined
-      ? new Runner({ checkpointer: store.checkpointer })
-      : new RemoteRunner({ connection: queueRedis.url, queue: "pool", checkpointer: store.checkpointer });
-  const run: Run = (i, prefix) => runner.run(queueTimed, { values: { x: i }, workflowId: `${prefix}${i}` });
+  const options = (i: number, prefix: string) => ({ values: { x: i }, workflowId: `${prefix}${i}` });
+  let run: Run;
+  let runner: { close(): Promise<void> };
+  if (queueRedis === undefined) {
+    const local = new Runner({ checkpointer: store.checkpointer });
+    [runner, run] = [local, (i, prefix) => local.run(queueTimed, options(i, prefix))];
+  } else {
+    const remote = new RemoteRunner({ connection: queueRedis.url, queue: "pool", checkpointer: store.checkpointer });
+    [runner, run] = [remote, (i, prefix) => remote.run(queueTimed, options(i, prefix))];
+  }
   try {
     await windowed(sizes.warmup, WINDOW, "warm", run);
     const workerCpu = async () => (pool === undefined ? 0 : workersCpuMs(pool));
