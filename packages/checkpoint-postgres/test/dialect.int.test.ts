@@ -32,11 +32,21 @@ describe("postgresDialect", () => {
     await checkpointer.createWorkflow({ id: "wf", graphName: "g", graphHash: "h" });
     log.length = 0;
     await checkpointer.saveStep(stepRecord("wf", { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }));
-    const hot = log.join("\n");
-    expect(hot).toMatch(new RegExp(`FROM "${schema}"."graph_workflows" w WHERE w.id = \\$1 FOR NO KEY UPDATE OF w`));
-    // New steps are counted from the upsert itself (no existence query before it).
-    expect(hot).not.toMatch(/SELECT .* FROM .*"graph_steps"/);
-    expect(hot).toMatch(/VALUES \(\$1, \$2, .*\$15\) ON CONFLICT .* RETURNING \(xmax = 0\) AS inserted$/m);
+    // One statement in its transaction: lock the row, upsert the step from it, count it from the upsert's own answer.
+    expect(log).toHaveLength(3);
+    expect([log[0], log[2]]).toEqual(["begin", "commit"]);
+    const hot = log[1]!;
+    expect(hot).toMatch(
+      new RegExp(
+        `^WITH fenced AS \\(SELECT w.id FROM "${schema}"."graph_workflows" w WHERE w.id = \\$1 FOR NO KEY UPDATE OF w\\)`,
+      ),
+    );
+    expect(hot).toMatch(
+      /SELECT CAST\(\$2 AS TEXT\), CAST\(\$3 AS BIGINT\), .*CAST\(\$16 AS BIGINT\) FROM fenced ON CONFLICT/,
+    );
+    expect(hot).toMatch(
+      /RETURNING \(xmax = 0\) AS inserted\) UPDATE .* WHERE id = \$20 AND EXISTS \(SELECT 1 FROM stored\)/,
+    );
     expect((await checkpointer.getState("wf")).v).toBe(1);
     expect(await checkpointer.storageBytes()).toBeGreaterThan(0);
     await checkpointer.close();

@@ -23,7 +23,12 @@ describe("sqliteDialect", () => {
     await checkpointer.saveStep(stepRecord("wf", { superstep: 0, nodeName: "n", index: 0, values: { v: 1 } }));
     expect(log[0]).toBe("BEGIN IMMEDIATE");
     expect(log[log.length - 1]).toBe("COMMIT");
-    expect(log[1]).toMatch(/FROM "app_workflows" w WHERE w.id = \?$/);
+    // The workflow's counters, with the duplicate check inside (the fence, when given, in the WHERE clause).
+    expect(log).toHaveLength(4);
+    expect(log[1]).toMatch(
+      /^UPDATE "app_workflows" SET step_count = step_count \+ CASE WHEN EXISTS \(SELECT 1 FROM "app_steps"/,
+    );
+    expect(log[1]).toMatch(/ WHERE id = \? RETURNING step_count$/);
     expect(log.join("\n")).toMatch(
       /INSERT INTO "app_steps" .* VALUES \(\?, .*\) ON CONFLICT \("workflow_id", "superstep", "node_name"\) DO UPDATE/,
     );

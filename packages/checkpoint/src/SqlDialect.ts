@@ -120,6 +120,12 @@ export interface SqlDialect {
    */
   readonly insertedExpression?: string;
   /**
+   * Optional: true when the database runs `INSERT`/`UPDATE` inside `WITH` (PostgreSQL). With
+   * {@link SqlDialect.insertedExpression}, a fenced write of one step is then one statement in its transaction: the
+   * row lock and fence check, the upsert and the workflow's counters together.
+   */
+  readonly writableCte?: boolean;
+  /**
    * Optional: runs one write statement atomically on its own, outside a transaction (autocommit). The store uses it
    * for writes that are a single statement in the common case (creating and claiming a new workflow): one round
    * trip instead of three. Without it such writes run in {@link SqlDialect.writeTransaction}.

@@ -27,6 +27,7 @@ import { map } from "./workloads/map.js";
 import { peers } from "./workloads/peers.js";
 import { durable } from "./workloads/peersDurable.js";
 import { pipeline } from "./workloads/pipeline.js";
+import { pool } from "./workloads/pool.js";
 import { postgres } from "./workloads/postgres.js";
 import { queue } from "./workloads/queue.js";
 import { redis } from "./workloads/redis.js";
@@ -45,6 +46,7 @@ const WORKLOADS: readonly Workload[] = [
   redis,
   agent,
   queue,
+  pool,
   build,
   limits,
   pipeline,

@@ -117,6 +117,22 @@ describe("target kinds", () => {
       ["≥ 5× Mastra", null, null],
     ]);
   });
+
+  it("floorRatioMin judges ours / floor from below (rows where more is better, runs/s)", () => {
+    const judge = (ours: number) =>
+      row({
+        id: "pool",
+        workload: "pool",
+        label: "pool",
+        unit: "runs/s",
+        ours: { value: ours },
+        floor: { value: 200 },
+        langgraph: { skipped: "n/a" },
+        targets: [{ kind: "floorRatioMin", threshold: 0.6 }],
+      }).targets.map((t) => [t.description, t.actual, t.met]);
+    expect(judge(120)).toEqual([["≥ 0.6× the floor", 0.6, true]]);
+    expect(judge(100)).toEqual([["≥ 0.6× the floor", 0.5, false]]);
+  });
 });
 
 describe("the committed results.json and README.md", () => {

@@ -31,6 +31,7 @@ export class PostgresStoreDialect implements SqlDialect {
   readonly readsBeforeLockWait = true;
   // A row an INSERT … ON CONFLICT DO UPDATE inserted has no deleting/locking transaction yet.
   readonly insertedExpression = "(xmax = 0)";
+  readonly writableCte = true;
   readonly #describeError: PostgresDialectOptions["describeError"];
 
   constructor(options: PostgresDialectOptions = {}) {

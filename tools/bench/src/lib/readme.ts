@@ -24,6 +24,7 @@ const HEADLINE: readonly RegExp[] = [
   /^postgres-chain-/,
   /^redis-chain-/,
   /^redis-vs-sqlite$/,
+  /^pool-/,
 ];
 
 /** The shape of results.json the README needs. */

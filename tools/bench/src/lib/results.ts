@@ -1,7 +1,7 @@
 // The shape of one table row and of results.json, and how targets are judged.
 
 /** The unit a row's three numbers are in. */
-type Unit = "µs/node" | "µs/run" | "µs/item" | "ms/run" | "ms" | "MB" | "B/step" | "×";
+type Unit = "µs/node" | "µs/run" | "µs/item" | "ms/run" | "ms" | "MB" | "B/step" | "×" | "runs/s";
 
 /** One contender's number in a row. `estimated` marks an extrapolation, never a measurement. */
 export interface Cell {
@@ -36,12 +36,13 @@ export const PEER_NAMES: Readonly<Record<Peer, string>> = { mastra: "Mastra", db
  * A performance target (the list is in tools/bench/README.md).
  * - `overheadMax`: (ours − floor) ≤ threshold, in the row's unit.
  * - `floorRatioMax`: ours / floor ≤ threshold.
+ * - `floorRatioMin`: ours / floor ≥ threshold (rows where more is better, e.g. runs/s).
  * - `speedupMin`: LangGraph.js / ours ≥ threshold.
  * - `peerSpeedupMin`: the `peer`'s number / ours ≥ threshold.
  * - `max`: ours ≤ threshold, in the row's unit.
  */
 export interface TargetSpec {
-  readonly kind: "overheadMax" | "floorRatioMax" | "speedupMin" | "peerSpeedupMin" | "max";
+  readonly kind: "overheadMax" | "floorRatioMax" | "floorRatioMin" | "speedupMin" | "peerSpeedupMin" | "max";
   readonly threshold: number;
   /** For `peerSpeedupMin`: whose number ours is compared with. */
   readonly peer?: Peer;
@@ -89,6 +90,16 @@ function judge(spec: TargetSpec, row: Pick<Row, "ours" | "floor" | "langgraph" |
         description: spec.description ?? `≤ ${spec.threshold}× the floor`,
         actual,
         met: actual === null ? null : actual <= spec.threshold,
+        estimated: false,
+      };
+    }
+    case "floorRatioMin": {
+      const actual = isCell(ours) && isCell(floor) ? ours.value / floor.value : null;
+      return {
+        ...spec,
+        description: spec.description ?? `≥ ${spec.threshold}× the floor`,
+        actual,
+        met: actual === null ? null : actual >= spec.threshold,
         estimated: false,
       };
     }

@@ -16,6 +16,25 @@ export const queueChain = new Graph(
   { name: "bench-queue-chain" },
 );
 
+/**
+ * Ten trivial nodes in a chain whose first node also outputs `t0`, the wall clock (ms since the epoch, sub-ms) at
+ * its start, for submit→first-node latency: the submitter records the same clock when it submits.
+ */
+export const queueTimed = new Graph(
+  [
+    node({ name: "n0", inputs: ["x"], output: ["v0", "t0"] }, async ({ x }: { x: number }) => [
+      x + 1,
+      performance.timeOrigin + performance.now(),
+    ]),
+    ...Array.from({ length: 9 }, (_, j) =>
+      node({ name: `n${j + 1}`, inputs: [`v${j}`], output: `v${j + 1}` }, async (v: Record<string, number>) => {
+        return (v[`v${j}`] ?? 0) + 1;
+      }),
+    ),
+  ],
+  { name: "bench-queue-timed" },
+);
+
 /** Iterations of the CPU-bound item: ≈ 1 ms of CPU on the bench machine (a fixed amount of work, not a timer). */
 const CPU_ITERATIONS = 43_000;
 
@@ -49,4 +68,4 @@ export const queueSlow = new Graph(
   { name: "bench-queue-slow" },
 );
 
-export const queueGraphs = [queueItem, queueChain, queueCpu, queueSlow];
+export const queueGraphs = [queueItem, queueChain, queueCpu, queueSlow, queueTimed];

@@ -15,11 +15,15 @@ export interface BenchWorker {
   onMessage(listener: (m: Record<string, unknown>) => void): void;
 }
 
-export async function startWorkers(count: number, env: Record<string, string>): Promise<BenchWorker[]> {
+export async function startWorkers(
+  count: number,
+  env: Record<string, string>,
+  extraExecArgv: readonly string[] = [],
+): Promise<BenchWorker[]> {
   const children = Array.from({ length: count }, () =>
     fork(workerModule, [], {
       env: { ...process.env, ...env },
-      execArgv: ["--conditions=@graph/source", "--import", "tsx"],
+      execArgv: ["--conditions=@graph/source", "--import", "tsx", ...extraExecArgv],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     }),
   );

@@ -29,15 +29,26 @@ export const STEP_COLUMNS = [
 /** The primary key of the steps table. */
 export const STEP_KEY = ["workflow_id", "superstep", "node_name"] as const;
 
+/** `ON CONFLICT (key) DO UPDATE SET c = excluded.c` for every other column. */
+function onConflictReplace(columns: readonly string[], key: readonly string[]): string {
+  const updates = columns.filter((c) => !key.includes(c)).map((column) => `"${column}" = excluded."${column}"`);
+  return `ON CONFLICT (${key.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${updates.join(", ")}`;
+}
+
 /** The standard upsert: `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` for every other column. */
 function standardUpsert(table: string, columns: readonly string[], key: readonly string[]): string {
   const quoted = columns.map((column) => `"${column}"`);
-  const updates = columns.filter((c) => !key.includes(c)).map((column) => `"${column}" = excluded."${column}"`);
   return (
     `INSERT INTO ${table} (${quoted.join(", ")}) VALUES (${quoted.map(() => "?").join(", ")}) ` +
-    `ON CONFLICT (${key.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${updates.join(", ")}`
+    onConflictReplace(columns, key)
   );
 }
+
+/** Step columns stored as integers (the rest are text). */
+const INTEGER_COLUMNS: ReadonlySet<string> = new Set(["superstep", "idx", "started_at", "completed_at", "truncated"]);
+
+/** The counters after one step: the highest superstep and the time (the step count is the caller's). */
+const BUMP = "last_superstep = CASE WHEN last_superstep < ? THEN ? ELSE last_superstep END, updated_at = ?";
 
 /** Prepared SQL texts of one store. */
 export class HotStatements {
@@ -54,6 +65,9 @@ export class HotStatements {
   readonly #stopRequest: string;
   readonly #lockMany: (count: number) => string;
   readonly #locksRows: boolean;
+  /** One-step writes, unfenced and fenced (index 1): the counters UPDATE, and the whole write as one statement. */
+  readonly #stepCounters: readonly [string, string];
+  readonly #singleStep: readonly [string, string] | undefined;
 
   constructor(d: TableLayout) {
     const workflows = d.table("workflows");
@@ -103,6 +117,32 @@ export class HotStatements {
           `ORDER BY w.id${rowLock}`,
       );
     this.#locksRows = rowLock !== "";
+    // In a write transaction whose reads see every committed row (SQLite's write lock; not Postgres, see above):
+    // the fence in the WHERE clause, the step counted when it does not exist yet. No row back: nothing changed.
+    const counters = (fenced: boolean) =>
+      d.numbered(
+        `UPDATE ${workflows} SET step_count = step_count + CASE WHEN EXISTS (SELECT 1 FROM ${steps} s ` +
+          `WHERE s.workflow_id = ? AND s.superstep = ? AND s.node_name = ?) THEN 0 ELSE 1 END, ${BUMP} ` +
+          `WHERE id = ?${fenced ? " AND lease_epoch = ?" : ""} RETURNING step_count`,
+      );
+    this.#stepCounters = [counters(false), counters(true)];
+    // Postgres, one statement: lock the row if the fence holds (a claim in flight is waited for and
+    // the fence rechecked on the row it committed), insert the step from that row (none when the fence failed),
+    // then count it from the upsert's own answer, which sees rows committed after the statement's snapshot.
+    const inserted = d.dialect.insertedExpression;
+    const single = (fenced: boolean) => {
+      const quoted = STEP_COLUMNS.map((column) => `"${column}"`);
+      const casts = STEP_COLUMNS.map((c) => `CAST(? AS ${INTEGER_COLUMNS.has(c) ? d.dialect.types.integer : "TEXT"})`);
+      return d.numbered(
+        `WITH fenced AS (SELECT w.id FROM ${workflows} w WHERE w.id = ?${fenced ? " AND w.lease_epoch = ?" : ""}` +
+          `${d.dialect.rowLock}), stored AS (INSERT INTO ${steps} (${quoted.join(", ")}) SELECT ${casts.join(", ")} ` +
+          `FROM fenced ${onConflictReplace(STEP_COLUMNS, STEP_KEY)} RETURNING ${inserted} AS inserted) ` +
+          `UPDATE ${workflows} SET step_count = step_count + (SELECT count(*) FROM stored WHERE inserted), ${BUMP} ` +
+          "WHERE id = ? AND EXISTS (SELECT 1 FROM stored) RETURNING step_count",
+      );
+    };
+    this.#singleStep =
+      d.dialect.writableCte === true && inserted !== undefined ? [single(false), single(true)] : undefined;
     this.#release = d.numbered(
       `UPDATE ${workflows} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
     );
@@ -170,6 +210,36 @@ export class HotStatements {
       this.#upsertStep,
       STEP_COLUMNS.map((column) => row[column]),
     );
+  }
+
+  /**
+   * The counters of one step's write, fenced by `epoch` when given: a row back when the workflow exists and the
+   * fence holds (the step then counts if it is new). Only where reads see every committed row (`readsBeforeLockWait`
+   * false); the upsert follows in the same transaction.
+   */
+  stepCounters(step: StepRow, epoch: number | undefined, now: number): CompiledQuery {
+    const id = step.workflow_id;
+    const parameters: unknown[] = [id, step.superstep, step.node_name, step.superstep, step.superstep, now, id];
+    if (epoch !== undefined) parameters.push(epoch);
+    return CompiledQuery.raw(this.#stepCounters[epoch === undefined ? 0 : 1], parameters);
+  }
+
+  /** Whether {@link singleStep} has a statement on this dialect. */
+  get hasSingleStep(): boolean {
+    return this.#singleStep !== undefined;
+  }
+
+  /**
+   * One step's whole write as one statement (fence, upsert, counters), or `undefined` where the dialect cannot run
+   * it (`writableCte`). A row back when it wrote; none when the workflow is unknown or the fence is stale.
+   */
+  singleStep(step: StepRow, epoch: number | undefined, now: number): CompiledQuery | undefined {
+    if (this.#singleStep === undefined) return undefined;
+    const id = step.workflow_id;
+    const parameters: unknown[] = epoch === undefined ? [id] : [id, epoch];
+    for (const column of STEP_COLUMNS) parameters.push(step[column]);
+    parameters.push(step.superstep, step.superstep, now, id);
+    return CompiledQuery.raw(this.#singleStep[epoch === undefined ? 0 : 1], parameters);
   }
 
   /** Updates the workflow's counters after a step. */

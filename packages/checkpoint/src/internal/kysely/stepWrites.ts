@@ -16,6 +16,7 @@ import type { Program } from "./program.js";
 import { firstRow } from "./program.js";
 import type { StepRow, StepSummaryRow, WorkflowRow } from "./rows.js";
 import { decodeSummary, encodeStep } from "./rows.js";
+import type { StoreSession } from "./session.js";
 import type { HotStatements } from "./statements.js";
 
 /** Steps of one workflow, their encoded rows and the fence they are written under. */
@@ -73,6 +74,58 @@ export function* saveGroup(
     return yield* saveBulk(context, group, operation, deferCounters);
   }
   return yield* saveOneByOne(context, group, operation);
+}
+
+/**
+ * Whether one workflow's write takes the short path of {@link writeSingleStep}: one step, the whole history kept (no
+ * retention pass), the standard upsert, and no fence or one on the workflow itself (a child guarded by its root
+ * locks the root's row as well: the full path).
+ */
+export function isSingleStep(context: StepContext, group: EncodedGroup): boolean {
+  const fenceId = group.fence?.workflowId;
+  return (
+    group.steps.length === 1 &&
+    context.policy.retention === "full" &&
+    context.bulk.multiRow &&
+    (fenceId === undefined || fenceId === group.steps[0]!.workflowId)
+  );
+}
+
+/**
+ * One step in one statement plus the upsert where needed: the whole write as one statement (`writableCte`), or,
+ * where reads in a write transaction see every committed row, one UPDATE that checks the fence in its WHERE clause
+ * and moves the counters, then the upsert. When that statement matched no row (nothing was written: an unknown
+ * workflow or a stale fence), the full path runs in the same transaction and throws the error that says which.
+ */
+function* saveSingle(context: StepContext, group: EncodedGroup, operation: string): Program<void> {
+  const { statements } = context;
+  const row = group.rows[0]!;
+  const epoch = group.fence?.epoch;
+  const now = Date.now();
+  const whole = statements.singleStep(row, epoch, now);
+  const written = yield whole ?? statements.stepCounters(row, epoch, now);
+  if (written.rows.length === 0) {
+    yield* saveGroup(context, group, operation);
+    return;
+  }
+  if (whole === undefined) yield statements.upsertStep(row);
+}
+
+/**
+ * Writes a group {@link isSingleStep} accepted with the fewest statements the dialect allows (see `saveSingle`),
+ * in a write transaction: a connection lost on the way fails the call as before (a single autocommitted statement
+ * could not tell a connection dead before it was sent from one killed while it ran). Resolves to false, having
+ * done nothing, when the dialect allows neither form: the caller then runs the full path.
+ */
+export async function writeSingleStep(
+  session: StoreSession,
+  context: StepContext,
+  group: EncodedGroup,
+  operation: string,
+): Promise<boolean> {
+  if (context.layout.dialect.readsBeforeLockWait && !context.statements.hasSingleStep) return false;
+  await session.transact(() => saveSingle(context, group, operation));
+  return true;
 }
 
 function* saveBulk(

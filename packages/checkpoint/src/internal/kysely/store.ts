@@ -59,7 +59,7 @@ import { decodeWorkflow } from "./rows.js";
 import { StoreSession } from "./session.js";
 import { HotStatements } from "./statements.js";
 import type { EncodedGroup } from "./stepWrites.js";
-import { encodeGroup, saveGroup } from "./stepWrites.js";
+import { encodeGroup, isSingleStep, saveGroup, writeSingleStep } from "./stepWrites.js";
 import { getStructureIn, putStructureIn } from "./structures.js";
 import { listDueIn, listWaitingIn, nextDueIn } from "./times.js";
 import type { WorkflowContext } from "./workflowWrites.js";
@@ -249,6 +249,7 @@ export class KyselyStore {
       if (steps.length === 0) return;
       const group = this.#encode(steps, fence, operation);
       const context = this.#context;
+      if (isSingleStep(context, group) && (await writeSingleStep(this.#session, context, group, operation))) return;
       await this.#session.transact(function* () {
         yield* lockInOrder(context.statements, [group]);
         yield* saveGroup(context, group, operation);
