@@ -58,4 +58,25 @@ describe("SIGKILL while sleeping (PostgreSQL, real time, real processes)", () =>
     );
     expect(lateMs).toBeGreaterThanOrEqual(0);
   });
+
+  it("another process resumes a timed wait (SIGKILLed while waiting) when it times out, exactly once", {
+    timeout: 120_000,
+  }, async () => {
+    const schema = randomSchema("time_crash");
+    schemas.push(schema);
+    const migrate = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema });
+    await migrate.setup();
+    await migrate.close();
+    const command = scriptCommand(fileURLToPath(new URL("./fixtures/timeSleeper.ts", import.meta.url)));
+    const { lateMs } = await sigkillWhileSleeping(
+      (args) =>
+        fork(command.script, [args[0]!, schema, ...args.slice(1)], {
+          execArgv: [...command.execArgv],
+          env: { ...process.env, DATABASE_URL },
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+      "wait-sleeper-pg",
+    );
+    expect(lateMs).toBeGreaterThanOrEqual(0);
+  });
 });

@@ -52,4 +52,21 @@ describe("SIGKILL while sleeping (Redis, real time, real processes)", () => {
     );
     expect(lateMs).toBeGreaterThanOrEqual(0);
   });
+
+  it("another process resumes a timed wait (SIGKILLed while waiting) when it times out, exactly once", {
+    timeout: 120_000,
+  }, async () => {
+    const prefix = randomPrefix("time-crash");
+    prefixes.push(prefix);
+    const command = scriptCommand(fileURLToPath(new URL("./fixtures/timeSleeper.ts", import.meta.url)));
+    const { lateMs } = await sigkillWhileSleeping(
+      (args) =>
+        fork(command.script, [args[0]!, redisUrl(), prefix, ...args.slice(1)], {
+          execArgv: [...command.execArgv],
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+      "wait-sleeper-redis",
+    );
+    expect(lateMs).toBeGreaterThanOrEqual(0);
+  });
 });

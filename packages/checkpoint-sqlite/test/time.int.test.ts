@@ -50,4 +50,20 @@ describe("SIGKILL while sleeping (real time, real processes)", () => {
     );
     expect(lateMs).toBeGreaterThanOrEqual(0);
   });
+
+  it("another process resumes a timed wait (SIGKILLed while waiting) when it times out, exactly once", {
+    timeout: 120_000,
+  }, async () => {
+    const file = path.join(dir, "crash-wait.db");
+    const command = scriptCommand(fileURLToPath(new URL("./fixtures/timeSleeper.ts", import.meta.url)));
+    const { lateMs } = await sigkillWhileSleeping(
+      (args) =>
+        fork(command.script, [args[0]!, file, ...args.slice(1)], {
+          execArgv: [...command.execArgv],
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+      "wait-sleeper-1",
+    );
+    expect(lateMs).toBeGreaterThanOrEqual(0);
+  });
 });

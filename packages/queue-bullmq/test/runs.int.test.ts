@@ -123,6 +123,7 @@ describe("RemoteRunner on worker processes", () => {
       "ticker",
       "napper",
       "replies",
+      "foodDelivery",
     ]);
   }, 60_000);
 });

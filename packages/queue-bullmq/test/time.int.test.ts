@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
-import { napper, replies } from "./fixtures/graphs.mjs";
+import { foodDelivery, napper, replies } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker as startProcess, type WorkerProcess } from "./fixtures/processes.js";
 
 let env: TestEnv;
@@ -114,4 +114,40 @@ describe("RemoteRunner.send", () => {
         .map((l) => l.tag),
     ).toEqual(["r1"]);
   }, 60_000);
+});
+
+describe("the food-delivery sample on 3 workers", () => {
+  it("picked up in time → travels (a sleep) → delivered; never picked up → refunded when the wait times out; each step once", async () => {
+    const log = logFile("food");
+    const pool = await Promise.all([1, 2, 3].map(() => startWorker({ ...env.workerEnv, LOG_FILE: log })));
+    workers.push(...pool);
+    const first = await remote.run(foodDelivery, { values: { orderId: "o-1" }, workflowId: "order-1" });
+    const second = await remote.run(foodDelivery, { values: { orderId: "o-2" }, workflowId: "order-2" });
+    expect([first.status, second.status]).toEqual(["paused", "paused"]);
+    expect(first.pause?.wakeAt).toBeInstanceOf(Date); // the pickup wait has a deadline
+    // The driver picks order 1 up in time: it travels (a durable sleep on whichever worker), then waits for delivery.
+    expect(await remote.send("order.pickedUp", { orderId: "o-1", driver: "d-7" })).toMatchObject({
+      delivered: [{ workflowId: "order-1", status: "paused" }],
+    });
+    await waitForStatus("order-2", "completed", 30_000); // order 2's pickup wait timed out: refunded
+    // Order 1 wakes from its sleep and waits for the delivery event: deliver it once it waits.
+    const end = Date.now() + 30_000;
+    let delivered: Awaited<ReturnType<RemoteRunner["send"]>> | undefined;
+    while (Date.now() < end) {
+      delivered = await remote.send("order.delivered", { orderId: "o-1", signedBy: "Ada" });
+      if (delivered.delivered.length > 0) break;
+      await sleepMs(200);
+    }
+    expect(delivered?.delivered).toEqual([{ workflowId: "order-1", status: "completed" }]);
+    expect(await env.checkpointer.getState("order-1")).toMatchObject({ delivered: "Ada", notPickedUp: false });
+    expect(await env.checkpointer.getState("order-2")).toMatchObject({ refunded: true, notPickedUp: true });
+    const byNode = (name: string) =>
+      readLog(log)
+        .filter((l) => l.node === name)
+        .map((l) => l.tag)
+        .sort();
+    expect(byNode("charge")).toEqual(["o-1", "o-2"]);
+    expect(byNode("refund")).toEqual(["o-2"]);
+    expect(byNode("deliver")).toEqual(["o-1"]);
+  }, 90_000);
 });

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Checkpointer } from "@graph/checkpoint";
-import { Graph, node, sleep } from "@graph/core";
+import { Graph, interrupt, node, sleep } from "@graph/core";
 import { expect } from "vitest";
 import { type GraphEvent, Runner } from "../../src/index.js";
 
@@ -25,6 +25,26 @@ function sleeperGraph(log: string, ms: number): Graph {
   return new Graph([before, nap, after], { name: "sleeper" });
 }
 
+/**
+ * The same workflow with a timed wait instead of a sleep: an approval nobody gives, which times out after `ms` and
+ * answers "expired". Workflow ids starting with `wait-` use it (the fixtures pass the id, not the kind).
+ */
+function timedWaitGraph(log: string, ms: number): Graph {
+  const before = node({ name: "before", output: "job" }, async ({ id }: { id: string }) => {
+    appendFileSync(log, `before:${id}:${process.pid}\n`);
+    return id;
+  });
+  const nap = interrupt({ name: "nap", input: "job", response: "napped", timeout: ms, onTimeout: "expired" });
+  const after = node({ name: "after", output: "done" }, async ({ job, napped }: { job: string; napped: string }) => {
+    appendFileSync(log, `after:${job}:${process.pid}:${napped}\n`);
+    return `${job} done`;
+  });
+  return new Graph([before, nap, after], { name: "timed-wait" });
+}
+
+const graphFor = (log: string, ms: number, id: string): Graph =>
+  id.startsWith("wait-") ? timedWaitGraph(log, ms) : sleeperGraph(log, ms);
+
 /** The child's side: runs to the sleep, tells the parent the due time, and waits to be killed. */
 export async function sleepThenWaitToDie(
   checkpointer: Checkpointer,
@@ -33,7 +53,7 @@ export async function sleepThenWaitToDie(
   id: string,
 ): Promise<void> {
   const runner = new Runner({ checkpointer, leaseTtlMs: 400, leaseRenewIntervalMs: 150, stopPollIntervalMs: 150 });
-  const result = await runner.run(sleeperGraph(log, ms), { values: { id }, workflowId: id });
+  const result = await runner.run(graphFor(log, ms, id), { values: { id }, workflowId: id });
   process.send?.({ type: "sleeping", wakeAt: result.pause?.wakeAt?.getTime() ?? null });
   // Keep the process (and its runner, whose timer would resume the workflow) alive until the SIGKILL.
   setInterval(() => {}, 1_000);
@@ -52,7 +72,7 @@ export interface Resumed {
  */
 export async function resumeWhenDue(checkpointer: Checkpointer, log: string, ms: number, id: string): Promise<Resumed> {
   const events: GraphEvent[] = [];
-  const graph = sleeperGraph(log, ms);
+  const graph = graphFor(log, ms, id);
   const runner = new Runner({
     checkpointer,
     graphs: [graph],
@@ -91,8 +111,9 @@ function child(start: StartChild, args: readonly string[]) {
 
 /**
  * The parent's side, for any adapter (its fixture calls `sleepThenWaitToDie` / `resumeWhenDue` on its store): a
- * child sleeps 3 s and is SIGKILLed while it sleeps; a second child opens the store with the graph and must resume
- * the workflow when it is due — not before — exactly once.
+ * child sleeps 3 s (or, for an id starting with `wait-`, waits 3 s for an answer that never comes) and is SIGKILLed
+ * while it waits; a second child opens the store with the graph and must resume the workflow when it is due — not
+ * before — exactly once (the timed wait resumes with its `onTimeout` answer).
  */
 export async function sigkillWhileSleeping(start: StartChild, id: string): Promise<{ lateMs: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), "graph-time-crash-"));
@@ -109,10 +130,11 @@ export async function sigkillWhileSleeping(start: StartChild, id: string): Promi
     expect(seen.fired).toHaveLength(1);
     expect(seen.fired[0]!.dueAt).toBe(wakeAt);
     expect(seen.fired[0]!.firedAt).toBeGreaterThanOrEqual(wakeAt);
-    expect(seen.values).toMatchObject({ job: id, napped: wakeAt, done: `${id} done` });
+    const answer = id.startsWith("wait-") ? "expired" : wakeAt;
+    expect(seen.values).toMatchObject({ job: id, napped: answer, done: `${id} done` });
     const lines = logLines(log);
     expect(lines.filter((l) => l.startsWith("before:"))).toEqual([`before:${id}:${sleeper.proc.pid}`]);
-    expect(lines.filter((l) => l.startsWith("after:"))).toEqual([`after:${id}:${seen.pid}:${wakeAt}`]);
+    expect(lines.filter((l) => l.startsWith("after:"))).toEqual([`after:${id}:${seen.pid}:${answer}`]);
     return { lateMs: seen.fired[0]!.lateMs };
   } finally {
     rmSync(dir, { recursive: true, force: true });
