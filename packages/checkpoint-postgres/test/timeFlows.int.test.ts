@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The runtime's time scenarios, run on this adapter (the runtime can't depend on its adapters).
 import {
   answerRacesTimeout,
+  bufferedEventUsedOnce,
   catchUpReportsLateness,
   delayedStart,
   foodDeliveredOnTime,
@@ -32,6 +33,8 @@ describe("durable time on PostgreSQL (testClock)", () => {
   it("food delivery: not picked up within 1 minute → refund, once", () => foodRefundedOnTimeout(postgres));
   it("support flow: a reply within 4h closes its own ticket only", () => supportReplied(postgres));
   it("support flow: no reply in 4h escalates", () => supportEscalated(postgres));
+  it("an event kept with { buffer } goes to the first matching waitFor, once; an expired one is dropped", () =>
+    bufferedEventUsedOnce(postgres));
   it("two runners on one schema: a due time fires once", () => twoRunnersFireOnce(postgres));
   it("a human answer racing the timeout: one winner, the step after runs once", () => answerRacesTimeout(postgres));
   it("catch-up: a runner started after the due time resumes it and says how late", () =>

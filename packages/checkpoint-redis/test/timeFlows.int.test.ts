@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 // The runtime's time scenarios, run on this adapter (the runtime can't depend on its adapters).
 import {
   answerRacesTimeout,
+  bufferedEventUsedOnce,
   catchUpReportsLateness,
   delayedStart,
   foodDeliveredOnTime,
@@ -31,6 +32,8 @@ describe("durable time on Redis (testClock)", () => {
   it("food delivery: not picked up within 1 minute → refund, once", () => foodRefundedOnTimeout(redis));
   it("support flow: a reply within 4h closes its own ticket only", () => supportReplied(redis));
   it("support flow: no reply in 4h escalates", () => supportEscalated(redis));
+  it("an event kept with { buffer } goes to the first matching waitFor, once; an expired one is dropped", () =>
+    bufferedEventUsedOnce(redis));
   it("two runners on one prefix: a due time fires once", () => twoRunnersFireOnce(redis));
   it("a human answer racing the timeout: one winner, the step after runs once", () => answerRacesTimeout(redis));
   it("catch-up: a runner started after the due time resumes it and says how late", () => catchUpReportsLateness(redis));

@@ -7,6 +7,7 @@ import { scriptCommand } from "@graph/checkpoint-conformance";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   answerRacesTimeout,
+  bufferedEventUsedOnce,
   catchUpReportsLateness,
   delayedStart,
   foodDeliveredOnTime,
@@ -29,6 +30,8 @@ describe("durable time on a SQLite file (testClock)", () => {
   it("food delivery: not picked up within 1 minute → refund, once", () => foodRefundedOnTimeout(sqlite));
   it("support flow: a reply within 4h closes its own ticket only", () => supportReplied(sqlite));
   it("support flow: no reply in 4h escalates", () => supportEscalated(sqlite));
+  it("an event kept with { buffer } goes to the first matching waitFor, once; an expired one is dropped", () =>
+    bufferedEventUsedOnce(sqlite));
   it("two runners on one file: a due time fires once", () => twoRunnersFireOnce(sqlite));
   it("a human answer racing the timeout: one winner, the step after runs once", () => answerRacesTimeout(sqlite));
   it("catch-up: a runner started after the due time resumes it and says how late", () =>

@@ -14,7 +14,7 @@ import { runPromise, unwrap } from "./internal/settle.js";
 import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { ScheduleHandle, ScheduleOptions } from "./schedule.js";
-import type { SendResult, WakeResult } from "./time.js";
+import type { SendOptions, SendResult, WakeResult } from "./time.js";
 import type { MapResultOf, ResultOf, RunArgs } from "./typing.js";
 
 export type { MapOptions, RunnerOptions, RunOptions };
@@ -204,8 +204,9 @@ export class Runner implements GraphRunner {
   /**
    * Delivers an event to every workflow paused in a `waitFor` for it whose `match` values equal the payload's
    * fields: each is resumed with the payload as the `waitFor`'s response. An event nobody waits for is dropped,
-   * not kept for a later `waitFor`. Resolves to the workflows it resumed (and how their runs ended) and those it
-   * found but could not resume.
+   * unless `{ buffer: "10m" }` keeps it (in the store) for the first workflow that reaches a matching `waitFor` within
+   * that time. Resolves to the workflows it resumed (and how their runs ended), those it found but could not
+   * resume, and `bufferedUntil` when it kept the event.
    *
    * @example
    * ```ts
@@ -213,8 +214,8 @@ export class Runner implements GraphRunner {
    * console.log(sent.delivered.map((d) => d.workflowId));
    * ```
    */
-  send(event: string, payload: Readonly<Record<string, unknown>>): Promise<SendResult> {
-    return this.#core.time.send(event, payload);
+  send(event: string, payload: Readonly<Record<string, unknown>>, options?: SendOptions): Promise<SendResult> {
+    return this.#core.time.send(event, payload, options);
   }
 
   /**

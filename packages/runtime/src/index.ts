@@ -54,5 +54,5 @@ export type {
   ScheduleOverlap,
 } from "./schedule.js";
 export { type CacheOptions, type CheckpointerCacheOptions, checkpointerCache } from "./storeCache.js";
-export type { SendResult, WakeResult } from "./time.js";
+export type { SendOptions, SendResult, WakeResult } from "./time.js";
 export type { MapResultOf, ResultOf, StartArgs } from "./typing.js";

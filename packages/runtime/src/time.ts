@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { Duration } from "@graph/core";
 import type { RunResult } from "./RunResult.js";
 
 /**
@@ -53,4 +54,20 @@ export interface SendResult {
     readonly workflowId: string;
     readonly reason: "already-resumed" | "busy" | "unknown-graph";
   }>;
+  /** With `{ buffer }` and nobody waiting: until when the event is kept for the first `waitFor` that matches it. */
+  readonly bufferedUntil?: Date;
+}
+
+/**
+ * Options of `runner.send`. `buffer`: when nobody waits for the event now, keep it in the store for this long
+ * (milliseconds or a duration such as `"10m"`); the first workflow that reaches a matching `waitFor` within that
+ * time is resumed with it at once, and the event is used up. Without it an event nobody waits for is dropped.
+ *
+ * @example
+ * ```ts
+ * const options: SendOptions = { buffer: "10m" };
+ * ```
+ */
+export interface SendOptions {
+  readonly buffer?: Duration;
 }

@@ -1,6 +1,6 @@
 import { type Duration, Graph, type InputsOf, interrupt, node, type OutputsOf, sleep, waitFor } from "@graph/core";
 import { describe, expectTypeOf, test } from "vitest";
-import type { ResultOf, Runner, RunOptions, SendResult, WakeResult } from "../src/index.js";
+import type { ResultOf, Runner, RunOptions, SendOptions, SendResult, WakeResult } from "../src/index.js";
 
 const ask = interrupt({
   name: "ask",
@@ -69,7 +69,9 @@ describe("timed pauses are typed like interrupts", () => {
 
   test("wake and send answers", () => {
     expectTypeOf<Runner["wake"]>().returns.toEqualTypeOf<Promise<WakeResult>>();
-    expectTypeOf<Runner["send"]>().parameters.toEqualTypeOf<[string, Readonly<Record<string, unknown>>]>();
+    expectTypeOf<Runner["send"]>().parameters.toEqualTypeOf<
+      [string, Readonly<Record<string, unknown>>, (SendOptions | undefined)?]
+    >();
     expectTypeOf<SendResult["delivered"][number]["status"]>().toEqualTypeOf<
       "completed" | "paused" | "stopped" | "failed"
     >();

@@ -5,6 +5,7 @@
  */
 import type { Checkpointer, WorkflowRecord, WorkflowStatus } from "@graph/checkpoint";
 import type { BulkOptions, BulkReport, WorkflowFilter } from "../bulk.js";
+import { KEPT_EVENT_GRAPH } from "./eventBuffer.js";
 import { fail, isRecord } from "./options.js";
 import { PERMIT_GRAPH } from "./storePermits.js";
 
@@ -72,6 +73,7 @@ function matcher(filter: WorkflowFilter): (w: WorkflowRecord) => boolean {
       : new Set(typeof filter.status === "string" ? [filter.status] : filter.status);
   return (w) =>
     w.graphName !== PERMIT_GRAPH &&
+    w.graphName !== KEPT_EVENT_GRAPH &&
     (statuses === undefined || statuses.has(w.status)) &&
     (filter.graph === undefined || w.graphName === filter.graph) &&
     (filter.idPrefix === undefined || w.id.startsWith(filter.idPrefix)) &&

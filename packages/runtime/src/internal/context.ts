@@ -1,3 +1,4 @@
+import type { EventWait } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
@@ -29,6 +30,8 @@ export interface Shared {
   readonly clock: Clock;
   /** Told the due time a run stored (epoch ms), so the runner's scheduler can re-arm for it. */
   readonly onDue: (dueAt: number) => void;
+  /** A root run stored a `waitFor` pause: an event kept for it (`send(…, { buffer })`) may resume it at once. */
+  readonly onWaiting: (workflowId: string, wait: EventWait) => void;
   nextSpan: number;
 }
 

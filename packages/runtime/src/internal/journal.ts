@@ -289,10 +289,12 @@ export class Journal {
             ),
           );
     const dueAt = update.wakeAt?.getTime();
+    const waiting = config.isChild ? undefined : (update.waitingFor ?? undefined);
     return write.pipe(
       // Stored: the runner's scheduler arms for it (a timer is only the reminder; the due time is in the store).
       Effect.tap(() => {
         if (dueAt !== undefined) config.shared.onDue(dueAt);
+        if (waiting !== undefined) config.shared.onWaiting(id, waiting);
       }),
       // A child that finished while its root lost the lease fails too: its parent must not record it.
       Effect.zipRight(Effect.suspend(() => (lease?.lost === undefined ? Effect.void : Effect.fail(lease.lost)))),

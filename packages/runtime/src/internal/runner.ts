@@ -129,6 +129,7 @@ export class RunnerCore {
       mapDispatcher: this.options.mapDispatcher,
       clock: this.time.clock,
       onDue: (at) => this.time.noteDue(at),
+      onWaiting: (workflowId, wait) => this.time.noteWaiting(workflowId, wait),
       get nextSpan() {
         return spans.value;
       },

@@ -1,10 +1,11 @@
-import { type Checkpointer, WorkflowConflictError } from "@graph/checkpoint";
-import type { Graph, InterruptNode } from "@graph/core";
+import { type Checkpointer, type EventWait, WorkflowConflictError } from "@graph/checkpoint";
+import { type Graph, type InterruptNode, isGraphConfigError, parseDuration } from "@graph/core";
 import type { Clock } from "../Clock.js";
 import { InvalidOptionError, UnexpectedAnswerError } from "../errors.js";
 import type { RunOptions } from "../options.js";
 import type { RunResult } from "../RunResult.js";
-import type { SendResult, WakeResult } from "../time.js";
+import type { SendOptions, SendResult, WakeResult } from "../time.js";
+import { keepEvent, MAX_BUFFERED_EVENT_BYTES, takeKeptEvent } from "./eventBuffer.js";
 import { eventKey } from "./eventKey.js";
 import type { RunConfig } from "./runConfig.js";
 
@@ -155,7 +156,7 @@ export class TimeKeeper {
   }
 
   /** See `Runner.send`. */
-  async send(event: unknown, payload: unknown): Promise<SendResult> {
+  async send(event: unknown, payload: unknown, options?: SendOptions): Promise<SendResult> {
     if (typeof event !== "string" || event.trim() === "" || new TextEncoder().encode(event).length > 256)
       throw new InvalidOptionError(
         `runner.send(): the event name must be a non-empty string of at most 256 bytes, got ${describe(event)}.\n  How to fix: pass the name a waitFor node waits for, e.g. runner.send("ticket.replied", { ticketId: "T-1", text: "…" }).`,
@@ -166,6 +167,7 @@ export class TimeKeeper {
         `runner.send("${event}"): the payload must be an object (its fields are matched against the waiting workflows), got ${describe(payload)}.\n  How to fix: runner.send("${event}", { ticketId: "T-1", … }).`,
         "payload",
       );
+    const bufferMs = bufferOf(event, options);
     const cp = this.#requireStore("send");
     await this.#host.ready();
     const fields = payload as Record<string, unknown>;
@@ -190,7 +192,52 @@ export class TimeKeeper {
       }
     }
     const byId = (a: { workflowId: string }, b: { workflowId: string }) => (a.workflowId < b.workflowId ? -1 : 1);
-    return { delivered: delivered.sort(byId), skipped: skipped.sort(byId) };
+    const sent = { delivered: delivered.sort(byId), skipped: skipped.sort(byId) };
+    if (bufferMs === undefined || delivered.length > 0 || skipped.length > 0) return sent;
+    // Nobody waited: keep it for the first matching waitFor of the graphs this runner knows.
+    const now = this.clock.now();
+    let kept = false;
+    for (const keys of this.#fieldSets(event)) {
+      if (!keys.every((k) => k in fields)) continue;
+      const key = eventKey(Object.fromEntries(keys.map((k) => [k, fields[k]])));
+      await keepEvent(cp, { event, key, keys, payload: fields, expiresAt: now + bufferMs }, now);
+      kept = true;
+    }
+    return kept ? { ...sent, bufferedUntil: new Date(now + bufferMs) } : sent;
+  }
+
+  /**
+   * A root run just paused in a `waitFor` (stored, lease released): if an event was kept for it, resume it with
+   * that event (right after this run has ended here), and use the event up.
+   */
+  noteWaiting(workflowId: string, wait: EventWait): void {
+    const cp = this.#checkpointer;
+    // Without the in-process scheduler (a job queue's worker) a run started here would miss its wake-up job if it
+    // paused again with a due time: kept events are used by runners that schedule their own due times.
+    if (cp === undefined || this.#closed || !this.#enabled) return;
+    const timer = setTimeout(() => {
+      this.#takeKept(cp, workflowId, wait).catch(() => {
+        // A store error here leaves the event kept (not used): a later waitFor or its expiry settles it.
+      });
+    }, 0);
+    timer.unref?.();
+  }
+
+  async #takeKept(cp: Checkpointer, workflowId: string, wait: EventWait): Promise<void> {
+    const taken = await takeKeptEvent(cp, wait, this.clock.now());
+    if (taken === undefined) return;
+    for (let attempt = 0; attempt < 100 && !this.#closed; attempt++) {
+      const outcome = await this.#deliver(cp, workflowId, taken.event, taken.keys, { ...taken.payload });
+      if ("status" in outcome || outcome.reason !== "busy") {
+        // Resumed, or it is no longer waiting for it (answered, timed out, another graph): either way, used here
+        // only when it was delivered.
+        await ("status" in outcome ? taken.used() : taken.giveBack());
+        return;
+      }
+      // Still finishing the run that paused it in this process: try again in a moment.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await taken.giveBack();
   }
 
   async #deliver(
@@ -261,3 +308,27 @@ function waitForNode(graph: Graph, event: string, keys: readonly string[]): Inte
 
 const describe = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value) ?? ""}`.trim();
+
+/** The `buffer` option of `send` in milliseconds (undefined: drop events nobody waits for), checked. */
+function bufferOf(event: string, options: SendOptions | undefined): number | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== "object" || options === null || Object.keys(options).some((k) => k !== "buffer"))
+    throw new InvalidOptionError(
+      `runner.send("${event}"): the options must be { buffer } , got ${describe(options)}.\n  How to fix: runner.send("${event}", payload, { buffer: "10m" }).`,
+      "options",
+    );
+  if (options.buffer === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = parseDuration(options.buffer, `buffer of runner.send("${event}")`);
+  } catch (error) {
+    if (isGraphConfigError(error)) throw new InvalidOptionError(error.message, "buffer");
+    throw error;
+  }
+  if (new TextEncoder().encode(event).length > MAX_BUFFERED_EVENT_BYTES)
+    throw new InvalidOptionError(
+      `runner.send("${event.slice(0, 40)}…"): an event kept with { buffer } may have at most ${MAX_BUFFERED_EVENT_BYTES} bytes in its name.\n  How to fix: use a shorter event name.`,
+      "buffer",
+    );
+  return ms;
+}

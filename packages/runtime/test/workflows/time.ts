@@ -132,6 +132,45 @@ export async function supportReplied(store: NewCheckpointer): Promise<void> {
   await runner.close();
 }
 
+/**
+ * An event sent before anybody waits, kept with `{ buffer }`: the first matching `waitFor` reached within the time
+ * takes it at once, and only once; a kept event that expired is not used; bad `buffer` options are refused.
+ */
+export async function bufferedEventUsedOnce(store: NewCheckpointer): Promise<void> {
+  const clock = testClock(T0);
+  const calls: string[] = [];
+  const graph = supportFlow(calls);
+  const { runner, events } = runnerOn(store(), clock, { graphs: [graph] });
+  const sent = await runner.send("ticket.replied", { ticketId: "T-1", text: "already fixed" }, { buffer: "10m" });
+  expect(sent).toEqual({ delivered: [], skipped: [], bufferedUntil: new Date(T0 + 10 * MINUTE) });
+  const first = await runner.run(graph, { values: { ticketId: "T-1", question: "wifi" }, workflowId: "ticket-1" });
+  expect(first.status).toBe("paused"); // it reached the waitFor; the kept event resumes it right after
+  await until(() => ended(events, "completed"));
+  const one = await runner.run(graph, { workflowId: "ticket-1" });
+  expect(one.values).toMatchObject({ closed: "closed T-1: already fixed", noReply: false });
+  // Used up: the next ticket with the same id waits.
+  await runner.run(graph, { values: { ticketId: "T-1", question: "vpn" }, workflowId: "ticket-1b" });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect((await runner.run(graph, { workflowId: "ticket-1b" })).status).toBe("paused");
+  // Expired: kept for a minute, and nobody waited before two minutes had passed.
+  await runner.send("ticket.replied", { ticketId: "T-2", text: "too late" }, { buffer: "1m" });
+  await clock.advance(2 * MINUTE);
+  await runner.run(graph, { values: { ticketId: "T-2", question: "dns" }, workflowId: "ticket-2" });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect((await runner.run(graph, { workflowId: "ticket-2" })).status).toBe("paused");
+  expect(calls.filter((c) => c.startsWith("close:"))).toEqual(["close:T-1:already fixed"]);
+  for (const [options, message] of [
+    [{ buffer: "soon" }, 'is "soon", which is not a duration'],
+    [{ buffer: -1 }, "buffer of runner.send"],
+    [{ keep: "1m" }, "the options must be { buffer }"],
+  ] as const) {
+    const refused = await runner.send("ticket.replied", { ticketId: "T-3" }, options as never).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ _tag: "InvalidOptionError" });
+    expect((refused as Error).message).toContain(message);
+  }
+  await runner.close();
+}
+
 /** Support flow: no reply in 4h escalates (the 4h pass in milliseconds). */
 export async function supportEscalated(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
