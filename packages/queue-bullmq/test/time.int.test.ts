@@ -119,6 +119,8 @@ describe("RemoteRunner.send", () => {
 describe("the food-delivery sample on 3 workers", () => {
   it("picked up in time → travels (a sleep) → delivered; never picked up → refunded when the wait times out; each step once", async () => {
     const log = logFile("food");
+    // Workers of the earlier tests log elsewhere: only this test's pool may take these jobs.
+    await Promise.all(started.map((w) => w.kill()));
     const pool = await Promise.all([1, 2, 3].map(() => startWorker({ ...env.workerEnv, LOG_FILE: log })));
     workers.push(...pool);
     const first = await remote.run(foodDelivery, { values: { orderId: "o-1" }, workflowId: "order-1" });

@@ -25,7 +25,7 @@ const PARENT = "~permits";
 /** The graph name of permit slot records: never a workflow of the user's (bulk operations skip them). */
 export const PERMIT_GRAPH = "~permit";
 /** Waits between rounds of tries when every slot is held: short at first, then at most this. */
-const MAX_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 100;
 
 export class StorePermits {
   readonly #known = new Set<string>();
