@@ -32,7 +32,7 @@ import {
 } from "./internal/schedules.js";
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
-import { delayOf, type SubmitTiming } from "./internal/submitTiming.js";
+import { delayOf, priorityOf, type SubmitTiming } from "./internal/submitTiming.js";
 import { sendRemote } from "./internal/wake.js";
 import {
   decodeMapItem,
@@ -143,13 +143,17 @@ export class RemoteRunner implements GraphRunner {
   }
 
   /**
-   * `start`, with the job delayed (a BullMQ delayed job): no worker takes it before `delay` ms from now, or before
-   * `startAt`. The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s does.
+   * `start`, with the job delayed (a BullMQ delayed job) and/or prioritised: no worker takes it before `delay` ms
+   * from now, or before `startAt`; with `priority`, a worker takes the waiting run with the lowest number first
+   * (1 is the most urgent). The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s
+   * does.
    *
    * @example
    * ```ts
    * const handle = remote.submit(graph, { delay: 60_000 }, { values: { x: 1 }, workflowId: "in-a-minute" });
    * await handle.result;
+   * const urgent = remote.submit(graph, { priority: 1 }, { values: { x: 2 }, workflowId: "vip-ticket" });
+   * await urgent.result;
    * ```
    */
   submit<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
@@ -158,7 +162,7 @@ export class RemoteRunner implements GraphRunner {
     ...options: StartArgs<G, K, W>
   ): RunHandle<ResultOf<G>>;
   submit(graph: Graph, when: SubmitTiming, options: object = {}): RunHandle {
-    return this.#start(graph, options as RunOptions, delayOf(when));
+    return this.#start(graph, options as RunOptions, delayOf(when), priorityOf(when));
   }
 
   /**
@@ -218,11 +222,11 @@ export class RemoteRunner implements GraphRunner {
     return { queue: this.#queue, redis: this.#redis, keys: this.#keys, serializer: this.#serializer };
   }
 
-  #start(graph: Graph, options: RunOptions, delayMs = 0): RunHandle {
+  #start(graph: Graph, options: RunOptions, delayMs = 0, priority?: number): RunHandle {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
     const submission = crypto.randomUUID();
-    const prepared = this.#prepare(graph, options, workflowId, submission, delayMs);
+    const prepared = this.#prepare(graph, options, workflowId, submission, delayMs, priority);
     // A `stop()` called right after this returns must land after the submission (which clears older requests).
     const settled = prepared.catch(() => {});
     this.#submitting.set(workflowId, settled);
@@ -355,6 +359,7 @@ export class RemoteRunner implements GraphRunner {
     workflowId: string,
     submission: string,
     delayMs: number,
+    priority: number | undefined,
   ): Promise<string> {
     const values = options.values;
     const created = this.#checkpointer
@@ -392,6 +397,7 @@ export class RemoteRunner implements GraphRunner {
           attempts: 10_000,
           backoff: { type: "fixed", delay: 500 },
           ...(delayMs > 0 ? { delay: delayMs } : {}),
+          ...(priority === undefined ? {} : { priority }),
         });
         const job = await this.#queue.getJob(jobId);
         // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.
