@@ -1,14 +1,14 @@
 import type { Checkpointer } from "@graph/checkpoint";
 import { Graph, interrupt, node, sleep } from "@graph/core";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type GraphEvent, Runner, type RunnerOptions, type TestClock, testClock } from "../../src/index.js";
 import { foodDelivery, supportFlow } from "./timeGraphs.js";
 
 /**
  * Scenarios of durable time (sleeps, timeouts, waitFor/send, delayed start, exactly-once, catch-up), written once
- * and run on every checkpointer: the memory one in `runtime/test/time.test.ts`, a SQLite file in
- * `checkpoint-sqlite/test/time.int.test.ts`. Each takes a factory of a fresh store (a scenario with two runners
- * shares one store between them). Time is a `testClock`: a "4h" wait takes milliseconds.
+ * and registered on every checkpointer by {@link describeTimeScenarios} (memory here, SQLite, PostgreSQL and Redis in
+ * their packages). Each takes a factory of a fresh store (a scenario with two runners shares one store between
+ * them). Time is a `testClock`: a "4h" wait takes milliseconds.
  */
 export type NewCheckpointer = () => Checkpointer;
 
@@ -41,7 +41,7 @@ const ended = (events: readonly GraphEvent[], status: string, atLeast = 1) =>
   events.filter((e) => e.type === "RunEnd" && e.status === status).length >= atLeast;
 
 /** Food delivery, picked up after 30 s: the settle sleep fires once at its due time, then "delivered" completes it. */
-export async function foodDeliveredOnTime(store: NewCheckpointer): Promise<void> {
+async function foodDeliveredOnTime(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
   const { runner, events } = runnerOn(store(), clock);
   const calls: string[] = [];
@@ -90,7 +90,7 @@ export async function foodDeliveredOnTime(store: NewCheckpointer): Promise<void>
 }
 
 /** Food delivery, nobody picks up within 1 minute: the timeout refunds, once; a late pickup reaches nobody. */
-export async function foodRefundedOnTimeout(store: NewCheckpointer): Promise<void> {
+async function foodRefundedOnTimeout(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
   const { runner, events } = runnerOn(store(), clock);
   const calls: string[] = [];
@@ -113,7 +113,7 @@ export async function foodRefundedOnTimeout(store: NewCheckpointer): Promise<voi
 }
 
 /** Support flow: a reply within 4h closes its ticket only; the other ticket still waits with its deadline. */
-export async function supportReplied(store: NewCheckpointer): Promise<void> {
+async function supportReplied(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
   const { runner } = runnerOn(store(), clock);
   const calls: string[] = [];
@@ -136,7 +136,7 @@ export async function supportReplied(store: NewCheckpointer): Promise<void> {
  * An event sent before anybody waits, kept with `{ buffer }`: the first matching `waitFor` reached within the time
  * takes it at once, and only once; a kept event that expired is not used; bad `buffer` options are refused.
  */
-export async function bufferedEventUsedOnce(store: NewCheckpointer): Promise<void> {
+async function bufferedEventUsedOnce(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
   const calls: string[] = [];
   const graph = supportFlow(calls);
@@ -172,7 +172,7 @@ export async function bufferedEventUsedOnce(store: NewCheckpointer): Promise<voi
 }
 
 /** Support flow: no reply in 4h escalates (the 4h pass in milliseconds). */
-export async function supportEscalated(store: NewCheckpointer): Promise<void> {
+async function supportEscalated(store: NewCheckpointer): Promise<void> {
   const clock = testClock(T0);
   const { runner, events } = runnerOn(store(), clock);
   const calls: string[] = [];
@@ -199,7 +199,7 @@ function napGraph(calls: string[]): Graph {
 }
 
 /** Two runners (two schedulers) on one store, one due time: it fires once; a second wake finds it woken. */
-export async function twoRunnersFireOnce(store: NewCheckpointer): Promise<void> {
+async function twoRunnersFireOnce(store: NewCheckpointer): Promise<void> {
   const shared = store();
   const clock = testClock(T0);
   const calls: string[] = [];
@@ -238,7 +238,7 @@ export async function twoRunnersFireOnce(store: NewCheckpointer): Promise<void> 
  * (a `WorkflowConflictError` or `UnexpectedAnswerError` for the answer; not woken for the timer), and the step
  * after the pause runs once.
  */
-export async function answerRacesTimeout(store: NewCheckpointer): Promise<void> {
+async function answerRacesTimeout(store: NewCheckpointer): Promise<void> {
   const shared = store();
   const clock = testClock(T0);
   const calls: string[] = [];
@@ -296,7 +296,7 @@ export async function answerRacesTimeout(store: NewCheckpointer): Promise<void> 
 }
 
 /** A runner that was down while a sleep came due catches up when it starts, and reports how late it is. */
-export async function catchUpReportsLateness(store: NewCheckpointer): Promise<void> {
+async function catchUpReportsLateness(store: NewCheckpointer): Promise<void> {
   const shared = store();
   const clock = testClock(T0);
   const calls: string[] = [];
@@ -317,7 +317,7 @@ export async function catchUpReportsLateness(store: NewCheckpointer): Promise<vo
 }
 
 /** `delay` and `startAt`: the workflow is stored paused with its inputs, no node runs until it is due. */
-export async function delayedStart(store: NewCheckpointer): Promise<void> {
+async function delayedStart(store: NewCheckpointer): Promise<void> {
   const shared = store();
   const clock = testClock(T0);
   const calls: string[] = [];
@@ -354,4 +354,24 @@ export async function delayedStart(store: NewCheckpointer): Promise<void> {
   ]);
   await runner.close();
   await shared.close();
+}
+
+/**
+ * Registers every scenario above on one checkpointer: `where` names it in the titles, `shared` is what two runners
+ * of one scenario share ("store", "file", "schema", "prefix").
+ */
+export function describeTimeScenarios(where: string, store: NewCheckpointer, shared: string): void {
+  describe(`durable time on ${where} (testClock)`, () => {
+    it("food delivery: picked up in time, settles 1 minute, delivered", () => foodDeliveredOnTime(store));
+    it("food delivery: not picked up within 1 minute → refund, once", () => foodRefundedOnTimeout(store));
+    it("support flow: a reply within 4h closes its own ticket only", () => supportReplied(store));
+    it("support flow: no reply in 4h escalates", () => supportEscalated(store));
+    it("an event kept with { buffer } goes to the first matching waitFor, once; an expired one is dropped", () =>
+      bufferedEventUsedOnce(store));
+    it(`two runners on one ${shared}: a due time fires once`, () => twoRunnersFireOnce(store));
+    it("a human answer racing the timeout: one winner, the step after runs once", () => answerRacesTimeout(store));
+    it("catch-up: a runner started after the due time resumes it and says how late", () =>
+      catchUpReportsLateness(store));
+    it("delayed start (delay, startAt): stored paused, runs when due", () => delayedStart(store));
+  });
 }

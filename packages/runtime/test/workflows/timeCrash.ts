@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Checkpointer } from "@graph/checkpoint";
 import { Graph, interrupt, node, sleep } from "@graph/core";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type GraphEvent, Runner } from "../../src/index.js";
 
 /**
@@ -97,7 +97,7 @@ function logLines(log: string): string[] {
 }
 
 /** A child process of the adapter's fixture, started with these arguments: `<sleep|resume> <log> <ms> <workflowId>`. */
-export type StartChild = (args: readonly string[]) => ChildProcess;
+type StartChild = (args: readonly string[]) => ChildProcess;
 
 function child(start: StartChild, args: readonly string[]) {
   const proc = start(args);
@@ -115,7 +115,7 @@ function child(start: StartChild, args: readonly string[]) {
  * while it waits; a second child opens the store with the graph and must resume the workflow when it is due — not
  * before — exactly once (the timed wait resumes with its `onTimeout` answer).
  */
-export async function sigkillWhileSleeping(start: StartChild, id: string): Promise<{ lateMs: number }> {
+async function sigkillWhileSleeping(start: StartChild, id: string): Promise<{ lateMs: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), "graph-time-crash-"));
   try {
     const log = path.join(dir, "crash.log");
@@ -139,4 +139,30 @@ export async function sigkillWhileSleeping(start: StartChild, id: string): Promi
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Registers the two crash checks on one adapter: SIGKILL while sleeping and while in a timed wait. `startFor(id)`
+ * prepares a fresh store for that workflow id and returns how to start the adapter's child process on it.
+ */
+export function describeTimeCrashes(
+  where: string,
+  startFor: (id: string) => Promise<StartChild>,
+  idBase: string,
+): void {
+  describe(`SIGKILL while sleeping (${where}, real time, real processes)`, () => {
+    it("another process resumes the sleep when due, exactly once", { timeout: 120_000 }, async () => {
+      const id = `sleeper-${idBase}`;
+      const { lateMs } = await sigkillWhileSleeping(await startFor(id), id);
+      expect(lateMs).toBeGreaterThanOrEqual(0);
+    });
+
+    it("another process resumes a timed wait (SIGKILLed while waiting) when it times out, exactly once", {
+      timeout: 120_000,
+    }, async () => {
+      const id = `wait-sleeper-${idBase}`;
+      const { lateMs } = await sigkillWhileSleeping(await startFor(id), id);
+      expect(lateMs).toBeGreaterThanOrEqual(0);
+    });
+  });
 }
