@@ -100,11 +100,39 @@ export interface StepRecord {
   readonly childWorkflowId?: string;
   /** For interrupts that paused: what the human is asked about. */
   readonly pause?: { readonly value: unknown; readonly responseKey: string };
+  /**
+   * What the step spent: the usage its node reported with `ctx.usage` (a GraphNode's step: everything its child
+   * runs spent), and `wallMs`, the share of the run's wall time that ended with this step. Absent when the step
+   * reported nothing and the run measured nothing.
+   */
+  readonly usage?: UsageRecord;
+  /**
+   * Input records only: the run's budget from this record on — the budget a run started with, or the raised budget
+   * a caller granted when a run paused for its budget. The latest input record that has one is in force.
+   */
+  readonly budget?: UsageRecord;
   /** A streaming node stopped with `completeOnStop` kept a partial output. */
   readonly truncated: boolean;
   readonly error?: StoredError;
   readonly startedAt: Date;
   readonly completedAt: Date;
+}
+
+/**
+ * Amounts a run spends, as stored on a {@link StepRecord} (`usage`, `budget`): each field a finite number ≥ 0,
+ * absent when not measured or not limited.
+ *
+ * @example
+ * ```ts
+ * const spent: UsageRecord = { tokens: 1_250, costUsd: 0.004, calls: 1, wallMs: 830 };
+ * ```
+ */
+export interface UsageRecord {
+  readonly tokens?: number;
+  readonly costUsd?: number;
+  /** Model or API calls (each `ctx.usage` report counts one unless it says otherwise). */
+  readonly calls?: number;
+  readonly wallMs?: number;
 }
 
 /**

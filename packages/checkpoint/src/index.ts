@@ -26,6 +26,7 @@ export type {
   StepStatus,
   StopRequest,
   StoredError,
+  UsageRecord,
   WorkflowFinish,
   WorkflowPage,
   WorkflowRecord,

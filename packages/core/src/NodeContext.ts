@@ -1,4 +1,34 @@
 /**
+ * What a node spent, reported with {@link NodeContext.usage}; a run's totals and its {@link Budget} have the same
+ * fields. Every field is a finite number ≥ 0.
+ *
+ * @example
+ * ```ts
+ * const spent: Usage = { tokens: 1_250, costUsd: 0.004 };
+ * ```
+ */
+export interface Usage {
+  readonly tokens?: number;
+  readonly costUsd?: number;
+  /** Model or API calls. A report without `calls` counts as one call. */
+  readonly calls?: number;
+  /** Wall time of the run while it ran (not while it was paused). Measured by the runner, not reported. */
+  readonly wallMs?: number;
+}
+
+/**
+ * The limits of a run (`runner.run(graph, values, { budget })`). When the run's totals — its nested runs and map
+ * items included — cross one, the run pauses with `pause.reason: "budget"` after the step that crossed it; answer
+ * with the amounts to add (`{ tokens: 1_000 }`) to continue, or stop it.
+ *
+ * @example
+ * ```ts
+ * const budget: Budget = { tokens: 50_000, costUsd: 2, wallMs: 600_000 };
+ * ```
+ */
+export type Budget = Usage;
+
+/**
  * The second argument every node function receives.
  *
  * @example
@@ -40,6 +70,21 @@ export interface NodeContext {
   readonly attempt: number;
   /** Emits a progress chunk as a `StreamingChunk` event (generator nodes do this for each `yield`). */
   emit(chunk: unknown): void;
+  /**
+   * Reports what this node spent (tokens, cost, calls). The amounts are stored with the node's step, added to the
+   * run's totals (`result.usage`) and checked against the run's {@link Budget}. Call it once per model call; the
+   * AI SDK adapter (`streamModel(result, ctx)`) does it for you.
+   *
+   * @example
+   * ```ts
+   * const summarize = node({ output: "summary" }, async ({ text }: { text: string }, ctx) => {
+   *   const reply = { text: text.slice(0, 20), tokens: 120 }; // your model call
+   *   ctx.usage({ tokens: reply.tokens, costUsd: reply.tokens * 2e-6 });
+   *   return reply.text;
+   * });
+   * ```
+   */
+  usage(spent: Omit<Usage, "wallMs">): void;
 }
 
 /**

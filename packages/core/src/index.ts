@@ -51,7 +51,7 @@ export {
   type PauseTiming,
   type TimedAnswer,
 } from "./interrupt.js";
-export type { NodeContext, RetryOptions } from "./NodeContext.js";
+export type { Budget, NodeContext, RetryOptions, Usage } from "./NodeContext.js";
 export {
   type FramesOptions,
   FunctionNode,

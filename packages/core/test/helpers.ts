@@ -32,4 +32,5 @@ export const ctx = {
   nodeName: "n",
   attempt: 1,
   emit: () => undefined,
+  usage: () => undefined,
 };

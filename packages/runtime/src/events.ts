@@ -87,7 +87,7 @@ export type GraphEvent =
        * `"human_input"` for an interrupt; `"map_dispatched"` when a mapped node's items went to a `mapDispatcher`;
        * `"sleep"` for a sleep; `"event"` for a `waitFor`.
        */
-      readonly reason: "human_input" | "map_dispatched" | "sleep" | "event";
+      readonly reason: "human_input" | "map_dispatched" | "sleep" | "event" | "budget";
       readonly nodeName: string;
       readonly value: unknown;
       readonly responseKey: string;

@@ -56,8 +56,9 @@ export interface PauseOf<N extends string = string, V = unknown, K extends strin
    * `"human_input"`: an interrupt waits for an answer. `"map_dispatched"`: a mapped GraphNode's items were handed to
    * the runner's `mapDispatcher` (other processes run them); the run resumes, with no answer, once they are done.
    * `"sleep"`: a `sleep` node waits for its wake-up time. `"event"`: a `waitFor` node waits for an event.
+   * `"budget"`: the run crossed its budget; `value` holds the totals, answer with the amounts to add.
    */
-  readonly reason: "human_input" | "map_dispatched" | "sleep" | "event";
+  readonly reason: "human_input" | "map_dispatched" | "sleep" | "event" | "budget";
   /** The interrupt's path (`"review/approval"` inside a nested graph). */
   readonly nodeName: N;
   /** The value shown to the human. */

@@ -1,5 +1,7 @@
+import type { Usage } from "@graph/core";
 import type { EngineHost } from "./host.js";
 import type { Execution } from "./outcome.js";
+import { addUsage } from "./usage.js";
 
 /**
  * The `ctx` argument of node functions. A class (not an object literal with getters) keeps the hot path cheap.
@@ -42,6 +44,9 @@ export class NodeCtx {
     for (const v of ex.list) key += `${v}.`;
     if (ex.responseVersion !== undefined) key += `${ex.responseVersion}.`;
     return key;
+  }
+  usage(spent: Omit<Usage, "wallMs">): void {
+    this.#ex.usage = addUsage(this.#ex.usage, spent);
   }
   emit(chunk: unknown): void {
     this.#host.event("StreamingChunk", { nodeName: this.#ex.node.name, chunk, index: this.#chunks++ }, this.#ex.spanId);

@@ -1,3 +1,4 @@
+import type { UsageRecord } from "@graph/checkpoint";
 import { END_DECISION, type StoredError } from "@graph/checkpoint";
 import { type AnyNode, END, type GateNode, type GraphNode, RoutingError, type Target } from "@graph/core";
 import {
@@ -70,6 +71,8 @@ export class Execution {
   readonly startedAt: number;
   /** What running it produced (set once it finished). */
   outcome: Outcome | undefined = undefined;
+  /** What the node reported with `ctx.usage` (summed over its reports), stored with its step. */
+  usage: UsageRecord | undefined = undefined;
   #versions: Record<string, number> | undefined;
 
   constructor(
