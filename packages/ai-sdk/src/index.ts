@@ -3,7 +3,17 @@
 export { type ChatRequestCode, ChatRequestError, isChatRequestError } from "./errors.js";
 export { type ChatRequest, type ChatTurn, GraphChat, type GraphChatOptions } from "./GraphChat.js";
 export { type GraphToolOptions, graphInputSchema, graphTool, type PausedToolResult } from "./graphTool.js";
-export { isUIChunk, type StreamTextLike, streamModel, type UIChunk, uiChunk } from "./modelStream.js";
+export {
+  isUIChunk,
+  type ModelUsageLike,
+  reportUsage,
+  type StreamTextLike,
+  streamModel,
+  type UIChunk,
+  type UsageReportOptions,
+  type UsageSink,
+  uiChunk,
+} from "./modelStream.js";
 export type {
   GraphDataParts,
   GraphUIMessage,

@@ -1,8 +1,8 @@
-import { Graph, interrupt, node } from "@graph/core";
+import { END, Graph, interrupt, node, route } from "@graph/core";
 import { Runner } from "@graph/runtime";
 import { streamText } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { streamModel, toUIMessageStream, toUIMessageStreamResponse, uiChunk } from "../src/index.js";
+import { reportUsage, streamModel, toUIMessageStream, toUIMessageStreamResponse, uiChunk } from "../src/index.js";
 import { chunksOf, messageOf, textModel } from "./helpers.js";
 
 const runners: Runner[] = [];
@@ -229,5 +229,39 @@ describe("toUIMessageStream", () => {
     const body = await response.text();
     expect(body).toContain('data: {"type":"data-state","data":{"node":"hello","values":{"greeting":"hi Ada"}}}');
     expect(body.trim().endsWith("data: [DONE]")).toBe(true);
+  });
+});
+
+describe("usage reports (budgets)", () => {
+  it("streamModel(result, ctx) reports the call's tokens, calls and priced cost; a budget pauses the loop", async () => {
+    let calls = 0;
+    const ask = node({ name: "ask", output: "answers" }, async function* ask({ answers }: { answers: string[] }, ctx) {
+      calls++;
+      const result = streamText({ model: textModel(["Hi", "!"]), prompt: "hello", abortSignal: ctx.signal });
+      const text = yield* streamModel(result, ctx, { price: { inputPerMillion: 1_000, outputPerMillion: 2_000 } });
+      return [...answers, text];
+    });
+    const again = route({ name: "again", targets: ["ask", END] }, ({ answers }: { answers: string[] }) =>
+      answers.length >= 5 ? END : "ask",
+    );
+    const runner = newRunner();
+    const r = await runner.run(new Graph([ask, again]), { values: { answers: [] }, budget: { tokens: 12 } });
+    // 5 tokens per call (3 in, 2 out): the third call (15) crossed 12.
+    expect(calls).toBe(3);
+    expect(r.status).toBe("paused");
+    expect(r.pause?.reason).toBe("budget");
+    expect(r.usage).toEqual({ tokens: 15, calls: 3, costUsd: expect.closeTo(3 * (3 * 1e-3 + 2 * 2e-3), 12) });
+    expect(r.get("answers")).toEqual(["Hi!", "Hi!", "Hi!"]);
+  });
+
+  it("reportUsage reports a generateText-style usage; without a price there is no cost", () => {
+    const seen: unknown[] = [];
+    const sink = { usage: (spent: unknown) => void seen.push(spent) };
+    reportUsage(sink, { inputTokens: 10, outputTokens: 4, totalTokens: 14 }, { calls: 2 });
+    reportUsage(sink, { inputTokens: 1_000_000, outputTokens: 0 }, { price: (u) => (u.inputTokens ?? 0) * 1e-7 });
+    expect(seen).toEqual([
+      { tokens: 14, calls: 2 },
+      { tokens: 1_000_000, calls: 1, costUsd: expect.closeTo(0.1, 12) },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { GraphResult, PathValue, PauseOf, ResultPath, RunStatus } from "@graph/core";
+import type { GraphResult, PathValue, PauseOf, ResultPath, RunStatus, Usage } from "@graph/core";
 
 export type { RunStatus };
 
@@ -34,6 +34,11 @@ export class RunResult<Out = any, Pause = PauseInfo> implements GraphResult<Out,
   readonly runId: string;
   readonly pause: Pause | undefined;
   readonly error: unknown;
+  /**
+   * What the run spent in its current turn, nested runs and map items included: the `ctx.usage` reports (tokens,
+   * cost, calls) and, under a `wallMs` budget, its wall time. Undefined when nothing was reported.
+   */
+  readonly usage: Usage | undefined;
 
   constructor(fields: {
     status: RunStatus;
@@ -42,6 +47,7 @@ export class RunResult<Out = any, Pause = PauseInfo> implements GraphResult<Out,
     runId: string;
     pause?: PauseInfo | undefined;
     error?: unknown;
+    usage?: Usage | undefined;
   }) {
     this.status = fields.status;
     this.values = fields.values as Readonly<Partial<Out>>;
@@ -49,6 +55,7 @@ export class RunResult<Out = any, Pause = PauseInfo> implements GraphResult<Out,
     this.runId = fields.runId;
     this.pause = fields.pause as Pause | undefined;
     this.error = fields.error;
+    this.usage = fields.usage;
   }
 
   /**
@@ -76,6 +83,7 @@ export class RunResult<Out = any, Pause = PauseInfo> implements GraphResult<Out,
       runId: this.runId,
     };
     if (this.pause !== undefined) out.pause = this.pause;
+    if (this.usage !== undefined) out.usage = this.usage;
     if (this.error !== undefined) {
       const e = this.error as { _tag?: string; message?: string; name?: string };
       out.error = { tag: e._tag, name: e.name, message: e.message ?? String(this.error) };

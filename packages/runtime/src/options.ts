@@ -5,7 +5,7 @@
  * @module
  */
 import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
-import type { Duration, Graph } from "@graph/core";
+import type { Budget, Duration, Graph } from "@graph/core";
 import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
 import type { EventProcessor } from "./events.js";
@@ -221,6 +221,14 @@ export interface RunOptions {
   readonly startAt?: Date | string | number;
   /** A delayed start, this long from now (see {@link RunOptions.startAt}). */
   readonly delay?: Duration;
+  /**
+   * Limits on what the run spends (`ctx.usage` reports: tokens, cost, calls) and on its wall time while running.
+   * Crossing one pauses the run with `pause.reason: "budget"` after the step that crossed it; resume with the
+   * amounts to add (`values: { [BUDGET_KEY]: { tokens: 1_000 } }`). Nested runs and map items count toward it. The
+   * budget is stored with the run (a resume elsewhere keeps it) and stays in force for the workflow's next turns;
+   * passing it again replaces it. Totals count from the start of the current turn. See `docs/flow-control.md`.
+   */
+  readonly budget?: Budget;
 }
 
 /** Options of `runner.map`. */

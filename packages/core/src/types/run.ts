@@ -1,3 +1,5 @@
+import type { BUDGET_KEY } from "../budget.js";
+import type { Budget } from "../NodeContext.js";
 import type { DidYouMean, GraphLabel, QuoteList } from "./messages.js";
 import type { PauseOf } from "./ports.js";
 import type { Empty, IsAny, Simplify } from "./util.js";
@@ -54,7 +56,13 @@ type Optional<T> = { [K in keyof T]?: T[K] | undefined };
  */
 export type UnknownValuesOf<G extends GraphTypes, K extends PropertyKey> = string extends K
   ? Empty
-  : { readonly [P in K]: P extends keyof RunValuesOf<G> ? unknown : UnknownValue<P, G> };
+  : {
+      readonly [P in K]: P extends keyof RunValuesOf<G>
+        ? unknown
+        : P extends typeof BUDGET_KEY
+          ? Budget
+          : UnknownValue<P, G>;
+    };
 
 type UnknownValue<P, G extends GraphTypes> = P extends string
   ? `✖ Unknown value '${P}' for ${GraphLabel<NameOf<G>>}: no node reads or produces it.${DidYouMean<P, keyof RunValuesOf<G> & string, InputList<G>>}`

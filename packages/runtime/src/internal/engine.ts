@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import type { FunctionNode, Graph } from "@graph/core";
+import { BUDGET_KEY, type BudgetField, type FunctionNode, type Graph } from "@graph/core";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
@@ -261,6 +261,14 @@ export class Engine implements EngineHost, ChildRun {
       }
       const ready = computeReady(state);
       if (ready.length === 0) return undefined;
+      // Over budget with work left: pause before it (a run whose last step crossed it just completes).
+      if (config.meter.limit !== undefined) {
+        const over = config.meter.exceeded();
+        if (over !== undefined) {
+          this.#pauseForBudget(over);
+          return undefined;
+        }
+      }
       const runaway = countRuns(state, ready, config.maxIterations);
       if (runaway !== undefined) return Effect.fail(runaway);
       state.superstep++;
@@ -276,16 +284,37 @@ export class Engine implements EngineHost, ChildRun {
     }
   }
 
+  /**
+   * The tree crossed its budget: pause before the next superstep. A root names the node whose step crossed it (the
+   * meter knows it by workflow path); a child's pause reaches the root through its GraphNode, which renames it.
+   */
+  #pauseForBudget(over: BudgetField[]): void {
+    const { config, state } = this;
+    const meter = config.meter;
+    const prefix = `${config.workflowId}/`;
+    const crossed = meter.crossedBy;
+    const nodeName = crossed?.startsWith(prefix) === true ? crossed.slice(prefix.length) : "";
+    const value = meter.pauseValue(over);
+    state.pause = { reason: "budget", nodeName, value, responseKey: BUDGET_KEY };
+    this.event("Paused", { reason: "budget", nodeName, value, responseKey: BUDGET_KEY });
+  }
+
   #result(): RunResult {
-    const state = this.state;
-    const status = this.config.time?.startAt !== undefined ? "paused" : state.status(this.config.control.stopRequested);
+    const { state, config } = this;
+    const status = config.time?.startAt !== undefined ? "paused" : state.status(config.control.stopRequested);
+    let pause = status === "paused" ? state.pause : undefined;
+    // A root's budget pause names the node that crossed it, wherever in the tree that was.
+    if (pause?.reason === "budget" && !config.isChild && config.meter.crossedBy !== undefined)
+      pause = { ...pause, nodeName: config.meter.crossedBy.slice(config.workflowId.length + 1) };
     return new RunResult({
       status,
       values: state.resultValues(),
-      workflowId: this.config.workflowId,
-      runId: this.config.runId,
-      pause: status === "paused" ? state.pause : undefined,
+      workflowId: config.workflowId,
+      runId: config.runId,
+      pause,
       error: status === "failed" ? state.failure : undefined,
+      // A root reports the whole tree (the meter); a child what its own steps spent (its parent's step stores it).
+      usage: config.isChild ? state.usage : config.meter.spent,
     });
   }
 

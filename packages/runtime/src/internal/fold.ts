@@ -1,8 +1,9 @@
-import { INPUT_STEP, type StepRecord } from "@graph/checkpoint";
+import { INPUT_STEP, type StepRecord, type UsageRecord } from "@graph/checkpoint";
 import { END, type Target } from "@graph/core";
 import type { EngineHost } from "./host.js";
 import { decisionFromStored, decisionShape } from "./outcome.js";
 import { EVER_RAN, RAN_THIS_RUN } from "./state.js";
+import { sumUsage } from "./usage.js";
 
 /** What folding a workflow's history told the journal about the run to come. */
 export interface Folded {
@@ -16,6 +17,10 @@ export interface Folded {
   readonly newTurn: boolean;
   /** Nodes whose last step paused (interrupts, GraphNodes holding one), with the response key they asked for. */
   readonly paused: ReadonlyMap<string, string>;
+  /** What the steps of the current turn spent (since the last input record that started a turn). */
+  readonly turnUsage: UsageRecord | undefined;
+  /** The budget of the latest input record that has one (it stays in force across turns). */
+  readonly budget: UsageRecord | undefined;
 }
 
 /**
@@ -35,6 +40,8 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   const lastCompleted = new Map<string, StepRecord>();
   const paused = new Map<string, string>();
   let turnStart = 0;
+  let turnUsage: UsageRecord | undefined;
+  let budget: UsageRecord | undefined;
   let superstep: number | undefined;
   for (const s of sorted) {
     // Branch regions change once per superstep, as they did when the steps ran (regions.ts).
@@ -47,10 +54,13 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (s.nodeName === INPUT_STEP && s.turnStart === true) {
       // A new turn began here: earlier gate decisions and runs belong to finished turns.
       turnStart = s.index;
+      turnUsage = undefined;
       lastDecision.clear();
       state.clearAll(RAN_THIS_RUN);
       state.regions.clear();
     }
+    if (s.usage !== undefined) turnUsage = sumUsage(turnUsage, s.usage);
+    if (s.budget !== undefined) budget = s.budget;
     if (s.nodeName !== INPUT_STEP) {
       if (s.status === "paused" && s.pause !== undefined) {
         paused.set(s.nodeName, s.pause.responseKey);
@@ -114,6 +124,8 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name)?.kind === "graph"),
     newTurn: newTurn || sorted.length === 0,
     paused,
+    turnUsage,
+    budget,
     replay: () => {
       for (const emit of events) emit();
     },

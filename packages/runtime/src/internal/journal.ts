@@ -1,4 +1,4 @@
-import { type Fence, INPUT_STEP, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
+import { type Fence, INPUT_STEP, type StepRecord, type UsageRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
@@ -9,6 +9,7 @@ import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
 import { stillAsRestored, timeFields } from "./journalTime.js";
+import { budgetInForce, countUsage } from "./journalUsage.js";
 import { decisionToStored, type Execution, type Outcome, type RunError, toStoredError } from "./outcome.js";
 import { responseKeys } from "./responseKeys.js";
 
@@ -33,6 +34,8 @@ export class Journal {
   readonly #inline: boolean;
   /** The first failed inline save: the run fails with it. */
   #writeError: RunError | undefined;
+  /** The budget stored by the workflow's latest input record that has one. */
+  #storedBudget: UsageRecord | undefined;
 
   constructor(host: EngineHost) {
     this.#host = host;
@@ -106,7 +109,13 @@ export class Journal {
         this.#newTurn = folded.newTurn;
         this.#paused = folded.paused;
         this.#replay = folded.replay;
+        this.#storedBudget = folded.budget;
         this.#inputStep = this.#mergeInputs();
+        // A run that goes on with its turn starts from what the turn's stored steps spent; a new turn from zero.
+        if (this.#inputStep?.turnStart !== true && folded.turnUsage !== undefined) {
+          this.#host.state.usage = folded.turnUsage;
+          config.meter.add(folded.turnUsage, `${id}/${this.#workflow?.pause?.nodeName ?? ""}`);
+        }
         return this.#restoreNested(store, folded.replayedGraphNodes);
       }),
     );
@@ -222,10 +231,11 @@ export class Journal {
   record(ex: Execution, o: Outcome): Effect.Effect<void, RunError> | undefined {
     const state = this.#host.state;
     o.index = state.nextIndex++;
+    const usage = ex.usage === undefined && !this.#host.config.meter.timed ? undefined : countUsage(this.#host, ex);
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;
-    const step = stepRecord(this.#host.config.workflowId, superstep, ex, o);
+    const step = stepRecord(this.#host.config.workflowId, superstep, ex, o, usage);
     if (this.#inline) {
       const error = this.#saveNow(store, step);
       if (error !== undefined) {
@@ -351,7 +361,8 @@ export class Journal {
       any = true;
     }
     if (parent !== undefined && recorded === undefined) newVersions = true;
-    if (!any && !newVersions) return undefined;
+    const budget = config.isChild ? undefined : budgetInForce(this.#host, this.#storedBudget);
+    if (!any && !newVersions && budget === undefined) return undefined;
     const index = state.nextIndex++;
     state.superstep++; // the input step gets its own superstep so it never replaces an earlier one
     for (const k in changed) state.write(k, changed[k], index, INPUT_STEP);
@@ -369,6 +380,7 @@ export class Journal {
       kind: "input",
       // Marks the start of a turn: on restore, only gate decisions and runs after it belong to the current turn.
       ...(this.#newTurn ? { turnStart: true } : {}),
+      ...(budget === undefined ? {} : { budget }),
       truncated: false,
       startedAt: now,
       completedAt: now,
@@ -411,7 +423,13 @@ export class Journal {
   }
 }
 
-function stepRecord(workflowId: string, superstep: number, ex: Execution, o: Outcome): StepRecord {
+function stepRecord(
+  workflowId: string,
+  superstep: number,
+  ex: Execution,
+  o: Outcome,
+  usage: UsageRecord | undefined,
+): StepRecord {
   const step: { -readonly [K in keyof StepRecord]: StepRecord[K] } = {
     workflowId,
     superstep,
@@ -428,5 +446,6 @@ function stepRecord(workflowId: string, superstep: number, ex: Execution, o: Out
   if (o.childWorkflowId !== undefined) step.childWorkflowId = o.childWorkflowId;
   if (o.kind === "paused") step.pause = { value: o.pause.value, responseKey: o.pause.responseKey };
   if (o.kind === "failed") step.error = toStoredError(o.error);
+  if (usage !== undefined) step.usage = usage;
   return step;
 }

@@ -12,8 +12,10 @@ import type { MapDispatchRequest } from "../options.js";
 import { RunResult, type RunStatus } from "../RunResult.js";
 import type { ChildValues } from "./executors/graph.js";
 import type { EngineHost } from "./host.js";
+import { rollUp } from "./journalUsage.js";
 import { MappedResults } from "./mappedResults.js";
 import type { Execution, Outcome, RunError } from "./outcome.js";
+import { turnUsage } from "./usage.js";
 
 /** Stored item results read at once while rebuilding a dispatched map's outcome. */
 const READ_CONCURRENCY = 64;
@@ -117,7 +119,7 @@ function gather(
   ).pipe(
     Effect.map(() => {
       host.event("MapProgress", { nodeName: n.name, completed: total, total }, ex.spanId);
-      return results.outcome(host, parentId);
+      return rollUp(ex, results.outcome(host, parentId), results.usage, false);
     }),
   );
 }
@@ -143,7 +145,7 @@ function storedItem(graph: Graph, workflow: WorkflowRecord, steps: readonly Step
         ? rebuild(stored)
         : new NodeExecutionError(failed.nodeName, rebuild(stored));
   }
-  return new RunResult({ status, values, workflowId: workflow.id, runId, error });
+  return new RunResult({ status, values, workflowId: workflow.id, runId, error, usage: turnUsage(steps) });
 }
 
 /** A stored error as an Error again (its name, message and tag; the stack stayed in the process that threw it). */

@@ -1,7 +1,9 @@
+import type { UsageRecord } from "@graph/checkpoint";
 import type { GraphNode } from "@graph/core";
-import { RunResult, type RunStatus } from "../RunResult.js";
+import { type PauseInfo, RunResult, type RunStatus } from "../RunResult.js";
 import type { EngineHost } from "./host.js";
 import { itemFailure, type Outcome } from "./outcome.js";
+import { sumUsage } from "./usage.js";
 
 /**
  * What a mapped node keeps of its items' runs: the columns of their outputs, the first failure and whether one
@@ -13,6 +15,11 @@ export class MappedResults {
   #failedAt = -1;
   #failure: unknown;
   #stopped = false;
+  /** The first item that paused (a budget pause reaches map items): the node pauses with it. */
+  #pausedAt = -1;
+  #pause: PauseInfo | undefined;
+  /** What the items spent (their results' totals). */
+  usage: UsageRecord | undefined;
 
   constructor(n: GraphNode, total: number) {
     this.#n = n;
@@ -20,12 +27,17 @@ export class MappedResults {
   }
 
   add(i: number, r: RunResult): void {
+    this.usage = sumUsage(this.usage, r.usage);
     for (const [inner, column] of this.#columns) column[i] = r.values[inner];
     if (r.status === "failed" && (this.#failedAt < 0 || i < this.#failedAt)) {
       this.#failedAt = i;
       this.#failure = r.error;
     }
     if (r.status === "stopped") this.#stopped = true;
+    if (r.status === "paused" && (this.#pausedAt < 0 || i < this.#pausedAt)) {
+      this.#pausedAt = i;
+      this.#pause = r.pause;
+    }
   }
 
   /** The mapped node's outputs are columns of the items' values; the first failed item fails the node. */
@@ -41,7 +53,8 @@ export class MappedResults {
     }
     const failed = this.#failedAt >= 0;
     const stopped = this.#stopped;
-    const status: RunStatus = failed ? "failed" : stopped ? "stopped" : "completed";
+    const paused = !failed && this.#pause !== undefined;
+    const status: RunStatus = failed ? "failed" : paused ? "paused" : stopped ? "stopped" : "completed";
     const nested = new RunResult({
       status,
       values: innerValues,
@@ -56,6 +69,15 @@ export class MappedResults {
         nested,
         childWorkflowId: parentId,
       };
+    if (paused) {
+      const pause = this.#pause!;
+      return {
+        kind: "paused",
+        nested,
+        childWorkflowId: parentId,
+        pause: { ...pause, nodeName: `${n.name}/${this.#pausedAt}/${pause.nodeName}` },
+      };
+    }
     if (stopped && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
     return { kind: "completed", outputs, nested, childWorkflowId: parentId, truncated: stopped };
   }

@@ -1,5 +1,6 @@
 import type { Usage } from "@graph/core";
 import type { EngineHost } from "./host.js";
+import { checkBudget, fail } from "./options.js";
 import type { Execution } from "./outcome.js";
 import { addUsage } from "./usage.js";
 
@@ -46,6 +47,14 @@ export class NodeCtx {
     return key;
   }
   usage(spent: Omit<Usage, "wallMs">): void {
+    checkBudget(`ctx.usage() in node '${this.#ex.node.name}'`, "spent", spent ?? null, "a usage report, e.g.");
+    if (Object.hasOwn(spent, "wallMs"))
+      fail(
+        `ctx.usage() in node '${this.#ex.node.name}'`,
+        "spent.wallMs",
+        (spent as Usage).wallMs,
+        "left out (the runner measures wall time)",
+      );
     this.#ex.usage = addUsage(this.#ex.usage, spent);
   }
   emit(chunk: unknown): void {

@@ -1,4 +1,5 @@
 import { workflowIdTooLong } from "@graph/checkpoint";
+import { BUDGET_KEY } from "@graph/core";
 import { InvalidOptionError } from "../errors.js";
 import type { LeaseTiming } from "./lease.js";
 
@@ -94,6 +95,9 @@ export function checkRunOptions(options: unknown, method: string): void {
   if (!isRecord(options)) fail(where, "options", options, "an options object ({ values?, workflowId?, … })");
   const values = options["values"];
   if (values !== undefined && !isRecord(values)) fail(where, "values", values, "an object of named values");
+  checkBudget(where, "budget", options["budget"]);
+  if (isRecord(values) && Object.hasOwn(values, BUDGET_KEY))
+    checkBudget(where, `values['${BUDGET_KEY}']`, values[BUDGET_KEY], "the amounts to add to the budget, e.g.");
   const id = options["workflowId"];
   if (id !== undefined && (typeof id !== "string" || id === "")) fail(where, "workflowId", id, "a non-empty string");
   const tooLong = typeof id === "string" ? workflowIdTooLong(id) : undefined;
@@ -143,6 +147,19 @@ export function checkRunOptions(options: unknown, method: string): void {
   const cp = options["checkpoint"];
   if (cp !== undefined && !(isRecord(cp) && Array.isArray(cp["steps"])))
     fail(where, "checkpoint", cp, "a Checkpoint (from checkpointer.getCheckpoint / listCheckpoints)");
+}
+
+const BUDGET_FIELDS = new Set(["tokens", "costUsd", "calls", "wallMs"]);
+
+/** A budget (or a grant): an object of finite numbers ≥ 0 under `tokens`, `costUsd`, `calls`, `wallMs`. */
+export function checkBudget(where: string, option: string, budget: unknown, what = "a budget, e.g."): void {
+  if (budget === undefined) return;
+  const expected = `${what} { tokens: 50_000, costUsd: 2 } (fields: tokens, costUsd, calls, wallMs; each a finite number ≥ 0)`;
+  if (!isRecord(budget)) fail(where, option, budget, expected);
+  for (const [k, v] of Object.entries(budget)) {
+    if (!BUDGET_FIELDS.has(k)) fail(where, `${option}.${k}`, v, `one of ${expected}`);
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) fail(where, `${option}.${k}`, v, "a finite number ≥ 0");
+  }
 }
 
 /** `runMapItem` options: what a dispatcher copies from the request, checked before anything is written. */

@@ -73,6 +73,8 @@ export class Execution {
   outcome: Outcome | undefined = undefined;
   /** What the node reported with `ctx.usage` (summed over its reports), stored with its step. */
   usage: UsageRecord | undefined = undefined;
+  /** `usage` is a GraphNode's child runs' total (already counted by the tree's meter as their steps were recorded). */
+  rolledUp = false;
   #versions: Record<string, number> | undefined;
 
   constructor(

@@ -4,11 +4,12 @@
  * fields in the same order, whoever built it: the engine reads them on its hot path.
  */
 import { randomUUID } from "node:crypto";
-import type { Checkpoint } from "@graph/checkpoint";
-import type { Graph } from "@graph/core";
+import type { Checkpoint, UsageRecord } from "@graph/checkpoint";
+import { BUDGET_KEY, type Graph } from "@graph/core";
 import type { MapItemRunOptions, RunOptions } from "../options.js";
 import { type Emitter, makeEmitter, type RunControl, type Shared, type Subscriber } from "./context.js";
 import { RootLease } from "./lease.js";
+import { Meter } from "./meter.js";
 
 /** Per-run configuration handed to the engine. Build it with {@link RunConfig.root}, `.child` or `.item`. */
 export interface RunConfig {
@@ -41,6 +42,13 @@ export interface RunConfig {
    * nobody resumed it since. `startAt`: a delayed start, created paused with this due time (epoch ms).
    */
   readonly time: { readonly wake?: number; readonly startAt?: number } | undefined;
+  /** What the run tree spends and its budget: the root's, shared by every child run of this process. */
+  readonly meter: Meter;
+  /**
+   * Root runs only: the `budget` option (replaces the stored budget) and the amounts a caller granted by answering
+   * a budget pause (`values[BUDGET_KEY]`, taken out of `values`). Stored on the run's input record.
+   */
+  readonly budget: { readonly given: UsageRecord | undefined; readonly grant: UsageRecord | undefined } | undefined;
 }
 
 /** What a top-level run is built from besides its caller's options. */
@@ -89,6 +97,8 @@ function make(c: RunConfig): RunConfig {
     parentVersions: c.parentVersions,
     unknownValues: c.unknownValues,
     time: c.time,
+    meter: c.meter,
+    budget: c.budget,
   };
 }
 
@@ -113,8 +123,10 @@ export const RunConfig = {
           timestamp: Date.now(),
         });
       });
+    const { values, grant } = takeGrant(options.values);
+    const given = options.budget;
     return make({
-      values: options.values ?? {},
+      values,
       workflowId,
       runId,
       maxIterations: options.maxIterations ?? 1000,
@@ -135,6 +147,8 @@ export const RunConfig = {
       parentVersions: undefined,
       unknownValues: options.unknownValues ?? "error",
       time: input.time,
+      meter: new Meter(given, Date.now()),
+      budget: given === undefined && grant === undefined ? undefined : { given, grant },
     });
   },
 
@@ -163,6 +177,8 @@ export const RunConfig = {
       parentVersions: input.parentVersions,
       unknownValues: parent.unknownValues,
       time: undefined,
+      meter: parent.meter,
+      budget: undefined,
     });
   },
 
@@ -191,6 +207,20 @@ export const RunConfig = {
       parentVersions: options.parentVersions,
       unknownValues: undefined,
       time: undefined,
+      // Its totals reach the root through its stored steps (the map's step sums them); the root checks the budget.
+      meter: new Meter(undefined, Date.now()),
+      budget: undefined,
     });
   },
 };
+
+/** Takes a budget grant (the answer to a budget pause) out of a root run's values. */
+function takeGrant(values: Readonly<Record<string, unknown>> | undefined): {
+  values: Readonly<Record<string, unknown>>;
+  grant: UsageRecord | undefined;
+} {
+  if (values === undefined) return { values: {}, grant: undefined };
+  if (!Object.hasOwn(values, BUDGET_KEY)) return { values, grant: undefined };
+  const { [BUDGET_KEY]: grant, ...rest } = values;
+  return { values: rest, grant: grant as UsageRecord };
+}

@@ -1,4 +1,4 @@
-import { INPUT_STEP } from "@graph/checkpoint";
+import { INPUT_STEP, type UsageRecord } from "@graph/checkpoint";
 import { END, type GateNode, type Graph, type Target } from "@graph/core";
 import type { PauseInfo, RunResult, RunStatus } from "../RunResult.js";
 import { type GraphPlan, type NodePlan, planOf } from "./plan.js";
@@ -54,6 +54,9 @@ export class RunState {
   wakeAt: number | undefined;
   /** The event a `waitFor` of this graph pauses for (the first by node name): stored as `waitingFor`. */
   waitingFor: { readonly event: string; readonly key: string; readonly nodeName: string } | undefined;
+
+  /** What this run's steps of the current turn spent (its child runs' totals included): `result.usage`. */
+  usage: UsageRecord | undefined;
 
   nextIndex = 1;
   superstep = 0;

@@ -3,6 +3,7 @@ import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
 import { RunResult } from "../../RunResult.js";
 import type { ChildRun, EngineHost } from "../host.js";
+import { rollUp } from "../journalUsage.js";
 import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
 import { MappedResults } from "../mappedResults.js";
@@ -27,7 +28,7 @@ export function executeGraph(host: EngineHost, ex: Execution, n: GraphNode): Eff
     .run()
     .pipe(
       Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
-      Effect.map((child) => projectChild(n, child, childId)),
+      Effect.map((child) => rollUp(ex, projectChild(n, child, childId), child.usage, true)),
       Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: childId })),
     );
 }
@@ -145,7 +146,7 @@ function runMappedHere(
       return runDirectPool(total, concurrency, spawnItem, done, (config) =>
         host.config.control.release(config.control),
       ).pipe(
-        Effect.map(() => results.outcome(host, parentId)),
+        Effect.map(() => rollUp(ex, results.outcome(host, parentId), results.usage, true)),
         Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
       );
     const runItem = (_: unknown, i: number) => {
@@ -156,7 +157,7 @@ function runMappedHere(
       );
     };
     return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
-      Effect.map(() => results.outcome(host, parentId)),
+      Effect.map(() => rollUp(ex, results.outcome(host, parentId), results.usage, true)),
       Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
     );
   });
