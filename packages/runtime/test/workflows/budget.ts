@@ -7,9 +7,10 @@ import { type GraphEvent, Runner } from "../../src/index.js";
  * An agent loop as users write it: `think` calls a model (300 tokens, $0.01 per call here) and appends to a shared
  * history until it holds `turns` entries. `calls` counts the model calls really made.
  */
-export function spenderGraph(calls: { n: number }, turns = 10): Graph {
+export function spenderGraph(calls: { n: number }, turns = 10, onCall?: () => void): Graph {
   const think = node({ name: "think", output: "history" }, async ({ history }: { history: string[] }, ctx) => {
     calls.n++;
+    onCall?.();
     await new Promise((resolve) => setTimeout(resolve, 1));
     ctx.usage({ tokens: 300, costUsd: 0.01 });
     return [...history, `thought ${history.length + 1}`];
