@@ -55,12 +55,12 @@ export * from "./internal/records.js";
 export * from "./internal/stopRequests.js";
 /** The argument check of `putGraphStructure`: `checkGraphStructure`. */
 export * from "./internal/structures.js";
-/** What a step spent and an input record's budget: their checks, stored form and read-back check. */
-export * from "./internal/usage.js";
 /** Due times and event waits: their checks, the options of `listDue` / `listWaiting`, the statuses that keep them. */
 export * from "./internal/time.js";
 /** Updates checked and serialised before anything is written: `encodeWorkflowUpdate`. */
 export * from "./internal/updates.js";
+/** What a step spent and an input record's budget: their checks, stored form and read-back check. */
+export * from "./internal/usage.js";
 /** Values through the serializer, with the value's path in errors. */
 export { deserializeStored, serializeStored } from "./Serializer.js";
 /** State, retention, step keys, read bounds, list cursors, and the text and id rules. */

@@ -43,7 +43,21 @@ describe("validateStepRecord: usage and budget", () => {
     ).not.toThrow();
     expect(() => validateStepRecord({ ...node, usage: {} })).not.toThrow();
     expect(() => validateStepRecord({ ...input, budget: { tokens: 50_000 }, usage: { wallMs: 1 } })).not.toThrow();
-    expect(() => validateStepRecord({ ...node, kind: undefined, nodeName: INPUT_STEP, budget: {} })).not.toThrow();
+    expect(() =>
+      validateStepRecord({
+        workflowId: "wf",
+        superstep: 0,
+        nodeName: INPUT_STEP,
+        index: 0,
+        status: "completed",
+        inputVersions: {},
+        values: {},
+        truncated: false,
+        startedAt: new Date(0),
+        completedAt: new Date(5),
+        budget: {},
+      }),
+    ).not.toThrow();
   });
 
   it.each<[string, "usage" | "budget", unknown, string, string]>([
@@ -80,7 +94,7 @@ describe("validateStepRecord: usage and budget", () => {
 
 describe("the stored form", () => {
   it("keeps the fields in a fixed order, leaves out undefined ones, stores -0 as 0", () => {
-    expect(JSON.stringify(normalizeUsage({ wallMs: 5, calls: undefined, tokens: 10 }))).toBe(
+    expect(JSON.stringify(normalizeUsage({ wallMs: 5, calls: undefined, tokens: 10 } as unknown as UsageRecord))).toBe(
       '{"tokens":10,"wallMs":5}',
     );
     expect(Object.is(normalizeUsage({ costUsd: -0 }).costUsd, 0)).toBe(true);

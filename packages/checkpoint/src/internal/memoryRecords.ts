@@ -13,8 +13,8 @@ import { decodeWorkflowRecord } from "./recordCodec.js";
 import { corruptRecordError, normalizeStoredError } from "./recordGuards.js";
 import { readStoredStep, storedDecision } from "./records.js";
 import { keepsTimes } from "./time.js";
-import { storedUsage } from "./usage.js";
 import type { EncodedWorkflowUpdate } from "./updates.js";
+import { storedUsage } from "./usage.js";
 
 /** One stored step: its key, its index, the keys it wrote (what retention looks at) and the record as text. */
 export interface StoredStep {

@@ -42,7 +42,10 @@ export function usageProblem(
   field: UsageField,
 ): { readonly path: string; readonly problem: string } | undefined {
   if (!isPlainObject(value)) {
-    return { path: field, problem: `must be a plain object { tokens?, costUsd?, calls?, wallMs? }, got ${shown(value)}` };
+    return {
+      path: field,
+      problem: `must be a plain object { tokens?, costUsd?, calls?, wallMs? }, got ${shown(value)}`,
+    };
   }
   for (const key of Object.keys(value)) {
     if (!KNOWN.has(key)) {
