@@ -152,8 +152,8 @@ export {
 } from "./workers.js";
 /**
  * The contract areas of the storage suite, one test file each: `lifecycle`, `workflows`, `steps`, `listing`,
- * `retention`, `deletion`, `serialization`, `leases`, `fencing`, `fencedCreate`, `runWrites`, `renewal`, `stops`,
- * `zombies`, `unknownIds`, `ids`, `badInput`, `sharedRules`, `growth`.
+ * `retention`, `deletion`, `serialization`, `leases`, `fencing`, `fencedCreate`, `runWrites`, `usage`, `renewal`,
+ * `stops`, `times`, `structures`, `nodeCache`, `zombies`, `unknownIds`, `ids`, `badInput`, `sharedRules`, `growth`.
  *
  * @example
  * ```ts

@@ -59,6 +59,8 @@ export * from "./internal/structures.js";
 export * from "./internal/time.js";
 /** Updates checked and serialised before anything is written: `encodeWorkflowUpdate`. */
 export * from "./internal/updates.js";
+/** What a step spent and an input record's budget: their checks, stored form and read-back check. */
+export * from "./internal/usage.js";
 /** Values through the serializer, with the value's path in errors. */
 export { deserializeStored, serializeStored } from "./Serializer.js";
 /** State, retention, step keys, read bounds, list cursors, and the text and id rules. */

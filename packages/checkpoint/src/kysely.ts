@@ -31,6 +31,7 @@ import type {
   RenewedLease,
   StartedWorkflow,
   StepGroup,
+  StepReadOptions,
   StepRecord,
   StopRequest,
   WorkflowFinish,
@@ -202,7 +203,7 @@ export class KyselyCheckpointer implements Checkpointer {
   }
 
   /** Steps in `index` order, optionally only through a superstep. */
-  getSteps(id: string, options?: { readonly throughSuperstep?: number }): Promise<readonly StepRecord[]> {
+  getSteps(id: string, options?: StepReadOptions): Promise<readonly StepRecord[]> {
     return this.#store.getSteps(id, options);
   }
 

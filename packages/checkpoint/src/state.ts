@@ -8,6 +8,8 @@
 import type { StepRecord, StepStatus } from "./Checkpointer.js";
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
+import { isInputRecord } from "./internal/records.js";
+import { usageProblem } from "./internal/usage.js";
 
 /**
  * Workflow state with the version (index of the last writing step) of each value.
@@ -264,6 +266,36 @@ export function validateStepRecord(step: StepRecord, operation = "saveStep"): vo
   if (!isValidDate(step.completedAt)) throw bad("completedAt", "a valid Date");
   if (step.childWorkflowId !== undefined && typeof step.childWorkflowId !== "string") {
     throw bad("childWorkflowId", "a string");
+  }
+  validateUsageFields(step, operation);
+}
+
+/** `usage` and `budget`: amounts a run spends, each a finite number ≥ 0; a budget only on an input record. */
+function validateUsageFields(step: StepRecord, operation: string): void {
+  const where = `Invalid step for workflow '${step.workflowId}' (node '${step.nodeName}')`;
+  for (const field of ["usage", "budget"] as const) {
+    const value = step[field];
+    if (value === undefined) continue;
+    const wrong = usageProblem(value, field);
+    if (wrong !== undefined) {
+      throw invalidInput(
+        operation,
+        `${where}: ${wrong.path} ${wrong.problem}. ${field} holds only tokens, costUsd, calls and wallMs, each a ` +
+          `finite number ≥ 0 (leave a field out when it was not measured${field === "budget" ? " or is not limited" : ""}); ` +
+          "fix the code that built the step record (for usage: the values passed to ctx.usage).",
+        step.workflowId,
+        wrong.path,
+      );
+    }
+  }
+  if (step.budget !== undefined && !isInputRecord(step)) {
+    throw invalidInput(
+      operation,
+      `${where}: budget is only stored on input records (kind "input", node '.input'), not on a node step. ` +
+        "Put the run's budget on the run's input record, and what the node spent in usage.",
+      step.workflowId,
+      "budget",
+    );
   }
 }
 

@@ -5,7 +5,8 @@
  * - written keys: one token per key of `values` (`k` + base64 of the key's UTF-16 code units), comma-separated —
  *   the only part the retention script reads, in a form Lua can split without a JSON parser;
  * - header: `[index, status, inputVersions, decision (0 = absent), childWorkflowId, truncated, startedAt, completedAt,
- *   valuesLength, pauseLength, errorLength]` (`-1` length = absent);
+ *   valuesLength, pauseLength, errorLength]` (`-1` length = absent), followed by `usage, budget` (`0` = absent) when
+ *   the step has either — a step without them keeps the 11-part header earlier versions wrote and read;
  * - then the serializer's texts, back to back (lengths in UTF-16 code units).
  */
 import type { Serializer, StepRecord, WorkflowRecord } from "@graph/checkpoint";
@@ -23,8 +24,8 @@ function keyToken(key: string): string {
 
 /** Encodes a step. Throws `CheckpointError` (with the value's path) before anything is written. */
 export function encodeStep(step: StepRecord, serializer: Serializer, operation: string): string {
-  const { values, pause, error, decision } = encodeStepTexts(step, serializer, operation);
-  const header = [
+  const { values, pause, error, decision, usage, budget } = encodeStepTexts(step, serializer, operation);
+  const header: unknown[] = [
     step.index,
     step.status,
     step.inputVersions,
@@ -37,12 +38,13 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     pause === undefined ? -1 : pause.length,
     error === undefined ? -1 : error.length,
   ];
+  if (usage !== undefined || budget !== undefined) header.push(usage ?? 0, budget ?? 0);
   const tokens = Object.keys(step.values).map(keyToken).join(",");
   return `${tokens}\n${JSON.stringify(header)}\n${values}${pause ?? ""}${error ?? ""}`;
 }
 
 /** The header holds the structural parts; the serializer's texts follow it. */
-const HEADER_PARTS: ReadonlySet<StepPart> = new Set(["status", "inputVersions", "decision"]);
+const HEADER_PARTS: ReadonlySet<StepPart> = new Set(["status", "inputVersions", "decision", "usage", "budget"]);
 
 /** Decodes a step stored under `field`. Throws `CheckpointError` for corrupt data. */
 export function decodeStep(
@@ -64,9 +66,10 @@ export function decodeStep(
   } catch {
     throw bad("header");
   }
-  if (!Array.isArray(header) || header.length !== 11) throw bad("header");
-  const [index, status, inputVersions, decision, child, truncated, startedAt, completedAt, vLen, pLen, eLen] =
+  if (!Array.isArray(header) || (header.length !== 11 && header.length !== 13)) throw bad("header");
+  const [index, status, inputVersions, decision, child, truncated, startedAt, completedAt, vLen, pLen, eLen, ...meter] =
     header as unknown[];
+  const [usage = 0, budget = 0] = meter;
   if (![index, vLen, pLen, eLen, startedAt, completedAt].every(Number.isSafeInteger)) throw bad("header");
   let at = second + 1;
   const take = (length: number): string | undefined => {
@@ -94,6 +97,8 @@ export function decodeStep(
       values,
       pause,
       error,
+      usage: usage === 0 ? undefined : usage,
+      budget: budget === 0 ? undefined : budget,
     },
     serializer,
     operation,

@@ -14,6 +14,7 @@ import { corruptRecordError, normalizeStoredError } from "./recordGuards.js";
 import { readStoredStep, storedDecision } from "./records.js";
 import { keepsTimes } from "./time.js";
 import type { EncodedWorkflowUpdate } from "./updates.js";
+import { storedUsage } from "./usage.js";
 
 /** One stored step: its key, its index, the keys it wrote (what retention looks at) and the record as text. */
 export interface StoredStep {
@@ -54,6 +55,7 @@ export interface StoredWorkflow {
 /** Keeps only the fields of the contract, so stray properties never reach storage. */
 function contractFields(step: StepRecord): StepRecord {
   const decision = storedDecision(step);
+  const { usage, budget } = storedUsage(step);
   return {
     workflowId: step.workflowId,
     superstep: step.superstep,
@@ -65,6 +67,8 @@ function contractFields(step: StepRecord): StepRecord {
     ...(decision === undefined ? {} : { decision }),
     ...(step.childWorkflowId === undefined ? {} : { childWorkflowId: step.childWorkflowId }),
     ...(step.pause === undefined ? {} : { pause: step.pause }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(budget === undefined ? {} : { budget }),
     truncated: step.truncated,
     ...(step.error === undefined ? {} : { error: normalizeStoredError(step.error) }),
     startedAt: step.startedAt,

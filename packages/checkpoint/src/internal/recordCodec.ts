@@ -4,7 +4,7 @@
  * a backend parses its own numbers and layout, then hands the parts to {@link decodeStepRecord} /
  * {@link decodeWorkflowRecord}.
  */
-import type { StepRecord, StoredError, WorkflowRecord } from "../Checkpointer.js";
+import type { StepRecord, StoredError, UsageRecord, WorkflowRecord } from "../Checkpointer.js";
 import type { CheckpointError } from "../errors.js";
 import type { Serializer, StoredValueContext } from "../Serializer.js";
 import { deserializeStored, serializeStored } from "../Serializer.js";
@@ -19,17 +19,21 @@ import {
 import { readStoredStep, storedDecision } from "./records.js";
 import { snapshotText } from "./snapshot.js";
 import { decodeStopRequest } from "./stopRequests.js";
+import { isUsageRecord, normalizeUsage, storedUsage } from "./usage.js";
 
 /**
  * The serialised parts of a step: its values, pause and error as serializer texts (`undefined`: absent), and the
- * decision to store (an input record's turn mark, else the gate's decision). Throws `CheckpointError` with the
- * value's path before anything is written.
+ * decision to store (an input record's turn mark, else the gate's decision), and the step's `usage` and `budget` in
+ * their canonical form (`undefined`: absent; a backend stores them as JSON, they hold only numbers). Throws
+ * `CheckpointError` with the value's path before anything is written.
  */
 export interface EncodedStepTexts {
   readonly values: string;
   readonly pause: string | undefined;
   readonly error: string | undefined;
   readonly decision: StepRecord["decision"];
+  readonly usage: UsageRecord | undefined;
+  readonly budget: UsageRecord | undefined;
 }
 
 /** Serialises the parts of `step` (values snapshotted by the runtime with this serializer are not serialised again). */
@@ -44,6 +48,7 @@ export function encodeStepTexts(step: StepRecord, serializer: Serializer, operat
         ? undefined
         : serializeStored(serializer, normalizeStoredError(step.error), { ...where, path: "error" }),
     decision: storedDecision(step),
+    ...storedUsage(step),
   };
 }
 
@@ -80,10 +85,14 @@ export interface StoredStepParts {
   readonly values: string;
   readonly pause: string | undefined;
   readonly error: string | undefined;
+  /** What the step spent, as the backend parsed it (`undefined`: none stored; a store written before had none). */
+  readonly usage?: unknown;
+  /** An input record's run budget, as the backend parsed it (`undefined`: none stored). */
+  readonly budget?: unknown;
 }
 
 /** The part of a stored step that did not read back (for the backend's own name of it). */
-export type StepPart = "status" | "inputVersions" | "decision" | "values" | "pause" | "error";
+export type StepPart = "status" | "inputVersions" | "decision" | "values" | "pause" | "error" | "usage" | "budget";
 
 /**
  * Reads a stored step back into the record of the contract (input records get `kind: "input"` and `turnStart`).
@@ -99,6 +108,8 @@ export function decodeStepRecord(
   if (!isStepStatus(parts.status)) throw corrupt("status");
   if (!isPlainRecord(parts.inputVersions)) throw corrupt("inputVersions");
   if (parts.decision !== undefined && !isStepDecision(parts.decision)) throw corrupt("decision");
+  if (parts.usage !== undefined && !isUsageRecord(parts.usage)) throw corrupt("usage");
+  if (parts.budget !== undefined && !isUsageRecord(parts.budget)) throw corrupt("budget");
   const where = { workflowId, nodeName, operation };
   const values = deserializeStored(serializer, parts.values, { ...where, path: "values" });
   if (!isPlainRecord(values)) throw corrupt("values");
@@ -114,6 +125,8 @@ export function decodeStepRecord(
     ...(parts.decision === undefined ? {} : { decision: parts.decision }),
     ...(parts.childWorkflowId === undefined ? {} : { childWorkflowId: parts.childWorkflowId }),
     ...(pause === undefined ? {} : { pause: pause as NonNullable<StepRecord["pause"]> }),
+    ...(parts.usage === undefined ? {} : { usage: normalizeUsage(parts.usage as UsageRecord) }),
+    ...(parts.budget === undefined ? {} : { budget: normalizeUsage(parts.budget as UsageRecord) }),
     truncated: parts.truncated,
     ...(error === undefined ? {} : { error }),
     startedAt: new Date(parts.startedAt),

@@ -26,6 +26,7 @@ import { describeStops } from "./stops.js";
 import { describeStructures } from "./structures.js";
 import { describeTimes } from "./times.js";
 import { describeUnknownIds } from "./unknownIds.js";
+import { describeUsage } from "./usage.js";
 import { describeWorkflows } from "./workflows.js";
 import { describeZombies } from "./zombies.js";
 
@@ -42,6 +43,7 @@ export const STORAGE_AREAS = [
   "fencing",
   "fencedCreate",
   "runWrites",
+  "usage",
   "renewal",
   "stops",
   "times",
@@ -70,6 +72,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   fencing: describeFencing,
   fencedCreate: describeFencedCreate,
   runWrites: describeRunWrites,
+  usage: describeUsage,
   renewal: describeRenewal,
   stops: describeStops,
   times: describeTimes,

@@ -55,6 +55,9 @@ export interface StepRow {
   error: string | null;
   started_at: Int;
   completed_at: Int;
+  /** What the step spent and an input record's budget, as JSON (schema version 6); `null`: none. */
+  usage: string | null;
+  budget: string | null;
 }
 
 /** The columns retention looks at. */
@@ -75,6 +78,8 @@ const STEP_COLUMNS: Readonly<Record<StepPart, string>> = {
   values: "values",
   pause: "pause",
   error: "error",
+  usage: "usage",
+  budget: "budget",
 };
 
 const WORKFLOW_COLUMNS: Readonly<Record<WorkflowPart, string>> = {
@@ -118,6 +123,8 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     error: texts.error ?? null,
     started_at: step.startedAt.getTime(),
     completed_at: step.completedAt.getTime(),
+    usage: texts.usage === undefined ? null : JSON.stringify(texts.usage),
+    budget: texts.budget === undefined ? null : JSON.stringify(texts.budget),
   };
 }
 
@@ -143,6 +150,8 @@ export function decodeStep(row: StepRow, serializer: Serializer, operation: stri
       values: row.values,
       pause: row.pause ?? undefined,
       error: row.error ?? undefined,
+      usage: row.usage == null ? undefined : parseJson(row.usage, bad("usage")),
+      budget: row.budget == null ? undefined : parseJson(row.budget, bad("budget")),
     },
     serializer,
     operation,

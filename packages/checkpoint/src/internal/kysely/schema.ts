@@ -152,6 +152,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${c.prefix}node_cache_used`)} ON ${c.table("nodeCache")} (used_at, cache_key)`,
     ],
   },
+  {
+    version: 6,
+    name: "step usage and budgets",
+    // Nullable JSON texts ({ tokens?, costUsd?, calls?, wallMs? }): written by the same upsert as the rest of the
+    // step, never queried by column, so no index. Rows written before read back without usage or budget.
+    statements: (c) => [
+      `ALTER TABLE ${c.table("steps")} ADD COLUMN "usage" TEXT`,
+      `ALTER TABLE ${c.table("steps")} ADD COLUMN "budget" TEXT`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

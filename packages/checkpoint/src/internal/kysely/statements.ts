@@ -24,6 +24,8 @@ export const STEP_COLUMNS = [
   "error",
   "started_at",
   "completed_at",
+  "usage",
+  "budget",
 ] as const satisfies readonly (keyof StepRow)[];
 
 /** The primary key of the steps table. */
