@@ -44,20 +44,21 @@ export interface BudgetPause extends PauseOf<string, BudgetPauseValue, typeof BU
 }
 
 /**
- * Whether a run's pause is a budget pause, typed: results are typed by the graph's interrupts, so a budget pause
- * (which any run with a budget may make) is told apart by this guard.
+ * The run's pause as a budget pause, typed, or undefined when it is another pause (or none). Results are typed by
+ * the graph's interrupts, so a budget pause — which any run with a budget may make — is read through this.
  *
  * @example
  * ```ts
- * declare const pause: { readonly reason: string; readonly responseKey: string } | undefined;
- * if (isBudgetPause(pause)) console.log(pause.value.spent.tokens, "of", pause.value.budget.tokens);
+ * declare const result: { readonly pause?: { readonly reason: string } | undefined };
+ * const over = asBudgetPause(result.pause);
+ * if (over) console.log(over.value.spent.tokens, "of", over.value.budget.tokens);
  * ```
  */
-export function isBudgetPause(pause: unknown): pause is BudgetPause {
-  return (
-    typeof pause === "object" &&
+export function asBudgetPause(pause: unknown): BudgetPause | undefined {
+  return typeof pause === "object" &&
     pause !== null &&
     (pause as { reason?: unknown }).reason === "budget" &&
     (pause as { responseKey?: unknown }).responseKey === BUDGET_KEY
-  );
+    ? (pause as BudgetPause)
+    : undefined;
 }

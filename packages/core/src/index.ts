@@ -11,7 +11,7 @@ export {
   NODE_PROTOCOL,
   type NodeKind,
 } from "./brands.js";
-export { BUDGET_KEY, type BudgetField, type BudgetPause, type BudgetPauseValue, isBudgetPause } from "./budget.js";
+export { asBudgetPause, BUDGET_KEY, type BudgetField, type BudgetPause, type BudgetPauseValue } from "./budget.js";
 export { type Duration, parseDuration, toEpochMs } from "./duration.js";
 export { END, type End } from "./END.js";
 export {

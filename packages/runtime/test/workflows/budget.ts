@@ -1,5 +1,5 @@
 import type { Checkpointer } from "@graph/checkpoint";
-import { BUDGET_KEY, END, Graph, isBudgetPause, node, route } from "@graph/core";
+import { asBudgetPause, BUDGET_KEY, END, Graph, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { type GraphEvent, Runner } from "../../src/index.js";
 
@@ -49,7 +49,7 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
       });
       expect(first.status).toBe("paused");
       expect(calls.n).toBe(4); // 1,200 tokens after the 4th call: 1,000 crossed
-      expect(isBudgetPause(first.pause)).toBe(true);
+      expect(asBudgetPause(first.pause)?.value.exceeded).toEqual(["tokens"]);
       expect(first.pause).toEqual({
         reason: "budget",
         nodeName: "think",
@@ -85,6 +85,20 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
       expect(calls.n).toBe(10);
       expect(done.get("history")).toHaveLength(10);
       expect(done.usage).toEqual({ tokens: 3_000, costUsd: expect.closeTo(0.1, 9), calls: 10 });
+      await runner.close();
+    });
+
+    it("a run paused for its budget can be stopped instead of granted more", async () => {
+      const checkpointer = fresh();
+      if (checkpointer === undefined) return; // a pause without a store has nothing to stop
+      const runner = new Runner({ checkpointer });
+      const calls = { n: 0 };
+      const graph = spenderGraph(calls);
+      const paused = await runner.run(graph, { values: { history: [] }, workflowId: "stop-1", budget: { calls: 1 } });
+      expect(paused.pause?.reason).toBe("budget");
+      expect(await runner.stop("stop-1", { reason: "too expensive" })).toBe(true);
+      expect((await checkpointer.getWorkflow("stop-1"))?.status).toBe("stopped");
+      expect(calls.n).toBe(2);
       await runner.close();
     });
 
@@ -174,9 +188,9 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
       expect(r.status).toBe("paused");
       expect(n).toBeGreaterThanOrEqual(2); // 3 × 40 ms cross 100 ms (2 with a slow store)
       expect(n).toBeLessThan(20);
-      const value = r.pause?.value as { spent: { wallMs: number }; exceeded: string[] };
-      expect(value.exceeded).toEqual(["wallMs"]);
-      expect(value.spent.wallMs).toBeGreaterThan(100);
+      const value = asBudgetPause(r.pause)?.value;
+      expect(value?.exceeded).toEqual(["wallMs"]);
+      expect(value?.spent.wallMs).toBeGreaterThan(100);
       await runner.close();
     });
 
