@@ -8,7 +8,10 @@ import { RunResult } from "@graph/runtime";
 import { RemoteRunError } from "../errors.js";
 
 /** Run options that travel with a job (the values go to Redis beside it, never into the job). */
-export type WireRunOptions = Pick<RunOptions, "select" | "maxIterations" | "errorHandling" | "force" | "unknownValues">;
+export type WireRunOptions = Pick<
+  RunOptions,
+  "select" | "maxIterations" | "errorHandling" | "force" | "unknownValues" | "budget"
+>;
 
 /** A run job's data. */
 export interface RunJobData {
@@ -23,7 +26,7 @@ export interface RunJobData {
 
 export function pickWireOptions(options: RunOptions): WireRunOptions {
   const out: Record<string, unknown> = {};
-  for (const k of ["select", "maxIterations", "errorHandling", "force", "unknownValues"] as const)
+  for (const k of ["select", "maxIterations", "errorHandling", "force", "unknownValues", "budget"] as const)
     if (options[k] !== undefined) out[k] = options[k];
   return out as WireRunOptions;
 }
@@ -88,6 +91,7 @@ export function encodeResult(serializer: Serializer, result: RunResult): string 
     runId: result.runId,
     ...(result.pause === undefined ? {} : { pause: result.pause }),
     ...(result.error === undefined ? {} : { error: errorToWire(result.error) }),
+    ...(result.usage === undefined ? {} : { usage: result.usage }),
   });
 }
 
@@ -125,6 +129,7 @@ export function decodeResult(serializer: Serializer, text: string): RunResult {
     runId: string;
     pause?: RunResult["pause"];
     error?: WireError;
+    usage?: RunResult["usage"];
   };
   return new RunResult({
     status: r.status,
@@ -133,6 +138,7 @@ export function decodeResult(serializer: Serializer, text: string): RunResult {
     runId: r.runId,
     ...(r.pause === undefined ? {} : { pause: r.pause }),
     ...(r.error === undefined ? {} : { error: errorFromWire(r.error) }),
+    ...(r.usage === undefined ? {} : { usage: r.usage }),
   });
 }
 
