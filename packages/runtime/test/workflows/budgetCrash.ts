@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { BUDGET_KEY } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { Runner } from "../../src/index.js";
 import { spenderGraph } from "./budget.js";
+import { child, type StartChild } from "./children.js";
 
 /**
  * The crash check of budgets: a child process runs the agent loop of `spenderGraph` (300 tokens a call, 10 calls)
@@ -48,19 +48,6 @@ export async function resumeWithGrants(checkpointer: Checkpointer, log: string, 
     done: { status: done.status, usage: done.usage, history: done.get("history") },
     pid: process.pid,
   };
-}
-
-/** A child process of the adapter's fixture, started with `<spend|resume> <log> <workflowId>`. */
-type StartChild = (args: readonly string[]) => ChildProcess;
-
-function child(start: StartChild, args: readonly string[]) {
-  const proc = start(args);
-  const exit = new Promise<unknown>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? code)));
-  const message = new Promise<unknown>((resolve, reject) => {
-    proc.on("message", resolve);
-    void exit.then((how) => reject(new Error(`the child exited (${String(how)}) before reporting`)));
-  });
-  return { proc, exit, message };
 }
 
 /** Registers the crash check on one adapter. `startFor(id)` prepares a fresh store and says how to start a child. */

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +5,7 @@ import type { Checkpointer } from "@graph/checkpoint";
 import { Graph, interrupt, node, sleep } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { type GraphEvent, Runner } from "../../src/index.js";
+import { child, type StartChild } from "./children.js";
 
 /**
  * The real-time crash check: a child process starts a workflow that sleeps `ms` and is SIGKILLed while it sleeps;
@@ -94,19 +94,6 @@ export async function resumeWhenDue(checkpointer: Checkpointer, log: string, ms:
 /** The log's lines (`before:<id>:<pid>`, `after:<id>:<pid>:<napped>`). */
 function logLines(log: string): string[] {
   return existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
-}
-
-/** A child process of the adapter's fixture, started with these arguments: `<sleep|resume> <log> <ms> <workflowId>`. */
-type StartChild = (args: readonly string[]) => ChildProcess;
-
-function child(start: StartChild, args: readonly string[]) {
-  const proc = start(args);
-  const exit = new Promise<unknown>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? code)));
-  const message = new Promise<unknown>((resolve, reject) => {
-    proc.on("message", resolve);
-    void exit.then((how) => reject(new Error(`the child exited (${String(how)}) before reporting`)));
-  });
-  return { proc, exit, message };
 }
 
 /**
