@@ -67,6 +67,8 @@ import { describeStorage, STORAGE_AREAS, type StorageArea } from "./internal/sto
  * - `destroy` disposes of one (default: `close()`).
  * - `storageBytes` measures the bytes the backend stores (e.g. the database file size); the growth test uses
  *   the difference before/after writing 1,000 steps. Without it, the JSON size of `getSteps` is measured.
+ * - `reopen` opens a new instance on storage shared by every call (the `usage` area closes one instance and reads
+ *   with another); default: the factory of `engine.childProcess`.
  * - `engine` configures the engine tests.
  * - `only` limits the storage suite to some contract areas ({@link STORAGE_AREAS}).
  *

@@ -56,6 +56,8 @@ describeCheckpointer({
   name: "redis cluster",
   create: (options) => new RedisCheckpointer({ client: clusterClient(), prefix: `cluster${instance++}:`, ...options }),
   storageBytes: (checkpointer) => (checkpointer as RedisCheckpointer).storageBytes(),
+  // The usage area closes one instance and reads with another: both on the same prefix.
+  reopen: () => new RedisCheckpointer({ client: clusterClient(), prefix: "cluster-reopen:" }),
 });
 
 describe("keys on a cluster", () => {

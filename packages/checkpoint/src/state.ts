@@ -282,7 +282,7 @@ function validateUsageFields(step: StepRecord, operation: string): void {
         operation,
         `${where}: ${wrong.path} ${wrong.problem}. ${field} holds only tokens, costUsd, calls and wallMs, each a ` +
           `finite number ≥ 0 (leave a field out when it was not measured${field === "budget" ? " or is not limited" : ""}); ` +
-          "fix the code that built the step record (for usage: the values passed to ctx.usage).",
+          `fix the code that built the step record (${field === "usage" ? "the amounts passed to ctx.usage" : "the run's budget option"}).`,
         step.workflowId,
         wrong.path,
       );

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CheckpointError, StepRecord, UsageRecord } from "../src/index.js";
 import { INPUT_STEP, MemoryCheckpointer } from "../src/index.js";
+import { snapshotStep } from "../src/internal/snapshot.js";
 import { isUsageRecord, normalizeUsage, usageProblem } from "../src/internal/usage.js";
 import { validateStepRecord } from "../src/state.js";
 
@@ -157,5 +158,16 @@ describe("the stored form", () => {
     expect(stored?.usage).toStrictEqual({ tokens: 10 });
     (stored?.usage as { tokens: number }).tokens = 42;
     expect((await checkpointer.getSteps("wf"))[0]?.usage).toStrictEqual({ tokens: 10 });
+  });
+
+  it("a step snapshot (async and exit durability) copies usage and budget: later changes do not reach storage", () => {
+    const usage = { tokens: 10 };
+    const budget = { costUsd: 2 };
+    const snapshot = snapshotStep({ ...input, usage, budget }, undefined);
+    usage.tokens = 99;
+    budget.costUsd = 5;
+    expect(snapshot.usage).toStrictEqual({ tokens: 10 });
+    expect(snapshot.budget).toStrictEqual({ costUsd: 2 });
+    expect("usage" in snapshotStep(node, undefined)).toBe(false);
   });
 });

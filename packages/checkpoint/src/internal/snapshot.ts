@@ -25,7 +25,7 @@ function roundTrip(serializer: Serializer, value: unknown, step: StepRecord, pat
 }
 
 /**
- * A copy of `step` whose `values` (and pause value) no longer share objects with the running graph.
+ * A copy of `step` whose `values` (and pause value, usage and budget) no longer share objects with the running graph.
  *
  * With the adapter's serializer (`Checkpointer.serializer`), the values are serialised and read back right away,
  * so a value that cannot be stored throws the usual `CheckpointError` (path `values.…`) at the step that produced
@@ -44,5 +44,12 @@ export function snapshotStep(step: StepRecord, serializer: Serializer | undefine
   };
   const values = copy(step.values, "values") as StepRecord["values"];
   const pause = step.pause === undefined ? undefined : { ...step.pause, value: copy(step.pause.value, "pause.value") };
-  return { ...step, values, ...(pause === undefined ? {} : { pause }) };
+  // Usage and budget are flat records of numbers: a shallow copy is a full one.
+  return {
+    ...step,
+    values,
+    ...(pause === undefined ? {} : { pause }),
+    ...(step.usage === undefined ? {} : { usage: { ...step.usage } }),
+    ...(step.budget === undefined ? {} : { budget: { ...step.budget } }),
+  };
 }
