@@ -17,7 +17,7 @@ export interface DescribeCheckpointerOptions {
   /**
    * Opens a new instance on storage that every call of `reopen` shares (one file, schema or key prefix): the `usage`
    * area writes with one instance, closes it, and reads with the next. Default: the factory of
-   * `engine.childProcess`; with neither that test is skipped (an in-memory store keeps nothing past `close()`).
+   * `engine.childProcess`; with neither the kit has no reopen test (an in-memory store keeps nothing past `close()`).
    */
   readonly reopen?: () => Promise<Checkpointer> | Checkpointer;
   /** Run only these contract areas of the storage suite (default: all); e.g. `["leases"]` while working on leases. */
