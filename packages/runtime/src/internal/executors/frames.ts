@@ -3,10 +3,10 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
 import { RunResult } from "../../RunResult.js";
+import { type FrameRunner, poolFrames } from "../framesDispatch.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
 import { type Execution, isIterator, itemFailure, type Outcome, type RunError } from "../outcome.js";
-import { type FrameRunner, poolFrames } from "../framesDispatch.js";
 import { RunConfig } from "../runConfig.js";
 
 /**
