@@ -224,4 +224,45 @@ describe("a frames pipeline on the worker pool", () => {
         `${twice.length} ran twice`,
     );
   }, 180_000);
+
+  it("a failing frame fails the run as in one process (the frame named); a stop removes the queued chunks", async () => {
+    env = await testEnv("redis");
+    const log = logFile("frames-fail-stop");
+    const options = { ...env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4", FAIL_FRAME: "37" };
+    workers = await Promise.all([startWorker(options), startWorker(options)]);
+    remote = new RemoteRunner(env.submitter);
+    process.env["FAIL_FRAME"] = "37"; // the same failure in this process, for the in-process reference
+    const local = await new Runner()
+      .run(pagesFlow, { values: { count: PAGES } })
+      .catch((e: unknown) => e)
+      .finally(() => delete process.env["FAIL_FRAME"]);
+    expect((local as Error).message).toBe("Node 'pages[37]/embed' failed: page 37 is unreadable");
+    const error = await remote.run(pagesFlow, { values: { count: PAGES }, workflowId: "fr4" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError" });
+    expect((error as Error).message).toBe((local as Error).message);
+    // No page past the failed one's window was pulled and run.
+    const started = readLog(log).filter((l) => l.node === "frame-start" && l.pid !== process.pid);
+    expect(Math.max(...started.map((l) => Number(l.tag)))).toBeLessThan(37 + WINDOW);
+    await Promise.all(workers.map((w) => w.kill()));
+
+    // A stop: slow frames (500 ms), one worker slot for chunks besides the run's; stop at page 20's start.
+    const stopLog = logFile("frames-stop");
+    const slow = { ...env.workerEnv, LOG_FILE: stopLog, FRAMES_CHUNK: "2", FRAME_MS: "500", NOTIFY_FRAME: "20" };
+    workers = [await startWorker({ ...slow, CONCURRENCY: "2" })];
+    const handle = remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr5" });
+    await workers[0]!.next((m) => m.type === "node-start" && m.tag === "20", 60_000);
+    await remote.stop("fr5", { by: "test" });
+    const result = await handle.result;
+    expect(result.status).toBe("stopped");
+    const ran = new Set(readLog(stopLog).filter((l) => l.node === "frame-start").map((l) => Number(l.tag)));
+    // Nothing past the window of the stop ran: the queued chunks were removed, the generator was not pulled further.
+    expect(Math.max(...ran)).toBeLessThan(20 + WINDOW);
+    expect(await jobCounts(env.queue)).toEqual({
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+      "waiting-children": 0,
+      prioritized: 0,
+    });
+  }, 180_000);
 });
