@@ -2,7 +2,7 @@
 // jobs on every worker with at most `window` frames unfinished across the pool, results in frame order; a worker
 // SIGKILLed while running a frame chunk, and the worker pulling the generator SIGKILLed mid-stream.
 import type { Checkpointer } from "@graph/checkpoint";
-import { Runner } from "@graph/runtime";
+import { type GraphEvent, Runner } from "@graph/runtime";
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
@@ -113,8 +113,28 @@ describe("a frames pipeline on the worker pool", () => {
         ["store", { written: i }],
       ]);
     }
-    // The run did not park; the frames node reported each finished frame (as in-process).
+    // The run did not park; the frames node reported each finished frame, and the per-frame runs' events are in the
+    // run's stream as in one process: the same events per frame workflow, under the run's id and span tree.
     const seen = await events;
+    const localEvents: GraphEvent[] = [];
+    const localRunner = new Runner({ checkpointer: env.checkpointer, closeCheckpointer: false });
+    for await (const e of localRunner.stream(pagesFlow, { values: { count: PAGES }, workflowId: "fr1-local" }))
+      localEvents.push(e as GraphEvent);
+    await localRunner.close();
+    const perFrame = (all: readonly GraphEvent[], id: string) =>
+      all
+        .filter((e) => e.workflowId?.startsWith(`${id}/pages/`))
+        .map((e) => `${e.type} ${"nodeName" in e ? e.nodeName : ""} ${e.workflowId!.slice(id.length)}`)
+        .sort();
+    const forwarded = perFrame(seen as GraphEvent[], "fr1");
+    expect(forwarded.filter((e) => e.startsWith("NodeEnd embed "))).toHaveLength(PAGES);
+    expect(forwarded).toEqual(perFrame(localEvents, "fr1-local"));
+    const runId = seen.find((e) => e.type === "RunStart" && e.workflowId === "fr1")!.runId;
+    const spans = new Set(seen.map((e) => e.spanId));
+    for (const e of seen.filter((x) => x.workflowId?.startsWith("fr1/pages/"))) {
+      expect(e.runId).toBe(runId);
+      expect(spans.has(e.parentSpanId!)).toBe(true);
+    }
     expect(seen.filter((e) => e.type === "Paused")).toEqual([]);
     const progress = seen.filter((e) => e.type === "MapProgress");
     expect(progress).toHaveLength(PAGES);

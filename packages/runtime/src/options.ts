@@ -8,7 +8,7 @@ import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import type { Duration, Graph } from "@graph/core";
 import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
-import type { EventProcessor } from "./events.js";
+import type { EventProcessor, GraphEvent } from "./events.js";
 import type { CacheOptions } from "./storeCache.js";
 
 /** Options of the runner. */
@@ -137,6 +137,11 @@ export interface FramesDispatchRequest {
   readonly fence: MapFence;
   readonly completeOnStop: boolean;
   readonly maxIterations: number;
+  /**
+   * Someone reads the run's events: collect each frame's events (`onEvent` of `runMapItem`) and resolve `run` with
+   * them; the runtime shows them in the run's stream as in-process frames' events (its run id, its span tree).
+   */
+  readonly events: boolean;
   frameWorkflowId(i: number): string;
 }
 
@@ -144,10 +149,10 @@ export interface FramesDispatchRequest {
 export interface FramesDispatch {
   /**
    * Runs frame `i` with `values` elsewhere; resolves once its child workflow finished, or once it will not run (a
-   * cancel, a stop, a lost lease). The runtime then reads the frame's result from the checkpointer. Rejecting fails
-   * the pipeline.
+   * cancel, a stop, a lost lease), with the frame's events when the request asked for them. The runtime then reads
+   * the frame's result from the checkpointer. Rejecting fails the pipeline.
    */
-  run(i: number, values: Readonly<Record<string, unknown>>): Promise<void>;
+  run(i: number, values: Readonly<Record<string, unknown>>): Promise<readonly GraphEvent[] | undefined>;
   /** No further frame comes for now (the window is full, or the stream ended): hand over what is buffered. */
   flush(): void;
   /** The run stopped: frames not started should not start (their `run` resolves); running ones finish. */
@@ -215,6 +220,8 @@ export interface MapItemRunOptions {
   readonly maxIterations: number;
   /** Aborting it stops the item. */
   readonly signal?: AbortSignal;
+  /** Called with every event of the item's run (a dispatcher collects them for the dispatching run's stream). */
+  readonly onEvent?: (event: GraphEvent) => void;
 }
 
 /** Options of one run. */

@@ -7,7 +7,7 @@
  * stored finished instead of handing them out again.
  */
 import type { Graph } from "@graph/core";
-import { isLeaseLostError, type Runner } from "@graph/runtime";
+import { type GraphEvent, isLeaseLostError, type Runner } from "@graph/runtime";
 import {
   type FramesDispatch,
   type FramesDispatchRequest,
@@ -17,6 +17,7 @@ import {
 import type { Redis } from "ioredis";
 import { jobIdOf } from "./keys.js";
 import type { NodeMapDeps } from "./nodeMap.js";
+import { encodeEvent } from "./wire.js";
 
 /** A worker's `frames.distribute` options. */
 export interface FramesDistributeOptions {
@@ -46,6 +47,14 @@ export interface FrameChunkJobData {
   readonly parentVersions: Readonly<Record<string, number>>;
   readonly completeOnStop: boolean;
   readonly maxIterations: number;
+  /** Report each frame's events with it (the run's stream shows them). */
+  readonly events: boolean;
+}
+
+/** What a chunk pushes on the `:done` list per frame: its index, and its events when asked (each `encodeEvent`d). */
+interface FrameReport {
+  readonly i: number;
+  readonly events?: readonly string[];
 }
 
 /** Keys of a pipeline execution outlive it this long (a frame chunk may still report after the run moved on). */
@@ -73,7 +82,7 @@ export function framesDispatcher(
 }
 
 interface Pending {
-  readonly resolve: () => void;
+  readonly resolve: (events: readonly GraphEvent[] | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -100,8 +109,8 @@ class FramesSession implements FramesDispatch {
     this.#session = `${deps.keys.nodeMap(`${request.parentWorkflowId}/${request.nodeName}`)}:frames:${this.#nonce}`;
   }
 
-  run(i: number, values: Readonly<Record<string, unknown>>): Promise<void> {
-    if (this.#cancelled || this.#closed) return Promise.resolve();
+  run(i: number, values: Readonly<Record<string, unknown>>): Promise<readonly GraphEvent[] | undefined> {
+    if (this.#cancelled || this.#closed) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       this.#pending.set(i, { resolve, reject });
       this.#buffer.push({ i, values });
@@ -162,6 +171,7 @@ class FramesSession implements FramesDispatch {
       parentVersions: r.parentVersions,
       completeOnStop: r.completeOnStop,
       maxIterations: r.maxIterations,
+      events: r.events,
     };
     this.deps.queue
       .add("frame-chunk", data, {
@@ -194,16 +204,25 @@ class FramesSession implements FramesDispatch {
           for (const i of [...this.#pending.keys()]) this.#settle(i, error);
           return;
         }
-        if (popped !== null) this.#settle(Number(popped[1]));
+        if (popped === null) continue;
+        let report: FrameReport;
+        let events: GraphEvent[] | undefined;
+        try {
+          report = JSON.parse(popped[1]) as FrameReport;
+          events = report.events?.map((e) => this.deps.serializer.deserialize(e) as GraphEvent);
+        } catch {
+          continue; // not a report of this version: the frame is read from the checkpointer when its report comes
+        }
+        this.#settle(report.i, undefined, events);
       }
     })();
   }
 
-  #settle(i: number, error?: unknown): void {
+  #settle(i: number, error?: unknown, events?: readonly GraphEvent[]): void {
     const pending = this.#pending.get(i);
     if (pending === undefined) return; // reported twice (a chunk delivered again): the first report counted
     this.#pending.delete(i);
-    if (error === undefined) pending.resolve();
+    if (error === undefined) pending.resolve(events);
     else pending.reject(error);
     for (const [jobId, frames] of this.#chunks)
       if (frames.includes(i) && frames.every((f) => !this.#pending.has(f))) this.#chunks.delete(jobId);
@@ -236,6 +255,7 @@ export async function runFrameChunk(
   let ran = 0;
   await Promise.all(
     data.frames.map(async (i, k) => {
+      const events: GraphEvent[] | undefined = data.events ? [] : undefined;
       if (!(await over()))
         try {
           await runMapItem(runner, graph, {
@@ -246,12 +266,21 @@ export async function runFrameChunk(
             fence: data.fence,
             completeOnStop: data.completeOnStop,
             maxIterations: data.maxIterations,
+            ...(events === undefined ? {} : { onEvent: (e: GraphEvent) => void events.push(e) }),
           });
           ran++;
         } catch (error) {
           if (!isLeaseLostError(error)) throw error;
         }
-      await redis.multi().rpush(`${data.session}:done`, i).expire(`${data.session}:done`, SESSION_TTL_S).exec();
+      const report: FrameReport = {
+        i,
+        ...(events === undefined ? {} : { events: events.map((e) => encodeEvent(serializer, e)) }),
+      };
+      await redis
+        .multi()
+        .rpush(`${data.session}:done`, JSON.stringify(report))
+        .expire(`${data.session}:done`, SESSION_TTL_S)
+        .exec();
     }),
   );
   return ran;

@@ -7,8 +7,10 @@
 import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import type { GraphNode } from "@graph/core";
 import * as Effect from "effect/Effect";
+import type { GraphEvent } from "../events.js";
 import type { FramesDispatch } from "../options.js";
 import { RunResult } from "../RunResult.js";
+import { nextSpanId } from "./context.js";
 import type { EngineHost } from "./host.js";
 import { isFinished, storedItem } from "./mapDispatch.js";
 
@@ -32,6 +34,7 @@ export interface FrameRunner {
  */
 export function poolFrames(
   host: EngineHost,
+  spanId: string,
   n: GraphNode,
   valuesOf: (frame: unknown) => Record<string, unknown>,
   versions: Readonly<Record<string, number>>,
@@ -52,14 +55,16 @@ export function poolFrames(
     fence,
     completeOnStop: n.completeOnStop,
     maxIterations: config.maxIterations,
+    events: config.emitter.active,
     frameWorkflowId: (i) => `${parentId}/${i}`,
   });
-  return dispatch === undefined ? undefined : new PoolFrames(host, n, store, dispatch, parentId, valuesOf);
+  return dispatch === undefined ? undefined : new PoolFrames(host, spanId, n, store, dispatch, parentId, valuesOf);
 }
 
 class PoolFrames implements FrameRunner {
   constructor(
     readonly host: EngineHost,
+    readonly spanId: string,
     readonly n: GraphNode,
     readonly store: CheckpointStoreService,
     readonly dispatch: FramesDispatch,
@@ -71,8 +76,31 @@ class PoolFrames implements FrameRunner {
     const id = `${this.parentId}/${i}`;
     // A frame stored finished (by an earlier run of this workflow, wherever it ran) is not handed over again.
     const known = await Effect.runPromise(this.store.getWorkflow(id));
-    if (known?.status !== "completed" && known?.status !== "failed") await this.dispatch.run(i, this.valuesOf(frame));
+    if (known?.status !== "completed" && known?.status !== "failed")
+      this.#forward(await this.dispatch.run(i, this.valuesOf(frame)));
     return this.#read(id);
+  }
+
+  /**
+   * A frame's events, shown as an in-process frame's: the run's id, span ids of this runner (the other process
+   * numbered its own), the frame's own run under the frames node's span.
+   */
+  #forward(events: readonly GraphEvent[] | undefined): void {
+    const { config } = this.host;
+    if (events === undefined || events.length === 0 || !config.emitter.active) return;
+    const spans = new Map<string, string>();
+    const span = (id: string): string => {
+      let mine = spans.get(id);
+      if (mine === undefined) spans.set(id, (mine = nextSpanId(config.shared)));
+      return mine;
+    };
+    for (const e of events)
+      config.emitter.emit({
+        ...e,
+        runId: config.runId,
+        spanId: span(e.spanId),
+        parentSpanId: e.parentSpanId === undefined ? this.spanId : span(e.parentSpanId),
+      } as GraphEvent);
   }
 
   /** The frame's result from storage; a frame with no finished workflow (it did not run: a stop) counts as stopped. */

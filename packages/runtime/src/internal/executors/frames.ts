@@ -43,7 +43,7 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
     }
     const valuesOf = (frame: unknown) => ({ ...base, [output]: frame });
     const runner =
-      poolFrames(host, n, valuesOf, versions) ??
+      poolFrames(host, ex.spanId, n, valuesOf, versions) ??
       new LocalFrames(host, n, (i, frame) =>
         RunConfig.child(host.config, {
           workflowId: `${parentId}/${i}`,
