@@ -171,7 +171,9 @@ describe("a frames pipeline on the worker pool", () => {
     });
     // All three may run chunks; the first page ≥ 60 that runs outside the pulling worker hangs its worker.
     const hung = await Promise.race(
-      workers.map((w) => w.next((m) => m.type === "node-start" && m.node === "embed", 90_000).then((m) => [w, m] as const)),
+      workers.map((w) =>
+        w.next((m) => m.type === "node-start" && m.node === "embed", 90_000).then((m) => [w, m] as const),
+      ),
     );
     const [doomed, message] = hung;
     const finishedAtKill = await storedFinished(env.checkpointer, "fr2");
@@ -189,9 +191,7 @@ describe("a frames pipeline on the worker pool", () => {
     expect(runs.get(hungPage)).toHaveLength(1);
     expect(runs.get(hungPage)![0]).not.toBe(doomed.pid);
     const twice = [...runs.entries()].filter(([, pids]) => pids.length > 1);
-    expect(twice.every(([, pids]) => pids.length === 2 && pids[0] === doomed.pid && pids[1] !== doomed.pid)).toBe(
-      true,
-    );
+    expect(twice.every(([, pids]) => pids.length === 2 && pids[0] === doomed.pid && pids[1] !== doomed.pid)).toBe(true);
     expect(twice.length).toBeLessThanOrEqual(WINDOW);
     console.log(
       `frames chunk SIGKILL: page ${hungPage} hung, ${finishedAtKill.size} stored finished at the kill, ` +
@@ -220,7 +220,11 @@ describe("a frames pipeline on the worker pool", () => {
     await doomed.next((m) => m.type === "pulled" && m.tag === "80", 90_000);
     await doomed.kill("SIGKILL");
     const finishedAtKill = await storedFinished(env.checkpointer, "fr3");
-    const startedAtKill = new Set(readLog(log).filter((l) => l.node === "frame-start").map((l) => Number(l.tag)));
+    const startedAtKill = new Set(
+      readLog(log)
+        .filter((l) => l.node === "frame-start")
+        .map((l) => Number(l.tag)),
+    );
     const result = await handle.result;
     expect(result.status).toBe("completed");
     expect(result.values.written).toEqual(expected.written);
@@ -274,7 +278,11 @@ describe("a frames pipeline on the worker pool", () => {
     await remote.stop("fr5", { by: "test" });
     const result = await handle.result;
     expect(result.status).toBe("stopped");
-    const ran = new Set(readLog(stopLog).filter((l) => l.node === "frame-start").map((l) => Number(l.tag)));
+    const ran = new Set(
+      readLog(stopLog)
+        .filter((l) => l.node === "frame-start")
+        .map((l) => Number(l.tag)),
+    );
     // Nothing past the window of the stop ran: the queued chunks were removed, the generator was not pulled further.
     expect(Math.max(...ran)).toBeLessThan(20 + WINDOW);
     expect(await jobCounts(env.queue)).toEqual({

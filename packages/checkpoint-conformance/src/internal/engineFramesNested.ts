@@ -86,10 +86,7 @@ export function describeFramesNested(options: DescribeCheckpointerOptions): void
         expect((await handle.result).status).toBe("stopped");
         await first.close();
         const other = await storage.open("sync");
-        const finished = [
-          await finishedUnder(other, `${id}/ingest/0`),
-          await finishedUnder(other, `${id}/ingest/1`),
-        ];
+        const finished = [await finishedUnder(other, `${id}/ingest/0`), await finishedUnder(other, `${id}/ingest/1`)];
         const finishedCount = finished[0]!.length + finished[1]!.length;
         expect(finishedCount).toBeGreaterThanOrEqual(12 - 2 * FRAMES_WINDOW);
         expect(finishedCount).toBeLessThan(2 * FRAMES);

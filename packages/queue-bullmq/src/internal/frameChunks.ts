@@ -8,12 +8,7 @@
  */
 import type { Graph } from "@graph/core";
 import { type GraphEvent, isLeaseLostError, type Runner } from "@graph/runtime";
-import {
-  type FramesDispatch,
-  type FramesDispatchRequest,
-  type MapFence,
-  runMapItem,
-} from "@graph/runtime/worker";
+import { type FramesDispatch, type FramesDispatchRequest, type MapFence, runMapItem } from "@graph/runtime/worker";
 import type { Redis } from "ioredis";
 import { jobIdOf } from "./keys.js";
 import type { NodeMapDeps } from "./nodeMap.js";
