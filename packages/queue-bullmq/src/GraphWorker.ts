@@ -136,7 +136,12 @@ export class GraphWorker {
     this.#graphs = new Map(options.graphs.map((g) => [g.name ?? "graph", g]));
     this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
     this.#subgraphs = subgraphsByHash(options.graphs);
-    const dispatcher = poolDispatcher(options.map?.distribute, options.frames?.distribute, () => this.#nodeMap!);
+    const dispatcher = poolDispatcher(
+      options.map?.distribute,
+      options.frames?.distribute,
+      () => this.#nodeMap!,
+      () => this.#runner,
+    );
     this.#runner = new Runner({
       checkpointer: options.checkpointer,
       ...(dispatcher === undefined ? {} : { mapDispatcher: dispatcher }),

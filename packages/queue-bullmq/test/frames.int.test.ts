@@ -293,4 +293,27 @@ describe("a frames pipeline on the worker pool", () => {
       prioritized: 0,
     });
   }, 180_000);
+
+  it("a run holding the pool's only slot: its chunks, taken by no worker, run in its own worker", async () => {
+    env = await testEnv("redis");
+    const log = logFile("frames-steal");
+    const options = { ...env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4", FRAMES_STEAL_MS: "200", CONCURRENCY: "1" };
+    const only = await startWorker(options);
+    workers = [only];
+    remote = new RemoteRunner(env.submitter);
+    const result = await remote.run(pagesFlow, { values: { count: 40 }, workflowId: "fr6" });
+    expect(result.status).toBe("completed");
+    expect(result.values.written).toEqual(range(40));
+    const runs = finishes(log);
+    expect([...runs.keys()].sort((a, b) => a - b)).toEqual(range(40));
+    expect([...runs.values()].every((pids) => pids.length === 1 && pids[0] === only.pid)).toBe(true);
+    expect(peakInFlight(log)).toBeLessThanOrEqual(WINDOW);
+    expect(await jobCounts(env.queue)).toEqual({
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+      "waiting-children": 0,
+      prioritized: 0,
+    });
+  }, 120_000);
 });

@@ -23,6 +23,11 @@ export interface FramesDistributeOptions {
   readonly chunkSize?: number;
   /** A chunk not yet full goes out once its first frame waited this long (a slow source). Default 20 ms. */
   readonly lingerMs?: number;
+  /**
+   * A chunk no worker took within this long runs in the run's own worker: a run waits for its frames holding its
+   * slot, so with every slot of the pool held by such runs no chunk would ever be taken. Default 2,000 ms.
+   */
+  readonly stealAfterMs?: number;
 }
 
 /** The data of a frame chunk job: which frames, their values (serialized with the checkpointer's serializer). */
@@ -61,19 +66,21 @@ const POP_TIMEOUT_S = 1;
 export function framesDispatcher(
   options: FramesDistributeOptions,
   deps: () => NodeMapDeps,
+  runner: () => Runner,
 ): (request: FramesDispatchRequest) => FramesDispatch {
-  const { chunkSize, lingerMs } = options;
+  const { chunkSize, lingerMs, stealAfterMs } = options;
   if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && chunkSize >= 1))
     throw new RangeError(`GraphWorker frames.distribute.chunkSize must be an integer ≥ 1, got ${chunkSize}.`);
   if (lingerMs !== undefined && !(Number.isFinite(lingerMs) && lingerMs >= 0))
     throw new RangeError(`GraphWorker frames.distribute.lingerMs must be a number ≥ 0, got ${lingerMs}.`);
+  if (stealAfterMs !== undefined && !(Number.isFinite(stealAfterMs) && stealAfterMs >= 0))
+    throw new RangeError(`GraphWorker frames.distribute.stealAfterMs must be a number ≥ 0, got ${stealAfterMs}.`);
   return (request) =>
-    new FramesSession(
-      request,
-      deps(),
-      Math.min(request.window, chunkSize ?? Math.ceil(request.window / 4)),
-      lingerMs ?? 20,
-    );
+    new FramesSession(request, deps(), runner, {
+      chunkSize: Math.min(request.window, chunkSize ?? Math.ceil(request.window / 4)),
+      lingerMs: lingerMs ?? 20,
+      stealAfterMs: stealAfterMs ?? 2_000,
+    });
 }
 
 interface Pending {
@@ -88,6 +95,8 @@ class FramesSession implements FramesDispatch {
   readonly #pending = new Map<number, Pending>();
   /** Chunk jobs handed out whose frames did not all report, by job id. */
   readonly #chunks = new Map<string, readonly number[]>();
+  /** The timers that run a chunk here when no worker took it, by job id. */
+  readonly #steals = new Map<string, ReturnType<typeof setTimeout>>();
   #buffer: { readonly i: number; readonly values: Readonly<Record<string, unknown>> }[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #listener: Redis | undefined;
@@ -95,12 +104,19 @@ class FramesSession implements FramesDispatch {
   #cancelled = false;
   #closed = false;
 
+  readonly chunkSize: number;
+  readonly lingerMs: number;
+  readonly stealAfterMs: number;
+
   constructor(
     readonly request: FramesDispatchRequest,
     readonly deps: NodeMapDeps,
-    readonly chunkSize: number,
-    readonly lingerMs: number,
+    readonly runner: () => Runner,
+    timing: { readonly chunkSize: number; readonly lingerMs: number; readonly stealAfterMs: number },
   ) {
+    this.chunkSize = timing.chunkSize;
+    this.lingerMs = timing.lingerMs;
+    this.stealAfterMs = timing.stealAfterMs;
     this.#session = `${deps.keys.nodeMap(`${request.parentWorkflowId}/${request.nodeName}`)}:frames:${this.#nonce}`;
   }
 
@@ -142,6 +158,7 @@ class FramesSession implements FramesDispatch {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    for (const timer of this.#steals.values()) clearTimeout(timer);
     this.#buffer = [];
     for (const i of [...this.#pending.keys()]) this.#settle(i);
     this.#listener?.disconnect();
@@ -177,9 +194,30 @@ class FramesSession implements FramesDispatch {
         attempts: 10_000,
         backoff: { type: "fixed", delay: 500 },
       })
-      .catch((error: unknown) => {
-        for (const i of frames) this.#settle(i, error);
-      });
+      .then(
+        () => {
+          if (this.#chunks.has(jobId) && !this.#closed)
+            this.#steals.set(
+              jobId,
+              setTimeout(() => void this.#steal(jobId, data), this.stealAfterMs),
+            );
+        },
+        (error: unknown) => {
+          for (const i of frames) this.#settle(i, error);
+        },
+      );
+  }
+
+  /** Runs a chunk no worker took here: removed from the queue first, so no worker takes it meanwhile. */
+  async #steal(jobId: string, data: FrameChunkJobData): Promise<void> {
+    this.#steals.delete(jobId);
+    if (!this.#chunks.has(jobId) || this.#closed || this.#cancelled) return;
+    const removed = await this.deps.queue.remove(jobId).catch(() => 0);
+    if (removed !== 1) return; // taken meanwhile (or gone): its worker reports
+    const graphs = new Map([[data.graphHash, this.request.graph]]);
+    await runFrameChunk(data, graphs, this.runner(), this.deps).catch((error: unknown) => {
+      for (const i of data.frames) this.#settle(i, error);
+    });
   }
 
   /** One connection per pipeline execution blocks on its `:done` list while frames are out. */
@@ -220,7 +258,11 @@ class FramesSession implements FramesDispatch {
     if (error === undefined) pending.resolve(events);
     else pending.reject(error);
     for (const [jobId, frames] of this.#chunks)
-      if (frames.includes(i) && frames.every((f) => !this.#pending.has(f))) this.#chunks.delete(jobId);
+      if (frames.includes(i) && frames.every((f) => !this.#pending.has(f))) {
+        this.#chunks.delete(jobId);
+        clearTimeout(this.#steals.get(jobId));
+        this.#steals.delete(jobId);
+      }
   }
 }
 
