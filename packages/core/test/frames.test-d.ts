@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { Graph, node, type OutputsOf } from "../src/index.js";
+import { Graph, type GraphResult, node, type OutputsOf, type PathValue, type ResultPath } from "../src/index.js";
 
 interface Page {
   readonly id: number;
@@ -38,6 +38,7 @@ describe("frames types", () => {
       vector: number[][];
       written: number[];
       sum: number;
+      readonly fetchPages: GraphResult<{ page: Page[]; vector: number[][]; written: number[] }, never>;
     }>();
     expectTypeOf<import("../src/index.js").InputsOf<typeof g>>().toEqualTypeOf<{ count: number }>();
   });
@@ -56,5 +57,43 @@ describe("frames types", () => {
     );
     // @ts-expect-error — a gather node gets the list of frames
     new Graph([fetchPages, gatherOne]);
+  });
+
+  it("the pipeline's result is under the frames node's name, holding its own per-frame values as lists", () => {
+    const g = new Graph([fetchPages, embed, write, total]);
+    type Out = OutputsOf<typeof g>;
+    expectTypeOf<PathValue<Out, "fetchPages/written">>().toEqualTypeOf<number[]>();
+    expectTypeOf<PathValue<Out, "fetchPages/page">>().toEqualTypeOf<Page[]>();
+    expectTypeOf<ResultPath<Out, "fetchPages/vector">>().toEqualTypeOf<"fetchPages/vector">();
+    // A gather node is not part of the pipeline: its output is not under the pipeline's name.
+    expectTypeOf<ResultPath<Out, "fetchPages/sum">>().not.toEqualTypeOf<"fetchPages/sum">();
+    expectTypeOf<ResultPath<Out, "fetchPages/sum">>().toEqualTypeOf<
+      "fetchPages/page" | "fetchPages/vector" | "fetchPages/written"
+    >();
+  });
+
+  it("two streams: each pipeline's result holds only its own per-frame values", () => {
+    const letters = node({ name: "letters", output: "letter", frames: true }, function* letters() {
+      yield "a";
+    });
+    const upper = node({ name: "upper", output: "big" }, function upper({ letter }: { letter: string }) {
+      return letter.toUpperCase();
+    });
+    const g = new Graph([fetchPages, embed, letters, upper]);
+    type Out = OutputsOf<typeof g>;
+    expectTypeOf<Out["fetchPages"]>().toEqualTypeOf<GraphResult<{ page: Page[]; vector: number[][] }, never>>();
+    expectTypeOf<Out["letters"]>().toEqualTypeOf<GraphResult<{ letter: string[]; big: string[] }, never>>();
+    expectTypeOf<PathValue<Out, "letters/big">>().toEqualTypeOf<string[]>();
+  });
+
+  it("a frames node named by its function: the result accepts any path (its name is not a literal type)", () => {
+    const nums = node({ output: "n", frames: true }, async function* nums() {
+      yield 1;
+    });
+    const g = new Graph([nums]);
+    expectTypeOf<(typeof g)["~types"]["meta"]["dynamic"]>().toEqualTypeOf<true>();
+    expectTypeOf<OutputsOf<typeof g>>().toEqualTypeOf<{ n: number[] }>();
+    // Without frames the graph stays closed.
+    expectTypeOf<(typeof write)["~types"]["dynamic"]>().toEqualTypeOf<false>();
   });
 });

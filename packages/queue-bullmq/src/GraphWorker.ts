@@ -9,6 +9,7 @@ import { GraphVersionError, UnknownGraphError } from "./errors.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { isAnswered, StreamWriter } from "./internal/eventStream.js";
 import { runFiring } from "./internal/firing.js";
+import { type FrameChunkJobData, type FramesDistributeOptions, runFrameChunk } from "./internal/frameChunks.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
@@ -18,12 +19,12 @@ import {
   type NodeChunkJobData,
   type NodeMapDeps,
   nodeMapDeps,
-  nodeMapDispatcher,
   parkedSignal,
   parkJob,
   runNodeChunk,
   subgraphsByHash,
 } from "./internal/nodeMap.js";
+import { poolDispatcher } from "./internal/poolDispatcher.js";
 import type { ScheduleJobData } from "./internal/schedules.js";
 import { listenForStops } from "./internal/stopNudge.js";
 import { clearStop } from "./internal/stopSignal.js";
@@ -35,6 +36,7 @@ type AnyJobData =
   | ChunkJobData
   | GatherJobData
   | NodeChunkJobData
+  | FrameChunkJobData
   | ScheduleJobData
   | WakeJobData
   | SendJobData;
@@ -75,6 +77,13 @@ export interface GraphWorkerOptions {
    * maps run in the run's process. Default: every map runs in the run's process.
    */
   readonly map?: { readonly distribute?: DistributeOptions };
+  /**
+   * `distribute`: the frames of a frames pipeline (`node({ frames })`) in a workflow this worker runs go to frame
+   * chunk jobs (`chunkSize` frames, default a quarter of the window) that any worker of the queue runs; the
+   * generator stays in the run's worker, which keeps its slot and at most `window` frames unfinished across the
+   * pool (docs/pipelines.md). Default: frames run in the run's process.
+   */
+  readonly frames?: { readonly distribute?: FramesDistributeOptions };
 }
 
 /**
@@ -127,10 +136,15 @@ export class GraphWorker {
     this.#graphs = new Map(options.graphs.map((g) => [g.name ?? "graph", g]));
     this.#serializer = options.checkpointer.serializer ?? defaultSerializer;
     this.#subgraphs = subgraphsByHash(options.graphs);
-    const distribute = options.map?.distribute;
+    const dispatcher = poolDispatcher(
+      options.map?.distribute,
+      options.frames?.distribute,
+      () => this.#nodeMap!,
+      () => this.#runner,
+    );
     this.#runner = new Runner({
       checkpointer: options.checkpointer,
-      ...(distribute === undefined ? {} : { mapDispatcher: nodeMapDispatcher(distribute, () => this.#nodeMap!) }),
+      ...(dispatcher === undefined ? {} : { mapDispatcher: dispatcher }),
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
       stopPollIntervalMs: options.stopPollMs ?? 250,
       ...(options.owner === undefined ? {} : { owner: options.owner }),
@@ -150,7 +164,7 @@ export class GraphWorker {
       const handle = this.#held.get(id);
       return handle === undefined ? undefined : (info) => handle.stop(info);
     });
-    if (o.map?.distribute !== undefined)
+    if (o.map?.distribute !== undefined || o.frames?.distribute !== undefined)
       this.#nodeMap = nodeMapDeps(url, this.#redis, o.queue ?? "graph", this.#keys, o.checkpointer, (id) =>
         this.#held.has(id),
       );
@@ -211,6 +225,8 @@ export class GraphWorker {
     if ("kind" in data && data.kind === "chunk") return this.#chunk(data);
     if ("kind" in data && data.kind === "gather") return this.#gather(data);
     if ("kind" in data && data.kind === "node-chunk") return this.#nodeChunk(data);
+    if ("kind" in data && data.kind === "frame-chunk")
+      return runFrameChunk(data, this.#subgraphs, this.#runner, this.#nodeMap);
     if ("kind" in data && data.kind === "schedule") return this.#firing(job as Job<ScheduleJobData>);
     if ("kind" in data && data.kind === "wake")
       return runWake(job as Job<WakeJobData>, this.#runner, this.#queue!, this.#options.checkpointer, (record) => {

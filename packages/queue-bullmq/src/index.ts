@@ -15,6 +15,7 @@ export {
   UnknownGraphError,
 } from "./errors.js";
 export { GraphWorker, type GraphWorkerOptions } from "./GraphWorker.js";
+export type { FramesDistributeOptions } from "./internal/frameChunks.js";
 export type { RemoteScheduleInfo, RemoteScheduleOptions } from "./internal/schedules.js";
 export type { SubmitTiming } from "./internal/submitTiming.js";
 export { type RemoteMapOptions, RemoteRunner, type RemoteRunnerOptions } from "./RemoteRunner.js";

@@ -8,7 +8,7 @@ import type { Checkpoint, Checkpointer } from "@graph/checkpoint";
 import type { Budget, Duration, Graph } from "@graph/core";
 import type { Clock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
-import type { EventProcessor } from "./events.js";
+import type { EventProcessor, GraphEvent } from "./events.js";
 import type { CacheOptions } from "./storeCache.js";
 
 /** Options of the runner. */
@@ -109,6 +109,56 @@ export interface MapDispatcher {
   /** Maps with fewer items run in this process. */
   readonly minItems: number;
   dispatch(request: MapDispatchRequest): Promise<"done" | "parked" | "inline">;
+  /**
+   * Optional: runs a frames pipeline's frames elsewhere (`node({ frames })`, docs/pipelines.md). Called once per
+   * execution of the pipeline node in a run with a checkpointer; `undefined` runs the frames in this process. The
+   * generator stays here: the runtime pulls it, keeps at most `window` frames unfinished, and hands each frame to
+   * the returned {@link FramesDispatch}.
+   */
+  frames?(request: FramesDispatchRequest): FramesDispatch | undefined;
+}
+
+/**
+ * One execution of a frames pipeline, for {@link MapDispatcher.frames}. Frame `i` runs as the child workflow
+ * `frameWorkflowId(i)` = `<parentWorkflowId>/<nodeName>/<i>` (the in-process ids, so a resume skips the frames
+ * stored finished wherever they ran) with `graph` and the values handed to `run`, through `runMapItem` of
+ * `@graph/runtime/worker` with these fields.
+ */
+export interface FramesDispatchRequest {
+  readonly rootWorkflowId: string;
+  /** The workflow whose node this is (the root, or a nested child workflow). */
+  readonly parentWorkflowId: string;
+  readonly nodeName: string;
+  /** The graph every frame runs (the pipeline's per-frame nodes). */
+  readonly graph: Graph;
+  /** At most this many frames are unfinished at once (the runtime holds back the rest). */
+  readonly window: number;
+  readonly parentVersions: Readonly<Record<string, number>>;
+  readonly fence: MapFence;
+  readonly completeOnStop: boolean;
+  readonly maxIterations: number;
+  /**
+   * Someone reads the run's events: collect each frame's events (`onEvent` of `runMapItem`) and resolve `run` with
+   * them; the runtime shows them in the run's stream as in-process frames' events (its run id, its span tree).
+   */
+  readonly events: boolean;
+  frameWorkflowId(i: number): string;
+}
+
+/** What a {@link MapDispatcher.frames} hands back: where the frames of one pipeline execution go. */
+export interface FramesDispatch {
+  /**
+   * Runs frame `i` with `values` elsewhere; resolves once its child workflow finished, or once it will not run (a
+   * cancel, a stop, a lost lease), with the frame's events when the request asked for them. The runtime then reads
+   * the frame's result from the checkpointer. Rejecting fails the pipeline.
+   */
+  run(i: number, values: Readonly<Record<string, unknown>>): Promise<readonly GraphEvent[] | undefined>;
+  /** No further frame comes for now (the window is full, or the stream ended): hand over what is buffered. */
+  flush(): void;
+  /** The run stopped: frames not started should not start (their `run` resolves); running ones finish. */
+  cancel(): void;
+  /** The pipeline is over (or abandoned): release resources; every pending `run` resolves. */
+  close(): Promise<void>;
 }
 
 /** The fence child workflows of a run tree write under: the root workflow's lease epoch. */
@@ -170,6 +220,8 @@ export interface MapItemRunOptions {
   readonly maxIterations: number;
   /** Aborting it stops the item. */
   readonly signal?: AbortSignal;
+  /** Called with every event of the item's run (a dispatcher collects them for the dispatching run's stream). */
+  readonly onEvent?: (event: GraphEvent) => void;
 }
 
 /** Options of one run. */

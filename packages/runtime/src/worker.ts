@@ -14,7 +14,14 @@ import type { Runner } from "./Runner.js";
 import type { RunResult } from "./RunResult.js";
 
 export { type CronSpec, checkCronSpec as scheduleSpec } from "./internal/cron.js";
-export type { MapDispatcher, MapDispatchRequest, MapFence, MapItemRunOptions } from "./options.js";
+export type {
+  FramesDispatch,
+  FramesDispatchRequest,
+  MapDispatcher,
+  MapDispatchRequest,
+  MapFence,
+  MapItemRunOptions,
+} from "./options.js";
 
 /**
  * Runs ONE item of a mapped GraphNode that a {@link MapDispatcher} handed to another process, with the in-process

@@ -195,6 +195,38 @@ describe("frames: a pipelined map over a generator's yields", () => {
     expect(mapped.values.up).toEqual([["H", "I"], ["T", "H", "E", "R", "E"], []]);
   });
 
+  it("a frames node named in its options: result.get('<node>/<value>') is typed and returns the per-frame list", async () => {
+    const pages = node(
+      { name: "pages", output: "page", frames: { window: 2 } },
+      async function* pages({ count }: { count: number }) {
+        for (let id = 0; id < count; id++) yield { id };
+      },
+    );
+    const embed = node({ name: "embed", output: "vector" }, async function embed({ page }: { page: { id: number } }) {
+      await sleep(page.id % 2);
+      return [page.id, page.id * 2];
+    });
+    const write = node({ name: "write", output: "written" }, function write({ vector }: { vector: number[] }) {
+      return vector[0]! * 10;
+    });
+    const total = node(
+      { name: "total", output: "sum", gather: true },
+      function total({ written }: { written: number[] }) {
+        return written.reduce((a, b) => a + b, 0);
+      },
+    );
+    const result = await new Runner().run(new Graph([pages, embed, write, total]), { values: { count: 5 } });
+    // Typed paths (no cast): the list of every frame's value, frame i at index i.
+    const written: number[] | undefined = result.get("pages/written");
+    const vectors: number[][] | undefined = result.get("pages/vector");
+    const frames: { id: number }[] | undefined = result.get("pages/page");
+    expect(written).toEqual([0, 10, 20, 30, 40]);
+    expect(vectors).toEqual([0, 1, 2, 3, 4].map((i) => [i, i * 2]));
+    expect(frames).toEqual([0, 1, 2, 3, 4].map((id) => ({ id })));
+    expect(result.get("sum")).toBe(100);
+    expect(result.has("pages/sum")).toBe(false);
+  });
+
   it("per-frame results are reachable with select under the frames node's name", async () => {
     const p = pipeline(3, 2);
     const result = await new Runner().run(p.graph, { values: { count: 3 } });

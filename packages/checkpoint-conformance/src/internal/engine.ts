@@ -43,6 +43,7 @@ import {
   untilLeaseFree,
 } from "./engineCommon.js";
 import { describeFrames, describeFramesCrash } from "./engineFrames.js";
+import { describeFramesNested } from "./engineFramesNested.js";
 import type { Recorder } from "./engineGraph.js";
 import {
   drive,
@@ -358,6 +359,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       describeBulkOperations(options);
       describeNodeLimits(options);
       describeFrames(options);
+      describeFramesNested(options);
     }
 
     if (child !== undefined) describeEngineLeases(options, child);

@@ -6,6 +6,7 @@
 import type { LoopNeedsOf } from "./loops.js";
 import type { DidYouMean, LastOf, QuoteList } from "./messages.js";
 import type { AnyNodeTypes, PauseOf, Typed } from "./ports.js";
+import type { GraphResult } from "./result.js";
 import type { Empty, IsAny, IsOpen, Simplify, UnionToIntersection } from "./util.js";
 
 type TypesOf<Ns extends readonly Typed[]> = Ns[number]["~types"];
@@ -35,13 +36,29 @@ type Spread<T, P> = T extends AnyNodeTypes
       : keyof T["out"]
   : never;
 type Round<T, P> = P | Spread<T, P>;
+/** Keys of values that hold one value per frame of the sources whose outputs are `P0`. */
+type PerFrameFrom<T, P0> = Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, P0>>>>>>>>;
 /** Keys of values that hold one value per frame. */
-type PerFrame<T> =
-  FrameSources<T> extends infer P0
-    ? [P0] extends [never]
-      ? never
-      : Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, Round<T, P0>>>>>>>>
-    : never;
+type PerFrame<T> = FrameSources<T> extends infer P0 ? ([P0] extends [never] ? never : PerFrameFrom<T, P0>) : never;
+/**
+ * The pipeline's own result under the frames node's name (`result.get("pages/written")`), like a GraphNode's: its
+ * frames and per-frame values as lists. Only for a frames node whose name the checker can read (given in its
+ * options); one named by its function makes the graph's result accept any path (see {@link FramesDynamic}).
+ */
+type FramesResult<S, T, Out> = S extends { readonly frames: true; readonly name: infer N extends string }
+  ? string extends N
+    ? never
+    : S extends { readonly out: infer O }
+      ? { readonly [K in N]: GraphResult<Simplify<{ [V in PerFrameFrom<T, keyof O> & keyof Out]: Out[V][] }>, never> }
+      : never
+  : never;
+type FramesResults<T, Out, P> = [P] extends [never] ? Empty : UnionToIntersection<FramesResult<T, T, Out>>;
+/** A frames node named by its function: its pipeline's result is under a name the checker can't read. */
+type FramesDynamic<T> = T extends { readonly frames: true; readonly name: infer N }
+  ? string extends N
+    ? true
+    : never
+  : never;
 /** The outputs as the graph's result holds them: per-frame values as lists. */
 type Gathered<Out, P> = [P] extends [never] ? Out : { [K in keyof Out]: K extends P ? Out[K][] : Out[K] };
 type GatherIn<T> = T extends { readonly gather: true } ? ClosedIn<T> : never;
@@ -130,13 +147,15 @@ export interface MergedGraph<Ns extends readonly Typed[], Name extends string, E
     AnyOpen<TypesOf<Ns>>,
     RequiredSeeds<TypesOf<Ns>> | LoopsOf<Ns, Entry, Explicit>["required"]
   >;
-  readonly out: Simplify<Gathered<AllOutputs<Ns>, PerFrame<TypesOf<Ns>>>>;
+  readonly out: Simplify<
+    Gathered<AllOutputs<Ns>, PerFrame<TypesOf<Ns>>> & FramesResults<TypesOf<Ns>, AllOutputs<Ns>, PerFrame<TypesOf<Ns>>>
+  >;
   readonly meta: {
     readonly name: Name;
     readonly nodes: TypesOf<Ns>["name"];
     readonly pauses: ResolvePauses<TypesOf<Ns>["pauses"], AllOutputs<Ns>, AllInputs<Ns>>;
     readonly fed: FedValues<AllInputs<Ns>, AllOutputs<Ns>>;
-    readonly dynamic: true extends TypesOf<Ns>["dynamic"] ? true : false;
+    readonly dynamic: true extends TypesOf<Ns>["dynamic"] | FramesDynamic<TypesOf<Ns>> ? true : false;
     readonly seedChoice: LoopsOf<Ns, Entry, Explicit>["choice"];
   };
 }

@@ -124,11 +124,16 @@ function gather(
   );
 }
 
-const isFinished = (status: WorkflowRecord["status"]): status is RunStatus =>
+export const isFinished = (status: WorkflowRecord["status"]): status is RunStatus =>
   status === "completed" || status === "failed" || status === "stopped";
 
 /** An item's result as its run returned it: its graph's produced values, its status and its failure. */
-function storedItem(graph: Graph, workflow: WorkflowRecord, steps: readonly StepRecord[], runId: string): RunResult {
+export function storedItem(
+  graph: Graph,
+  workflow: WorkflowRecord,
+  steps: readonly StepRecord[],
+  runId: string,
+): RunResult {
   const values: Record<string, unknown> = {};
   let failed: StepRecord | undefined;
   for (const s of [...steps].sort((a, b) => a.index - b.index)) {

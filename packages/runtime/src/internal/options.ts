@@ -177,6 +177,8 @@ export function checkMapItemOptions(options: unknown): void {
     fail(where, "fence", fence, "the request's fence ({ epoch, workflowId })");
   const max = options["maxIterations"];
   if (!(Number.isInteger(max) && (max as number) >= 1)) fail(where, "maxIterations", max, "an integer ≥ 1");
+  if (options["onEvent"] !== undefined && typeof options["onEvent"] !== "function")
+    fail(where, "onEvent", options["onEvent"], "a function (event) => void");
 }
 
 /** `runner.map` options on top of the run options. */

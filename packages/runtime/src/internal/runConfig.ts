@@ -194,7 +194,10 @@ export const RunConfig = {
       runId: randomUUID(),
       maxIterations: options.maxIterations,
       shared,
-      emitter: makeEmitter(shared.processors, undefined),
+      emitter: makeEmitter(
+        options.onEvent === undefined ? shared.processors : [...shared.processors, { onEvent: options.onEvent }],
+        undefined,
+      ),
       control,
       completeOnStop: options.completeOnStop,
       parentSpanId: undefined,

@@ -3,6 +3,7 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
 import { RunResult } from "../../RunResult.js";
+import { type FrameRunner, poolFrames } from "../framesDispatch.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
 import { type Execution, isIterator, itemFailure, type Outcome, type RunError } from "../outcome.js";
@@ -40,36 +41,79 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
       resume(Effect.succeed(failed(new Error(`Frames node '${n.name}' did not return an iterator.`))));
       return;
     }
-    const driver = new FrameDriver(host, ex, n, returned as AsyncIterator<unknown>, window, (i, frame) =>
-      RunConfig.child(host.config, {
-        workflowId: `${parentId}/${i}`,
-        values: { ...base, [output]: frame },
-        parentVersions: versions,
-        completeOnStop: n.completeOnStop,
-        parentSpanId: ex.spanId,
-      }),
-    );
-    driver.drive().then(
-      (d) =>
-        resume(
-          Effect.succeed(gather(host, n, parentId, d.frames, d.results, d.failedAt, d.stoppedEarly, completeOnStop)),
-        ),
-      (error: unknown) => resume(Effect.succeed(failed(error))),
-    );
+    const valuesOf = (frame: unknown) => ({ ...base, [output]: frame });
+    const runner =
+      poolFrames(host, ex.spanId, n, valuesOf, versions) ??
+      new LocalFrames(host, n, (i, frame) =>
+        RunConfig.child(host.config, {
+          workflowId: `${parentId}/${i}`,
+          values: valuesOf(frame),
+          parentVersions: versions,
+          completeOnStop: n.completeOnStop,
+          parentSpanId: ex.spanId,
+        }),
+      );
+    const driver = new FrameDriver(host, ex, n, returned as AsyncIterator<unknown>, window, runner);
+    driver
+      .drive()
+      .finally(() => runner.close())
+      .then(
+        (d) =>
+          resume(
+            Effect.succeed(gather(host, n, parentId, d.frames, d.results, d.failedAt, d.stoppedEarly, completeOnStop)),
+          ),
+        (error: unknown) => resume(Effect.succeed(failed(error))),
+      );
     return Effect.sync(() => driver.abandon());
   });
 }
 
+/** Frames run in this process: one child run per frame, each its own fiber. */
+class LocalFrames implements FrameRunner {
+  #running = new Set<Fiber.RuntimeFiber<RunResult, RunError>>();
+  constructor(
+    readonly host: EngineHost,
+    readonly n: GraphNode,
+    readonly configOf: (i: number, frame: unknown) => RunConfig,
+  ) {}
+
+  run(i: number, frame: unknown): Promise<RunResult> {
+    const config = this.configOf(i, frame);
+    const fiber = Effect.runFork(this.host.spawn(this.n.graph, config).run());
+    this.#running.add(fiber);
+    return new Promise((resolve, reject) =>
+      fiber.addObserver((exit) => {
+        this.#running.delete(fiber);
+        this.host.config.control.release(config.control);
+        if (exit._tag === "Success") resolve(exit.value);
+        else reject(Cause.squash(exit.cause));
+      }),
+    );
+  }
+
+  flush(): void {}
+  // A stop reaches the frames' child runs through their own controls.
+  stop(): void {}
+
+  abandon(): void {
+    for (const fiber of this.#running) Effect.runFork(Fiber.interrupt(fiber));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /**
- * Pulls the generator while fewer than `window` frames are unfinished and runs each frame's child run as its own
- * fiber. Plain Promises around the generator: a fiber hop per pull would add a scheduler turn to every frame.
+ * Pulls the generator while fewer than `window` frames are unfinished and hands each frame to the runner (here or
+ * elsewhere). Plain Promises around the generator: a fiber hop per pull would add a scheduler turn to every frame.
  */
 class FrameDriver {
   readonly frames: unknown[] = [];
   readonly results: RunResult[] = [];
   failedAt = -1;
   stoppedEarly = false;
-  #running = new Set<Fiber.RuntimeFiber<RunResult, RunError>>();
+  #running = 0;
   #completed = 0;
   #wake: (() => void) | undefined;
   #over = false;
@@ -80,7 +124,7 @@ class FrameDriver {
     readonly n: GraphNode,
     readonly it: AsyncIterator<unknown> | Iterator<unknown>,
     readonly window: number,
-    readonly configOf: (i: number, frame: unknown) => RunConfig,
+    readonly runner: FrameRunner,
   ) {}
 
   async drive(): Promise<this> {
@@ -88,10 +132,14 @@ class FrameDriver {
     // One listener for the run's stop, pointed at the pull in progress (a shared promise raced with every pull
     // would keep every pulled frame reachable until the run ends).
     let stopPull: (() => void) | undefined;
-    control.onStop(() => stopPull?.());
+    control.onStop(() => {
+      stopPull?.();
+      this.runner.stop();
+    });
     let exhausted = false;
     while (true) {
-      while (this.#running.size >= this.window && this.#error === undefined) await this.#slot();
+      if (this.#running >= this.window) this.runner.flush();
+      while (this.#running >= this.window && this.#error === undefined) await this.#slot();
       if (this.#error !== undefined) throw this.#error;
       if (this.failedAt >= 0 || control.stopRequested || this.#over) break;
       const step = await new Promise<IteratorResult<unknown> | typeof STOP>((resolve, reject) => {
@@ -108,17 +156,18 @@ class FrameDriver {
       this.#start(this.frames.length - 1, step.value);
     }
     if (control.stopRequested) this.stoppedEarly = true;
+    this.runner.flush();
     // Stopped, failed or abandoned before the end: let the generator run its `finally` blocks.
     if (!exhausted) void Promise.resolve(this.it.return?.(undefined)).catch(() => undefined);
-    while (this.#running.size > 0 && this.#error === undefined) await this.#slot();
+    while (this.#running > 0 && this.#error === undefined) await this.#slot();
     if (this.#error !== undefined) throw this.#error;
     return this;
   }
 
-  /** Stops pulling and interrupts the frames still running (the pipeline's own fiber was interrupted). */
+  /** Stops pulling and drops the frames still running (the pipeline's own fiber was interrupted). */
   abandon(): void {
     this.#over = true;
-    for (const fiber of this.#running) Effect.runFork(Fiber.interrupt(fiber));
+    this.runner.abandon();
     this.#wake?.();
   }
 
@@ -128,14 +177,15 @@ class FrameDriver {
 
   #start(i: number, frame: unknown): void {
     const { host, ex, n } = this;
-    const config = this.configOf(i, frame);
-    const fiber = Effect.runFork(host.spawn(n.graph, config).run());
-    this.#running.add(fiber);
-    fiber.addObserver((exit) => {
-      this.#running.delete(fiber);
-      host.config.control.release(config.control);
-      if (exit._tag === "Success") {
-        const r = exit.value;
+    this.#running++;
+    const settled = () => {
+      this.#running--;
+      const wake = this.#wake;
+      this.#wake = undefined;
+      wake?.();
+    };
+    this.runner.run(i, frame).then(
+      (r) => {
         this.results[i] = r;
         if (r.status === "failed" && (this.failedAt < 0 || i < this.failedAt)) this.failedAt = i;
         this.#completed++;
@@ -144,13 +194,13 @@ class FrameDriver {
           { nodeName: n.name, completed: this.#completed, total: this.frames.length },
           ex.spanId,
         );
-      } else if (!this.#over && this.#error === undefined) {
-        this.#error = Cause.squash(exit.cause);
-      }
-      const wake = this.#wake;
-      this.#wake = undefined;
-      wake?.();
-    });
+        settled();
+      },
+      (error: unknown) => {
+        if (!this.#over && this.#error === undefined) this.#error = error;
+        settled();
+      },
+    );
   }
 }
 
