@@ -16,6 +16,11 @@ import { isFinished, storedItem } from "./mapDispatch.js";
 
 /** Where a pipeline's frames run: here (one child run per frame) or elsewhere (a dispatcher). */
 export interface FrameRunner {
+  /**
+   * Whether a frame's spending reaches the run tree's meter by itself (child runs of this process count their steps
+   * as they go); otherwise the driver counts each frame's total when its result arrives.
+   */
+  readonly countsUsage: boolean;
   /** Runs frame `i`; resolves with its result (rejects: the pipeline fails). */
   run(i: number, frame: unknown): Promise<RunResult>;
   /** The driver waits (window full, stream over): frames buffered for a batch should go now. */
@@ -62,6 +67,7 @@ export function poolFrames(
 }
 
 class PoolFrames implements FrameRunner {
+  readonly countsUsage = false;
   constructor(
     readonly host: EngineHost,
     readonly spanId: string,

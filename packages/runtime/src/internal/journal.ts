@@ -231,7 +231,10 @@ export class Journal {
   record(ex: Execution, o: Outcome): Effect.Effect<void, RunError> | undefined {
     const state = this.#host.state;
     o.index = state.nextIndex++;
-    const usage = ex.usage === undefined && !this.#host.config.meter.timed ? undefined : countUsage(this.#host, ex);
+    const usage =
+      ex.usage === undefined && ex.childUsage === undefined && !this.#host.config.meter.timed
+        ? undefined
+        : countUsage(this.#host, ex);
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;

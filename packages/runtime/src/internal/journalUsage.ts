@@ -5,19 +5,15 @@ import { sumUsage } from "./usage.js";
 
 /**
  * Counts a finished node's usage (and, under a `wallMs` budget, its share of the wall time) in its run's totals and
- * the tree's meter; returns what its step stores. A GraphNode's usage is its child runs' total: the meter counted
- * it as their steps were recorded, so only its wall share is new there.
+ * the tree's meter; returns what its step stores: its own reports, its child runs' total (a GraphNode) and its wall
+ * share. Child runs of this process counted their steps in the meter as they went, so only the rest is new there.
  */
 export function countUsage(host: EngineHost, ex: Execution): UsageRecord | undefined {
   const { config, state } = host;
   const meter = config.meter;
-  const path = `${config.workflowId}/${ex.node.name}`;
-  let usage = ex.usage;
-  if (meter.timed) {
-    const wall = { wallMs: meter.wallShare(Date.now()) };
-    usage = sumUsage(usage, wall);
-    meter.add(ex.rolledUp ? wall : usage, path);
-  } else if (!ex.rolledUp) meter.add(usage, path);
+  const own = meter.timed ? sumUsage(ex.usage, { wallMs: meter.wallShare(Date.now()) }) : ex.usage;
+  meter.add(ex.childCounted ? own : sumUsage(own, ex.childUsage), `${config.workflowId}/${ex.node.name}`);
+  const usage = sumUsage(own, ex.childUsage);
   state.usage = sumUsage(state.usage, usage);
   return usage;
 }
@@ -28,8 +24,8 @@ export function countUsage(host: EngineHost, ex: Execution): UsageRecord | undef
  */
 export function rollUp(ex: Execution, o: Outcome, usage: UsageRecord | undefined, counted: boolean): Outcome {
   if (o.kind === "completed" && usage !== undefined) {
-    ex.usage = usage;
-    ex.rolledUp = counted;
+    ex.childUsage = usage;
+    ex.childCounted = counted;
   }
   return o;
 }

@@ -73,8 +73,10 @@ export class Execution {
   outcome: Outcome | undefined = undefined;
   /** What the node reported with `ctx.usage` (summed over its reports), stored with its step. */
   usage: UsageRecord | undefined = undefined;
-  /** `usage` is a GraphNode's child runs' total (already counted by the tree's meter as their steps were recorded). */
-  rolledUp = false;
+  /** A GraphNode: what its child runs spent, stored with its step beside its own `usage`. */
+  childUsage: UsageRecord | undefined = undefined;
+  /** The tree's meter already counted `childUsage` (child runs of this process count their steps as they go). */
+  childCounted = false;
   #versions: Record<string, number> | undefined;
 
   constructor(

@@ -132,6 +132,39 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
       await runner.close();
     });
 
+    it("a frames pipeline stops pulling frames over budget and pauses; a grant finishes it, no frame run twice", async () => {
+      const checkpointer = fresh();
+      const runner = new Runner(checkpointer === undefined ? {} : { checkpointer });
+      const pulled: number[] = [];
+      const embedded: number[] = [];
+      const fetchPages = node(
+        { name: "fetchPages", output: "page", frames: { window: 1 } },
+        async function* fetchPages({ count }: { count: number }) {
+          for (let i = 0; i < count; i++) {
+            pulled.push(i);
+            yield i;
+          }
+        },
+      );
+      const embed = node({ name: "embed", output: "vector" }, async ({ page }: { page: number }, ctx) => {
+        embedded.push(page);
+        ctx.usage({ tokens: 100 });
+        return [page, page * 2];
+      });
+      const graph = new Graph([fetchPages, embed], { name: "pipeline" });
+      const first = await runner.run(graph, { values: { count: 8 }, workflowId: "frames-1", budget: { tokens: 250 } });
+      expect(first.status).toBe("paused");
+      expect(embedded).toEqual([0, 1, 2]); // the third frame crossed 250; no fourth was pulled
+      expect(pulled).toEqual([0, 1, 2]);
+      expect(first.pause).toMatchObject({ reason: "budget", value: { spent: { tokens: 300, calls: 3 } } });
+      if (checkpointer === undefined) return;
+      const done = await runner.run(graph, { workflowId: "frames-1", values: { [BUDGET_KEY]: { tokens: 1_000 } } });
+      expect(done.status).toBe("completed");
+      expect(embedded).toEqual([0, 1, 2, 3, 4, 5, 6, 7]); // finished frames were not embedded again
+      expect(done.usage).toEqual({ tokens: 800, calls: 8 });
+      await runner.close();
+    });
+
     it("a nested graph's spending counts toward its parent's budget", async () => {
       const checkpointer = fresh();
       const runner = new Runner(checkpointer === undefined ? {} : { checkpointer });

@@ -1,13 +1,16 @@
-import type { GraphNode } from "@graph/core";
+import type { UsageRecord } from "@graph/checkpoint";
+import { BUDGET_KEY, type GraphNode } from "@graph/core";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
-import { RunResult } from "../../RunResult.js";
+import { type PauseInfo, RunResult } from "../../RunResult.js";
 import { type FrameRunner, poolFrames } from "../framesDispatch.js";
 import type { EngineHost } from "../host.js";
+import { rollUp } from "../journalUsage.js";
 import { NodeCtx } from "../nodeContext.js";
 import { type Execution, isIterator, itemFailure, type Outcome, type RunError } from "../outcome.js";
 import { RunConfig } from "../runConfig.js";
+import { sumUsage } from "../usage.js";
 
 /**
  * A frames pipeline (`node({ frames: true })` and its per-frame consumers): pulls the generator while fewer than
@@ -58,10 +61,7 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
       .drive()
       .finally(() => runner.close())
       .then(
-        (d) =>
-          resume(
-            Effect.succeed(gather(host, n, parentId, d.frames, d.results, d.failedAt, d.stoppedEarly, completeOnStop)),
-          ),
+        (d) => resume(Effect.succeed(rollUp(ex, gather(host, n, parentId, d, completeOnStop), d.usage, true))),
         (error: unknown) => resume(Effect.succeed(failed(error))),
       );
     return Effect.sync(() => driver.abandon());
@@ -70,6 +70,7 @@ export function executeFrames(host: EngineHost, ex: Execution, n: GraphNode): Ef
 
 /** Frames run in this process: one child run per frame, each its own fiber. */
 class LocalFrames implements FrameRunner {
+  readonly countsUsage = true;
   #running = new Set<Fiber.RuntimeFiber<RunResult, RunError>>();
   constructor(
     readonly host: EngineHost,
@@ -113,6 +114,9 @@ class FrameDriver {
   readonly results: RunResult[] = [];
   failedAt = -1;
   stoppedEarly = false;
+  overBudget = false;
+  /** What the frames' runs spent (their results' totals). */
+  usage: UsageRecord | undefined;
   #running = 0;
   #completed = 0;
   #wake: (() => void) | undefined;
@@ -142,6 +146,11 @@ class FrameDriver {
       while (this.#running >= this.window && this.#error === undefined) await this.#slot();
       if (this.#error !== undefined) throw this.#error;
       if (this.failedAt >= 0 || control.stopRequested || this.#over) break;
+      // Over the run's budget: pull no more frames (each would pause at once); the pipeline pauses with the tree.
+      if (this.host.config.meter.limit !== undefined && this.host.config.meter.exceeded() !== undefined) {
+        this.overBudget = true;
+        break;
+      }
       const step = await new Promise<IteratorResult<unknown> | typeof STOP>((resolve, reject) => {
         stopPull = () => resolve(STOP);
         Promise.resolve(this.it.next()).then(resolve, reject);
@@ -187,6 +196,8 @@ class FrameDriver {
     this.runner.run(i, frame).then(
       (r) => {
         this.results[i] = r;
+        this.usage = sumUsage(this.usage, r.usage);
+        if (!this.runner.countsUsage) host.config.meter.add(r.usage, `${host.config.workflowId}/${n.name}/${i}`);
         if (r.status === "failed" && (this.failedAt < 0 || i < this.failedAt)) this.failedAt = i;
         this.#completed++;
         host.event(
@@ -211,12 +222,10 @@ function gather(
   host: EngineHost,
   n: GraphNode,
   parentId: string,
-  frames: readonly unknown[],
-  results: readonly RunResult[],
-  failedAt: number,
-  stoppedEarly: boolean,
+  driven: FrameDriver,
   completeOnStop: boolean,
 ): Outcome {
+  const { frames, results, failedAt, stoppedEarly } = driven;
   const output = n.framesConfig!.output;
   const stopped = stoppedEarly || results.some((r) => r.status === "stopped");
   // A stopped pipeline keeps only the frames whose consumers finished (completeOnStop).
@@ -229,6 +238,24 @@ function gather(
   const nested = new RunResult({ status, values, workflowId: parentId, runId: host.config.runId, error });
   if (failedAt >= 0)
     return { kind: "failed", error: itemFailure(n, failedAt, error), nested, childWorkflowId: parentId };
+  const pause = framesPause(host, n, driven);
+  if (pause !== undefined) return { kind: "paused", pause, nested, childWorkflowId: parentId };
   if (stopped && !completeOnStop && !n.completeOnStop) return { kind: "stopped", nested, childWorkflowId: parentId };
   return { kind: "completed", outputs: values, nested, childWorkflowId: parentId, truncated: stopped };
+}
+
+/**
+ * A pipeline over its run's budget pauses: with the first frame that paused for it (its path under the pipeline),
+ * or, when it only stopped pulling frames, at the pipeline. A resume re-drives it; finished frames are skipped.
+ */
+function framesPause(host: EngineHost, n: GraphNode, driven: FrameDriver): PauseInfo | undefined {
+  const i = driven.results.findIndex((r) => r?.status === "paused");
+  if (i >= 0) {
+    const pause = driven.results[i]!.pause!;
+    return { ...pause, nodeName: `${n.name}/${i}/${pause.nodeName}` };
+  }
+  if (!driven.overBudget) return undefined;
+  const meter = host.config.meter;
+  const value = meter.pauseValue(meter.exceeded() ?? []);
+  return { reason: "budget", nodeName: n.name, value, responseKey: BUDGET_KEY };
 }
