@@ -43,7 +43,7 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
-export type { MapDispatcher, MapDispatchRequest, MapFence, RunUpgrade } from "./options.js";
+export type { MapDispatcher, MapDispatchRequest, MapFence, PermitSignal, RunUpgrade } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";
 export type {
