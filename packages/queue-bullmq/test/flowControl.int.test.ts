@@ -3,6 +3,7 @@
 // window breaks, and the permits of a SIGKILLed worker coming back within their lease.
 import { afterEach, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
+import { calls, p95, peak } from "./fixtures/calls.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { pooledFlow, rateFlow, tenantFlow } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
@@ -19,40 +20,6 @@ afterEach(async () => {
   workers = [];
   env = undefined;
 });
-
-interface Call {
-  readonly tenant: string;
-  readonly ticket: string;
-  readonly start: number;
-  end?: number;
-}
-
-/** The calls of the log whose start line is `startTag` (each ended by the next `endTag` line of the same ticket). */
-function calls(log: string, startTag: string, endTag?: string): Call[] {
-  const list: Call[] = [];
-  for (const line of readLog(log)) {
-    const [tenant, ticket, at] = line.tag.split(":") as [string, string, string];
-    if (line.node === startTag) list.push({ tenant, ticket, start: Number(at) });
-    else if (line.node === endTag)
-      list.findLast((c) => c.tenant === tenant && c.ticket === ticket && c.end === undefined)!.end = Number(at);
-  }
-  return list;
-}
-
-/** The most calls open at once (an end and a start at the same millisecond: the end first). */
-function peak(list: readonly Call[], openUntil = Number.POSITIVE_INFINITY): number {
-  const points = list.flatMap((c): [number, number][] => [
-    [c.start, 1],
-    [c.end ?? openUntil, -1],
-  ]);
-  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, d] of points) most = Math.max(most, (open += d));
-  return most;
-}
-
-const p95 = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
 
 const poolOptions = (log: string) => ({
   ...env!.workerEnv,
