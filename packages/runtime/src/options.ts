@@ -110,7 +110,10 @@ export interface RunnerOptions {
 export interface PermitSignal {
   /** A permit of `key` was given back (or a rate permit's time is over). Errors are ignored. */
   notify(key: string): void | Promise<void>;
-  /** Calls `onReleased` on every notification of `key` from any process until the returned function is called. */
+  /**
+   * Calls `onReleased` on every notification of `key` from any process — this one's included, as Redis pub/sub
+   * delivers them (a runner skips its own) — until the returned function is called.
+   */
   subscribe(key: string, onReleased: () => void): () => void;
 }
 

@@ -42,7 +42,12 @@ interface Sleepers {
   readonly unsubscribe: (() => void) | undefined;
   /** Waiters of the key (asleep or trying): the subscription lives while there is one. */
   waiters: number;
+  /** When this runner notified the key and has not heard it back yet (a signal may drop it: they expire). */
+  readonly echoes: number[];
 }
+
+/** How long an own notification is expected back before it counts as lost. */
+const ECHO_MS = 1_000;
 
 export class StorePermits {
   readonly #known = new Set<string>();
@@ -124,6 +129,9 @@ export class StorePermits {
   /** A permit of `base` is free again: wake a sleeper here, and tell the other processes. */
   #released(base: string): void {
     this.#wake(base);
+    const sleepers = this.#sleepers.get(base);
+    // Our own notification comes back to our subscription: a sleeper here was woken already, so it is skipped.
+    if (sleepers?.unsubscribe !== undefined) sleepers.echoes.push(Date.now());
     try {
       Promise.resolve(this.signal?.notify(base)).catch(() => {});
     } catch {
@@ -139,16 +147,27 @@ export class StorePermits {
     else sleepers.missed = Math.min(sleepers.missed + 1, sleepers.waiters);
   }
 
+  /** A notification of `base` that is (as far as we can tell) our own coming back. */
+  #ownEcho(base: string): boolean {
+    const echoes = this.#sleepers.get(base)?.echoes;
+    if (echoes === undefined) return false;
+    const since = Date.now() - ECHO_MS;
+    while (echoes.length > 0 && echoes[0]! < since) echoes.shift();
+    return echoes.shift() !== undefined;
+  }
+
   #enter(base: string): Sleepers {
     let sleepers = this.#sleepers.get(base);
     if (sleepers === undefined) {
       let unsubscribe: (() => void) | undefined;
       try {
-        unsubscribe = this.signal?.subscribe(base, () => this.#wake(base));
+        unsubscribe = this.signal?.subscribe(base, () => {
+          if (!this.#ownEcho(base)) this.#wake(base);
+        });
       } catch {
         unsubscribe = undefined; // polling alone
       }
-      sleepers = { wakes: [], missed: 0, unsubscribe, waiters: 0 };
+      sleepers = { wakes: [], missed: 0, unsubscribe, waiters: 0, echoes: [] };
       this.#sleepers.set(base, sleepers);
     }
     sleepers.waiters++;
