@@ -42,8 +42,9 @@ export interface GraphWorkerOptions {
   readonly map?: { readonly distribute?: DistributeOptions };
   /**
    * Run-level limits of runs submitted without their own (`RemoteRunner.submit`'s `concurrency` / `rateLimit`
-   * replace them, kind by kind): keys computed from the run's input values at its first delivery. A run over its
-   * limit waits in BullMQ's delayed set, not in a worker slot. Every worker of the queue should have the same.
+   * replace them, kind by kind): keys computed from the submission's values at the run's first delivery (a later
+   * turn, such as an interrupt's answer, carries only its own values). A run over its limit waits in BullMQ's
+   * delayed set, not in a worker slot. Every worker of the queue should have the same. See docs/flow-control.md.
    */
   readonly runLimits?: WorkerRunLimits;
   /**
