@@ -87,8 +87,9 @@ describe("flow control across 3 worker processes", () => {
     ]);
     const pooledMs = Date.now() - pooledBegan;
     expect(readLog(log).filter((l) => l.node === "pr-start")).toHaveLength(60);
-    // The issue's aim is within 20%; measured here 0.9–1.4× (a freed permit is found by the next waiter's poll, up
-    // to 100 ms later): the test holds the line at 1.5× so a loaded machine does not fail it.
+    // The issue's aim is within 20%: with the workers' permit notification a freed permit is taken at once (measured
+    // 0.99–1.02×; throughput.int.test.ts holds 1.2× + 300 ms). This run also measures the small tenant's wait, on a
+    // pool that just ran 30 runs: it keeps a looser line (1.5×) so a loaded machine does not fail it.
     expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.5 + 250);
     console.log(
       `flow control: small tenant p95 wait alone ${fair} ms, behind the big tenant ${p95(smallWaits)} ms; ` +
