@@ -63,7 +63,7 @@ describe("flow control across 3 worker processes", () => {
     const big = submit(tenantFlow, "big", tickets, "mixed");
     const small = submit(tenantFlow, "small", tickets, "mixed");
     const [bigResults, smallResults] = await Promise.all([big.results, small.results]);
-    const keyedMs = Date.now() - began;
+    const firstKeyedMs = Date.now() - began;
     expect(bigResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `big#${t}`));
     expect(smallResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `small#${t}`));
     const mixed = calls(log, "tr-start", "tr-end").filter((c) => c.tenant !== "solo");
@@ -79,18 +79,20 @@ describe("flow control across 3 worker processes", () => {
       2 * fair,
     );
 
-    // The same 60 runs under one unkeyed limit of 4 (the keyed run's total parallelism).
-    const pooledBegan = Date.now();
-    await Promise.all([
-      submit(pooledFlow, "big", tickets, "pooled").results,
-      submit(pooledFlow, "small", tickets, "pooled").results,
-    ]);
-    const pooledMs = Date.now() - pooledBegan;
-    expect(readLog(log).filter((l) => l.node === "pr-start")).toHaveLength(60);
-    // The issue's aim is within 20%: with the workers' permit notification a freed permit is taken at once (measured
-    // 0.99–1.02×; throughput.int.test.ts holds 1.2× + 300 ms). This run also measures the small tenant's wait, on a
-    // pool that just ran 30 runs: it keeps a looser line (1.5×) so a loaded machine does not fail it.
-    expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.5 + 250);
+    // The same 60 runs under one unkeyed limit of 4 (the keyed run's total parallelism), then one more round of
+    // each: the faster of two rounds, so one load spike of a shared machine does not decide the comparison.
+    const round = async (graph: typeof tenantFlow, prefix: string) => {
+      const at = Date.now();
+      await Promise.all([
+        submit(graph, "big", tickets, prefix).results,
+        submit(graph, "small", tickets, prefix).results,
+      ]);
+      return Date.now() - at;
+    };
+    const pooledMs = Math.min(await round(pooledFlow, "pooled"), await round(pooledFlow, "pooled-again"));
+    expect(readLog(log).filter((l) => l.node === "pr-start")).toHaveLength(120);
+    const keyedMs = Math.min(firstKeyedMs, await round(tenantFlow, "again"));
+    expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.2 + 300);
     console.log(
       `flow control: small tenant p95 wait alone ${fair} ms, behind the big tenant ${p95(smallWaits)} ms; ` +
         `60 runs keyed ${keyedMs} ms, unkeyed limit 4 ${pooledMs} ms`,
