@@ -19,7 +19,7 @@ import type { QueueKeys } from "./keys.js";
 /** BullMQ's largest job priority. */
 export const MAX_PRIORITY = 2_097_152;
 /** How far the floor may get above the base before the base moves (half the range: room for a backlog). */
-export const REBASE_AFTER = 1_048_576;
+const REBASE_AFTER = 1_048_576;
 
 /** A fair job's place: its group and virtual slot (in its data, so a rebase can recompute its priority). */
 export interface FairPlace {
