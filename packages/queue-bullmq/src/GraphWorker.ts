@@ -1,20 +1,22 @@
-import type { Checkpointer, Serializer } from "@graph/checkpoint";
+import type { Serializer } from "@graph/checkpoint";
 import { defaultSerializer, isWorkflowConflictError } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunHandle } from "@graph/runtime";
 import { isLeaseLostError, Runner } from "@graph/runtime";
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { storePermitSlots } from "@graph/runtime/worker";
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { GraphVersionError, UnknownGraphError } from "./errors.js";
+import type { GraphWorkerOptions } from "./GraphWorkerOptions.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { isAnswered, StreamWriter } from "./internal/eventStream.js";
+import { raiseFloor } from "./internal/fairness.js";
 import { runFiring } from "./internal/firing.js";
 import { type FrameChunkJobData, type FramesDistributeOptions, runFrameChunk } from "./internal/frameChunks.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";
 import {
-  type DistributeOptions,
   isParked,
   type NodeChunkJobData,
   type NodeMapDeps,
@@ -25,11 +27,15 @@ import {
   subgraphsByHash,
 } from "./internal/nodeMap.js";
 import { poolDispatcher } from "./internal/poolDispatcher.js";
+import { checkWorkerRunLimits, RunGate, RunKeyError, type RunPass } from "./internal/runLimits.js";
 import type { ScheduleJobData } from "./internal/schedules.js";
 import { listenForStops } from "./internal/stopNudge.js";
 import { clearStop } from "./internal/stopSignal.js";
 import { runSend, runWake, type SendJobData, scheduleWake, type WakeJobData } from "./internal/wake.js";
 import { encodeEvent, encodeMapResult, encodeResult, errorToWire, type RunJobData } from "./internal/wire.js";
+import { RedisPermitSignal } from "./RedisPermitSignal.js";
+
+export type { GraphWorkerOptions };
 
 type AnyJobData =
   | RunJobData
@@ -40,51 +46,6 @@ type AnyJobData =
   | ScheduleJobData
   | WakeJobData
   | SendJobData;
-
-/** Options of a {@link GraphWorker}. */
-export interface GraphWorkerOptions {
-  /** Redis URL (`redis://host:port/db`) of the queue. Default `REDIS_URL`, else `redis://127.0.0.1:6379`. */
-  readonly connection?: string | undefined;
-  /** The checkpointer every worker and the submitters share: the only source of truth of a run. */
-  readonly checkpointer: Checkpointer;
-  /** The graphs this worker runs, found by `name` (give each one); a job's `definitionHash` must match. */
-  readonly graphs: readonly Graph[];
-  /** The queue's name. Default `"graph"`. */
-  readonly queue?: string;
-  /** Key prefix. Default `"graph"`. */
-  readonly prefix?: string;
-  /** Runs at once in this process. Default 4. */
-  readonly concurrency?: number;
-  /** The runs' checkpointer lease; another worker adopts a dead worker's run once it expired. Default 30 s. */
-  readonly leaseTtlMs?: number;
-  /** BullMQ's job lock: a dead worker's job is delivered again once it expired. Default 30 s. */
-  readonly lockDurationMs?: number;
-  /**
-   * How often each held run polls the checkpointer for a stop request (`RemoteRunner.stop`, `runner.stop` in any
-   * process) when no nudge arrived: the cross-process stop latency's bound. Default 250 ms.
-   */
-  readonly stopPollMs?: number;
-  /** How long `close()` lets running runs finish before stopping them for another worker to resume. Default 10 s. */
-  readonly closeTimeoutMs?: number;
-  /** Call `close()` on SIGTERM and SIGINT. Default true. */
-  readonly handleSignals?: boolean;
-  /** Lease owner id. Default `host:pid:random`. */
-  readonly owner?: string;
-  /**
-   * `distribute`: a mapped GraphNode (`graph.asNode().mapOver(...)`) with at least `minItems` items, in a workflow
-   * this worker runs, is split into chunk jobs of `chunkSize` items that any worker of the queue runs; the workflow
-   * waits for them without holding a worker slot, then continues with the items' results in item order. Smaller
-   * maps run in the run's process. Default: every map runs in the run's process.
-   */
-  readonly map?: { readonly distribute?: DistributeOptions };
-  /**
-   * `distribute`: the frames of a frames pipeline (`node({ frames })`) in a workflow this worker runs go to frame
-   * chunk jobs (`chunkSize` frames, default a quarter of the window) that any worker of the queue runs; the
-   * generator stays in the run's worker, which keeps its slot and at most `window` frames unfinished across the
-   * pool (docs/pipelines.md). Default: frames run in the run's process.
-   */
-  readonly frames?: { readonly distribute?: FramesDistributeOptions };
-}
 
 /**
  * A worker process's side of the queue: takes run jobs, runs them with a `Runner` on the shared checkpointer,
@@ -118,6 +79,8 @@ export class GraphWorker {
   /** Runs this worker stopped because it is closing: their jobs go back to the queue. */
   readonly #handedBack = new Set<string>();
   readonly #subgraphs: ReadonlyMap<string, Graph>;
+  readonly #signal: RedisPermitSignal | undefined;
+  readonly #gate: RunGate;
   #nodeMap: NodeMapDeps | undefined;
   #redis: Redis | undefined;
   #subscriber: Redis | undefined;
@@ -142,7 +105,15 @@ export class GraphWorker {
       () => this.#nodeMap!,
       () => this.#runner,
     );
+    checkWorkerRunLimits(options.runLimits);
+    const given = options.permitSignal;
+    this.#signal =
+      given === undefined
+        ? new RedisPermitSignal({ connection: options.connection, channel: `${this.#keys.prefix}:permit-released` })
+        : undefined;
+    const permitSignal = given === undefined ? this.#signal : given === false ? undefined : given;
     this.#runner = new Runner({
+      ...(permitSignal === undefined ? {} : { permitSignal }),
       checkpointer: options.checkpointer,
       ...(dispatcher === undefined ? {} : { mapDispatcher: dispatcher }),
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
@@ -152,6 +123,14 @@ export class GraphWorker {
       scheduler: false,
       graphs: options.graphs,
     });
+    this.#gate = new RunGate({
+      slots: () => storePermitSlots(this.#runner),
+      redis: () => this.#redis!,
+      queue: () => this.#queue!,
+      keys: this.#keys,
+      checkpointer: options.checkpointer,
+      defaults: options.runLimits,
+    });
   }
 
   /** Connects and starts taking jobs. */
@@ -160,6 +139,7 @@ export class GraphWorker {
     const url = redisUrl(o.connection);
     this.#redis = connect(url);
     this.#subscriber = connect(url);
+    await this.#signal?.ready();
     this.#unlisten = await listenForStops(this.#subscriber, this.#keys, o.checkpointer, (id) => {
       const handle = this.#held.get(id);
       return handle === undefined ? undefined : (info) => handle.stop(info);
@@ -214,6 +194,7 @@ export class GraphWorker {
     clearTimeout(timer);
     await this.#unlisten?.();
     await this.#runner.close();
+    await this.#signal?.close();
     await this.#nodeMap?.queue.close();
     await this.#queue?.close();
     await this.#subscriber?.quit().catch(() => {});
@@ -319,6 +300,16 @@ export class GraphWorker {
     const inputsKey = this.#keys.inputs(data.workflowId, data.submission);
     const stored = data.hasValues ? await redis.get(inputsKey) : null;
     const values = stored === null ? undefined : (this.#serializer.deserialize(stored) as Record<string, unknown>);
+    let pass: RunPass;
+    try {
+      pass = await this.#gate.enter(job, token, await this.#gate.limits(job, values));
+    } catch (error) {
+      // Over its limit (the job is delayed: its slot is free), or the store failed (BullMQ retries the job).
+      if (error instanceof DelayedError || !(error instanceof RunKeyError)) throw error;
+      writer.append("error", this.#serializer.serialize(errorToWire(error.cause)));
+      return writer.flush(true);
+    }
+    if (data.fair !== undefined) await raiseFloor(redis, this.#keys, this.#queue!, data.fair.slot);
     if (job.attemptsMade > 0 || stored === null) writer.append("attempt", String(job.attemptsMade));
     // Every delivery is a recovery: the submission already superseded older stop requests (RemoteRunner clears them),
     // so a pending one was asked for since — while queued, or before a worker died — and ends the run before any node.
@@ -363,6 +354,7 @@ export class GraphWorker {
         retry = error;
       else writer.append("error", this.#serializer.serialize(errorToWire(error)));
     } finally {
+      await pass.leave();
       this.#held.delete(data.workflowId);
       this.#handedBack.delete(data.workflowId);
     }

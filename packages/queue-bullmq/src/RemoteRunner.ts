@@ -20,6 +20,7 @@ import { rebuildError, removeAnswered } from "./internal/answers.js";
 import { connect, redisUrl } from "./internal/connection.js";
 import { EventQueue } from "./internal/EventQueue.js";
 import { isAnswered, readStream } from "./internal/eventStream.js";
+import { priorityAt, settleSlot, takeSlot } from "./internal/fairness.js";
 import { jobIdOf, type QueueKeys, queueKeys } from "./internal/keys.js";
 import { type ChunkJobData, chunkRanges, type GatherJobData, mapItems } from "./internal/mapJobs.js";
 import { removePendingChunks } from "./internal/nodeMap.js";
@@ -32,7 +33,7 @@ import {
 } from "./internal/schedules.js";
 import { nudgeStop } from "./internal/stopNudge.js";
 import { requestStop as requestMapStop } from "./internal/stopSignal.js";
-import { delayOf, priorityOf, type SubmitTiming } from "./internal/submitTiming.js";
+import { type SubmitOptions, type SubmitPlan, submitPlan } from "./internal/submitTiming.js";
 import { sendRemote } from "./internal/wake.js";
 import {
   decodeMapItem,
@@ -145,7 +146,10 @@ export class RemoteRunner implements GraphRunner {
   /**
    * `start`, with the job delayed (a BullMQ delayed job) and/or prioritised: no worker takes it before `delay` ms
    * from now, or before `startAt`; with `priority`, a worker takes the waiting run with the lowest number first
-   * (1 is the most urgent). The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s
+   * (1 is the most urgent). `concurrency: { key, limit }` / `rateLimit: { key, limit, per }` bound the runs of a key
+   * across the pool (a run over its limit waits in BullMQ's delayed set, holding no worker slot), and runs of
+   * different keys take turns (`fairness`, see {@link SubmitOptions}). Options are checked now
+   * (`InvalidOptionError`). The workflow is created at once (so `stop` finds it); the handle follows it as `start`'s
    * does.
    *
    * @example
@@ -154,15 +158,18 @@ export class RemoteRunner implements GraphRunner {
    * await handle.result;
    * const urgent = remote.submit(graph, { priority: 1 }, { values: { x: 2 }, workflowId: "vip-ticket" });
    * await urgent.result;
+   * // At most 2 runs of tenant-7 at once on the whole pool; its backlog takes turns with other tenants'.
+   * const ticket = remote.submit(graph, { concurrency: { key: "tenant-7", limit: 2 } }, { values: { x: 3 } });
+   * await ticket.result;
    * ```
    */
   submit<G extends Graph, K extends PropertyKey = never, W extends string | undefined = undefined>(
     graph: G,
-    when: SubmitTiming,
+    when: SubmitOptions,
     ...options: StartArgs<G, K, W>
   ): RunHandle<ResultOf<G>>;
-  submit(graph: Graph, when: SubmitTiming, options: object = {}): RunHandle {
-    return this.#start(graph, options as RunOptions, delayOf(when), priorityOf(when));
+  submit(graph: Graph, when: SubmitOptions, options: object = {}): RunHandle {
+    return this.#start(graph, options as RunOptions, submitPlan(when));
   }
 
   /**
@@ -222,11 +229,11 @@ export class RemoteRunner implements GraphRunner {
     return { queue: this.#queue, redis: this.#redis, keys: this.#keys, serializer: this.#serializer };
   }
 
-  #start(graph: Graph, options: RunOptions, delayMs = 0, priority?: number): RunHandle {
+  #start(graph: Graph, options: RunOptions, plan?: SubmitPlan): RunHandle {
     const workflowId = options.workflowId ?? crypto.randomUUID();
     const events = new EventQueue<GraphEvent>();
     const submission = crypto.randomUUID();
-    const prepared = this.#prepare(graph, options, workflowId, submission, delayMs, priority);
+    const prepared = this.#prepare(graph, options, workflowId, submission, plan);
     // A `stop()` called right after this returns must land after the submission (which clears older requests).
     const settled = prepared.catch(() => {});
     this.#submitting.set(workflowId, settled);
@@ -358,8 +365,7 @@ export class RemoteRunner implements GraphRunner {
     options: RunOptions,
     workflowId: string,
     submission: string,
-    delayMs: number,
-    priority: number | undefined,
+    plan: SubmitPlan | undefined,
   ): Promise<string> {
     const values = options.values;
     const created = this.#checkpointer
@@ -379,7 +385,10 @@ export class RemoteRunner implements GraphRunner {
       values === undefined
         ? undefined
         : this.#redis.set(this.#keys.inputs(workflowId, submission), this.#serializer.serialize(values));
-    return Promise.all([created, stored]).then(async () => {
+    const fair = plan?.fairness === undefined ? undefined : takeSlot(this.#redis, this.#keys, plan.fairness);
+    return Promise.all([created, stored, fair]).then(async ([, , place]) => {
+      const delayMs = plan?.delayMs ?? 0;
+      const priority = place === undefined ? plan?.priority : priorityAt(place.slot, place.base);
       const data: RunJobData = {
         graphName: graph.name ?? "graph",
         definitionHash: graph.definitionHash,
@@ -387,6 +396,8 @@ export class RemoteRunner implements GraphRunner {
         submission,
         hasValues: values !== undefined,
         options: pickWireOptions(options),
+        ...(plan?.limits === undefined ? {} : { limits: plan.limits }),
+        ...(place === undefined ? {} : { fair: { group: plan!.fairness!, slot: place.slot } }),
       };
       const jobId = jobIdOf(workflowId);
       for (let vanished = 0; ; ) {
@@ -403,7 +414,11 @@ export class RemoteRunner implements GraphRunner {
         // Gone already: the job that was there (a duplicate's) finished between the two calls; add ours again.
         if (job === undefined && vanished++ < 3) continue;
         const actual = (job?.data as RunJobData | undefined)?.submission ?? submission;
-        if (actual === submission) return actual;
+        if (actual === submission) {
+          if (place !== undefined)
+            await settleSlot(this.#redis, this.#keys, this.#queue, jobId, place.slot, place.base);
+          return actual;
+        }
         // An earlier submission's job that already answered (its worker has yet to complete it, or lost its lock and
         // it waits for a delivery that only sees the answer): its turn is over, ours is a new one. Reading its stream
         // would replay that turn's events and result as ours and drop our inputs; wait for it to go instead.

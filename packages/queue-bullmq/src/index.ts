@@ -16,6 +16,14 @@ export {
 } from "./errors.js";
 export { GraphWorker, type GraphWorkerOptions } from "./GraphWorker.js";
 export type { FramesDistributeOptions } from "./internal/frameChunks.js";
+export type {
+  RunConcurrency,
+  RunKeyContext,
+  RunKeyFunction,
+  RunRateLimit,
+  WorkerRunLimits,
+} from "./internal/runLimits.js";
 export type { RemoteScheduleInfo, RemoteScheduleOptions } from "./internal/schedules.js";
-export type { SubmitTiming } from "./internal/submitTiming.js";
+export type { SubmitOptions, SubmitTiming } from "./internal/submitTiming.js";
+export { RedisPermitSignal, type RedisPermitSignalOptions } from "./RedisPermitSignal.js";
 export { type RemoteMapOptions, RemoteRunner, type RemoteRunnerOptions } from "./RemoteRunner.js";

@@ -3,6 +3,7 @@
 // window breaks, and the permits of a SIGKILLed worker coming back within their lease.
 import { afterEach, describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
+import { calls, p95, peak } from "./fixtures/calls.js";
 import { type TestEnv, testEnv } from "./fixtures/env.js";
 import { pooledFlow, rateFlow, tenantFlow } from "./fixtures/graphs.mjs";
 import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
@@ -19,40 +20,6 @@ afterEach(async () => {
   workers = [];
   env = undefined;
 });
-
-interface Call {
-  readonly tenant: string;
-  readonly ticket: string;
-  readonly start: number;
-  end?: number;
-}
-
-/** The calls of the log whose start line is `startTag` (each ended by the next `endTag` line of the same ticket). */
-function calls(log: string, startTag: string, endTag?: string): Call[] {
-  const list: Call[] = [];
-  for (const line of readLog(log)) {
-    const [tenant, ticket, at] = line.tag.split(":") as [string, string, string];
-    if (line.node === startTag) list.push({ tenant, ticket, start: Number(at) });
-    else if (line.node === endTag)
-      list.findLast((c) => c.tenant === tenant && c.ticket === ticket && c.end === undefined)!.end = Number(at);
-  }
-  return list;
-}
-
-/** The most calls open at once (an end and a start at the same millisecond: the end first). */
-function peak(list: readonly Call[], openUntil = Number.POSITIVE_INFINITY): number {
-  const points = list.flatMap((c): [number, number][] => [
-    [c.start, 1],
-    [c.end ?? openUntil, -1],
-  ]);
-  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, d] of points) most = Math.max(most, (open += d));
-  return most;
-}
-
-const p95 = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
 
 const poolOptions = (log: string) => ({
   ...env!.workerEnv,
@@ -96,7 +63,7 @@ describe("flow control across 3 worker processes", () => {
     const big = submit(tenantFlow, "big", tickets, "mixed");
     const small = submit(tenantFlow, "small", tickets, "mixed");
     const [bigResults, smallResults] = await Promise.all([big.results, small.results]);
-    const keyedMs = Date.now() - began;
+    const firstKeyedMs = Date.now() - began;
     expect(bigResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `big#${t}`));
     expect(smallResults.map((r) => r.values.reply)).toEqual(tickets.map((t) => `small#${t}`));
     const mixed = calls(log, "tr-start", "tr-end").filter((c) => c.tenant !== "solo");
@@ -112,17 +79,20 @@ describe("flow control across 3 worker processes", () => {
       2 * fair,
     );
 
-    // The same 60 runs under one unkeyed limit of 4 (the keyed run's total parallelism).
-    const pooledBegan = Date.now();
-    await Promise.all([
-      submit(pooledFlow, "big", tickets, "pooled").results,
-      submit(pooledFlow, "small", tickets, "pooled").results,
-    ]);
-    const pooledMs = Date.now() - pooledBegan;
-    expect(readLog(log).filter((l) => l.node === "pr-start")).toHaveLength(60);
-    // The issue's aim is within 20%; measured here 0.9–1.4× (a freed permit is found by the next waiter's poll, up
-    // to 100 ms later): the test holds the line at 1.5× so a loaded machine does not fail it.
-    expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.5 + 250);
+    // The same 60 runs under one unkeyed limit of 4 (the keyed run's total parallelism), then one more round of
+    // each: the faster of two rounds, so one load spike of a shared machine does not decide the comparison.
+    const round = async (graph: typeof tenantFlow, prefix: string) => {
+      const at = Date.now();
+      await Promise.all([
+        submit(graph, "big", tickets, prefix).results,
+        submit(graph, "small", tickets, prefix).results,
+      ]);
+      return Date.now() - at;
+    };
+    const pooledMs = Math.min(await round(pooledFlow, "pooled"), await round(pooledFlow, "pooled-again"));
+    expect(readLog(log).filter((l) => l.node === "pr-start")).toHaveLength(120);
+    const keyedMs = Math.min(firstKeyedMs, await round(tenantFlow, "again"));
+    expect(keyedMs, `keyed ${keyedMs} ms, unkeyed ${pooledMs} ms`).toBeLessThanOrEqual(pooledMs * 1.2 + 300);
     console.log(
       `flow control: small tenant p95 wait alone ${fair} ms, behind the big tenant ${p95(smallWaits)} ms; ` +
         `60 runs keyed ${keyedMs} ms, unkeyed limit 4 ${pooledMs} ms`,

@@ -63,7 +63,7 @@ describe("RemoteRunner.submit with a priority", () => {
       expect((error as Error).message).toContain("option 'priority' must be an integer from 1 (most urgent)");
     }
     expect(() => remote!.submit(chain10, { prio: 1 } as never, { values: { x: 1, tag: "bad" } })).toThrow(
-      /has no option 'prio' \(its options are delay, startAt and priority\)/,
+      /has no option 'prio' \(its options are delay, startAt, priority, concurrency, rateLimit, fairness\)/,
     );
     expect(await env.checkpointer.getWorkflow("bad-0")).toBeUndefined();
   });

@@ -117,6 +117,7 @@ describe("RemoteRunner on worker processes", () => {
       "limitedMap",
       "tenantFlow",
       "pooledFlow",
+      "runFlow",
       "rateFlow",
       "conformance-conflict",
       "conformance-conflict-other-version",

@@ -49,6 +49,7 @@ export type {
   MapDispatcher,
   MapDispatchRequest,
   MapFence,
+  PermitSignal,
   RunUpgrade,
 } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";

@@ -76,6 +76,45 @@ export interface RunnerOptions {
    * it and applies its migrations (or refuses the run with the reasons). Needs a checkpointer.
    */
   readonly upgrade?: RunUpgrade;
+  /**
+   * Tells the runners of other processes on the same store that a store-wide permit (a node's `concurrency` /
+   * `rateLimit` slot) was given back, so a call waiting for one takes it at once instead of at its next poll (up to
+   * 100 ms later). Waiters in this runner are woken directly without it; a lost notification only costs that poll.
+   * `@graph/queue-bullmq`'s `RedisPermitSignal` is one on Redis pub/sub (its `GraphWorker` wires one itself). Needs
+   * a checkpointer.
+   */
+  readonly permitSignal?: PermitSignal;
+}
+
+/**
+ * A broadcast between the processes sharing a store's permits (docs/flow-control.md): `notify(key)` when a permit of
+ * `key` is given back, `subscribe(key, onReleased)` while a call waits for one. `key` is an opaque id of one limit
+ * (a hash: no tenant id travels), the same in every process. Delivery may be lost or late: waiters keep polling.
+ *
+ * @example
+ * ```ts
+ * import { EventEmitter } from "node:events";
+ * import type { PermitSignal } from "@graph/runtime";
+ *
+ * // Runners of one process that each have their own checkpointer instance on the same store:
+ * const bus = new EventEmitter();
+ * const local: PermitSignal = {
+ *   notify: (key) => void bus.emit(key),
+ *   subscribe: (key, onReleased) => {
+ *     bus.on(key, onReleased);
+ *     return () => void bus.off(key, onReleased);
+ *   },
+ * };
+ * ```
+ */
+export interface PermitSignal {
+  /** A permit of `key` was given back (or a rate permit's time is over). Errors are ignored. */
+  notify(key: string): void | Promise<void>;
+  /**
+   * Calls `onReleased` on every notification of `key` from any process — this one's included, as Redis pub/sub
+   * delivers them (a runner skips its own) — until the returned function is called.
+   */
+  subscribe(key: string, onReleased: () => void): () => void;
 }
 
 /**

@@ -9,11 +9,13 @@
 import { type Graph, GraphConfigError } from "@graph/core";
 import { coreOf } from "./internal/runnerCores.js";
 import { runPromise } from "./internal/settle.js";
+import type { HeldPermit } from "./internal/storePermits.js";
 import type { MapItemRunOptions } from "./options.js";
 import type { Runner } from "./Runner.js";
 import type { RunResult } from "./RunResult.js";
 
 export { type CronSpec, checkCronSpec as scheduleSpec } from "./internal/cron.js";
+export type { HeldPermit } from "./internal/storePermits.js";
 export type {
   FramesDispatch,
   FramesDispatchRequest,
@@ -52,4 +54,47 @@ export function runMapItem(runner: Runner, graph: Graph, options: MapItemRunOpti
       ),
     );
   return runPromise(core.mapItem(graph, options));
+}
+
+/**
+ * The store-wide permit slots of a runner's checkpointer — the leased, fenced slots node limits take — for limits a
+ * queue puts around whole runs. A concurrency permit (no `holdMs`) is renewed under the runner's lease TTL until
+ * released, and comes back after that TTL when its process dies; a rate permit is held `holdMs` and never released.
+ * Releases wake the runner's waiters and notify its `permitSignal`.
+ */
+export interface StorePermitSlots {
+  /**
+   * One try at a slot of `key` (any string; node limits use keys starting with `concurrency\u0000` and `rate\u0000`,
+   * so pick another start) with `limit` slots: the permit, or undefined when every slot is held. Never waits.
+   */
+  tryTake(key: string, limit: number, holdMs?: number): Promise<HeldPermit | undefined>;
+  /** Gives a concurrency permit back (a rate permit: nothing to do). */
+  release(permit: HeldPermit): Promise<void>;
+}
+
+/**
+ * The {@link StorePermitSlots} of `runner` (which needs a checkpointer).
+ *
+ * @example
+ * ```ts
+ * import { storePermitSlots } from "@graph/runtime/worker";
+ *
+ * const slots = storePermitSlots(runner);
+ * const permit = await slots.tryTake("run\u0000tenant-7", 2);
+ * if (permit !== undefined) {
+ *   try { await runner.run(graph, options); } finally { await slots.release(permit); }
+ * }
+ * ```
+ */
+export function storePermitSlots(runner: Runner): StorePermitSlots {
+  const permits = coreOf(runner)?.storePermits;
+  if (permits === undefined)
+    throw new GraphConfigError(
+      "storePermitSlots() needs a Runner of @graph/runtime with a checkpointer: permits are slots in its store. " +
+        "How to fix: pass the runner built with the shared checkpointer (new Runner({ checkpointer })).",
+    );
+  return {
+    tryTake: (key, limit, holdMs) => permits.tryAcquire(key, limit, holdMs),
+    release: (permit) => permits.release(permit),
+  };
 }

@@ -15,6 +15,10 @@ export interface QueueKeys {
   scheduleValues(scheduleId: string): string;
   /** The workflow id of a schedule's last firing started, read by the next firing's overlap rule. */
   scheduleLast(scheduleId: string): string;
+  /** Fairness state (see `fairness.ts`): `slots`, `floor`, `base`. */
+  fair(part: "slots" | "floor" | "base"): string;
+  /** The runs waiting (delayed) for a permit of a run-level limit, by the limit's hash (see `runLimits.ts`). */
+  runWaiters(limitHash: string): string;
   /** Pub/sub channel of stop nudges (see `stopNudge.ts`). */
   readonly stopChannel: string;
 }
@@ -30,6 +34,8 @@ export function queueKeys(queue: string, prefix = "graph"): QueueKeys {
     nodeMap: (path) => `${base}:nodemap:${path}`,
     scheduleValues: (id) => `${base}:schedule:${id}:values`,
     scheduleLast: (id) => `${base}:schedule:${id}:last`,
+    fair: (part) => `${base}:fair:${part}`,
+    runWaiters: (hash) => `${base}:runwait:${hash}`,
     stopChannel: `${base}:stop`,
   };
 }

@@ -6,6 +6,8 @@ import type { Serializer } from "@graph/checkpoint";
 import type { RunOptions } from "@graph/runtime";
 import { RunResult } from "@graph/runtime";
 import { RemoteRunError } from "../errors.js";
+import type { FairPlace } from "./fairness.js";
+import type { RunLimitsWire } from "./runLimits.js";
 
 /** Run options that travel with a job (the values go to Redis beside it, never into the job). */
 export type WireRunOptions = Pick<
@@ -22,6 +24,10 @@ export interface RunJobData {
   readonly submission: string;
   readonly hasValues: boolean;
   readonly options: WireRunOptions;
+  /** Run-level limits: the submission's, or the worker's defaults once computed at the first delivery. */
+  readonly limits?: RunLimitsWire;
+  /** Fairness: the job's group and virtual slot (its priority is the slot less the queue's base). */
+  readonly fair?: FairPlace;
 }
 
 export function pickWireOptions(options: RunOptions): WireRunOptions {

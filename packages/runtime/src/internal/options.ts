@@ -84,6 +84,13 @@ export function checkRunnerOptions(options: unknown): void {
   const upgrade = options["upgrade"];
   if (upgrade !== undefined && (!isRecord(upgrade) || typeof upgrade["prepare"] !== "function" || cp === undefined))
     fail(where, "upgrade", upgrade, "a { prepare(context) } object (upgrades() of @graph/upgrade) with a checkpointer");
+  const signal = options["permitSignal"];
+  if (signal !== undefined) {
+    if (!isRecord(signal) || typeof signal["notify"] !== "function" || typeof signal["subscribe"] !== "function")
+      fail(where, "permitSignal", signal, "a PermitSignal ({ notify(key), subscribe(key, onReleased) })");
+    if (cp === undefined)
+      fail(where, "permitSignal", signal, "used with a checkpointer (it signals the store's permits)");
+  }
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
 }

@@ -78,7 +78,13 @@ export class RunnerCore {
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     if (options.checkpointer !== undefined) {
       const timing = leaseTiming(options);
-      this.#storePermits = new StorePermits(options.checkpointer, this.#owner, timing.ttlMs, timing.renewEveryMs);
+      this.#storePermits = new StorePermits(
+        options.checkpointer,
+        this.#owner,
+        timing.ttlMs,
+        timing.renewEveryMs,
+        options.permitSignal,
+      );
     }
     this.time = new TimeKeeper(
       options.checkpointer,
@@ -91,6 +97,11 @@ export class RunnerCore {
     );
     this.#cache = resolveRunnerCache(options.cache, options.checkpointer, options.clock ?? systemClock);
     for (const graph of options.graphs ?? []) this.time.register(graph);
+  }
+
+  /** The store's permit slots (undefined without a checkpointer): node limits, and a queue's run-level keys. */
+  get storePermits(): StorePermits | undefined {
+    return this.#storePermits;
   }
 
   get hasCheckpointer(): boolean {
