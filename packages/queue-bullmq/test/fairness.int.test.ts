@@ -3,30 +3,20 @@
 // (with and without fairness, on real worker processes), and the priority base moving before BullMQ's range ends.
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RemoteRunner, type SubmitOptions } from "../src/index.js";
 import { MAX_PRIORITY, priorityAt, raiseFloor, settleSlot, takeSlot } from "../src/internal/fairness.js";
 import { queueKeys } from "../src/internal/keys.js";
 import { calls, p95, peak } from "./fixtures/calls.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { chain10, runFlow } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, uniqueName, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker, uniqueName } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const poolOptions = (log: string, concurrency: string) => ({
-  ...env!.workerEnv,
+  ...pool.env!.workerEnv,
   LOG_FILE: log,
   CONCURRENCY: concurrency,
   LEASE_TTL_MS: "1500",
@@ -41,7 +31,7 @@ async function waits(tenantId: string, count: number, prefix: string, when: (t: 
     Array.from(
       { length: count },
       (_, ticket) =>
-        remote!.submit(runFlow, when(tenantId), {
+        pool.remote!.submit(runFlow, when(tenantId), {
           values: { tenantId, ticket },
           workflowId: `${prefix}-${tenantId}-${ticket}`,
         }).result,
@@ -55,19 +45,19 @@ async function waits(tenantId: string, count: number, prefix: string, when: (t: 
 
 describe("fairness across keys", () => {
   it("the first waiting run of every group goes before the second of any group", { timeout: 60_000 }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("fair-order");
-    remote = new RemoteRunner(env.submitter);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const plan = ["A", "A", "A", "A", "B", "B", "C"];
     const counts = new Map<string, number>();
     const handles = plan.map((group) => {
       const n = counts.get(group) ?? 0;
       counts.set(group, n + 1);
       const tag = `${group}${n}`;
-      return remote!.submit(chain10, { fairness: group }, { values: { x: 1, tag }, workflowId: `order-${tag}` });
+      return pool.remote!.submit(chain10, { fairness: group }, { values: { x: 1, tag }, workflowId: `order-${tag}` });
     });
     await new Promise((resolve) => setTimeout(resolve, 300)); // every job is in the queue
-    workers = [await startWorker({ ...env.workerEnv, LOG_FILE: log, CONCURRENCY: "1" })];
+    pool.workers = [await startWorker({ ...pool.env.workerEnv, LOG_FILE: log, CONCURRENCY: "1" })];
     expect((await Promise.all(handles.map((h) => h.result))).map((r) => r.status)).toEqual(plan.map(() => "completed"));
     const order = readLog(log)
       .filter((l) => l.node === "n0")
@@ -75,13 +65,13 @@ describe("fairness across keys", () => {
     expect(order).toEqual(["A0", "B0", "C0", "A1", "B1", "A2", "A3"]);
   });
 
-  it("3 workers, key limit 2: a big tenant's 30 runs then a small tenant's 5 — never above 2 per key; the small tenant's p95 wait within 2× its fair share", {
+  it("3 pool.workers, key limit 2: a big tenant's 30 runs then a small tenant's 5 — never above 2 per key; the small tenant's p95 wait within 2× its fair share", {
     timeout: 180_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("fair-pool");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log, "2"))));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log, "2"))));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const keyed = (fair: boolean) => (tenant: string) =>
       ({ concurrency: { key: tenant, limit: 2 }, ...(fair ? {} : { fairness: false as const }) }) as SubmitOptions;
     // Its fair share: the small tenant alone, under its own limit.
@@ -100,7 +90,7 @@ describe("fairness across keys", () => {
     for (const tenant of new Set(all.map((c) => c.tenant)))
       expect(peak(all.filter((c) => c.tenant === tenant)), tenant).toBeLessThanOrEqual(2);
     console.log(
-      `fairness (run key limit 2, 3 workers × 2 slots, 150 ms runs): small tenant p95 wait alone ${alone} ms; ` +
+      `fairness (run key limit 2, 3 pool.workers × 2 slots, 150 ms runs): small tenant p95 wait alone ${alone} ms; ` +
         `behind a 30-run backlog: without fairness ${unfair} ms, with fairness ${fair} ms`,
     );
     expect(fair, `with fairness ${fair} ms, fair share ${alone} ms`).toBeLessThanOrEqual(2 * alone);
@@ -109,10 +99,10 @@ describe("fairness across keys", () => {
   it("a saturated pool (3 slots, no key limit): with fairness the small tenant's runs take turns with the backlog instead of queueing behind it", {
     timeout: 180_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("fair-saturated");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log, "1"))));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log, "1"))));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const measure = async (fair: boolean) => {
       const when = (tenant: string): SubmitOptions => (fair ? { fairness: tenant } : {});
       const big = waits(`big${fair}`, 30, "sat", when, log);
@@ -132,12 +122,12 @@ describe("fairness across keys", () => {
   });
 
   it("the priority base moves up before BullMQ's range ends; waiting jobs and late submissions get the new base", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const name = uniqueName("qfair");
     const keys = queueKeys(name);
-    const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
+    const redis = new Redis(pool.env.redisUrl, { maxRetriesPerRequest: null });
     const queue = new Queue(name, {
-      connection: { url: env.redisUrl, maxRetriesPerRequest: null },
+      connection: { url: pool.env.redisUrl, maxRetriesPerRequest: null },
       prefix: keys.prefix,
     });
     try {

@@ -1,28 +1,18 @@
 // Flow control on a pool of real worker processes sharing one Redis checkpointer: a per-tenant limit that never
 // goes over across workers and does not let a big tenant's backlog starve a small one, a rate limit no 1-second
 // window breaks, and the permits of a SIGKILLed worker coming back within their lease.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { calls, p95, peak } from "./fixtures/calls.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { pooledFlow, rateFlow, tenantFlow } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const poolOptions = (log: string) => ({
-  ...env!.workerEnv,
+  ...pool.env!.workerEnv,
   LOG_FILE: log,
   CONCURRENCY: "32",
   LEASE_TTL_MS: "1500",
@@ -35,7 +25,7 @@ function submit(graph: typeof tenantFlow, tenantId: string, tickets: readonly nu
   const submitted = new Map<string, number>();
   const results = tickets.map((ticket) => {
     submitted.set(`${tenantId}:${ticket}`, Date.now());
-    return remote!.run(graph, { values: { tenantId, ticket }, workflowId: `${prefix}-${tenantId}-${ticket}` });
+    return pool.remote!.run(graph, { values: { tenantId, ticket }, workflowId: `${prefix}-${tenantId}-${ticket}` });
   });
   return { submitted, results: Promise.all(results) };
 }
@@ -44,10 +34,10 @@ describe("flow control across 3 worker processes", () => {
   it("2 tenants × 30 runs, limit 2 per tenant: never above 2 per tenant; the small tenant is not starved; throughput within 20% of an unkeyed limit", {
     timeout: 120_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("tenants");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const tickets = Array.from({ length: 30 }, (_, i) => i);
 
     // The small tenant alone ("solo": the same limit, its own key): its waits (submit → its call starts) under its
@@ -102,13 +92,13 @@ describe("flow control across 3 worker processes", () => {
   it("rate limit 20 per second across 3 workers: no 1-second window of calls holds more than 20", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("rate");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2, 3].map(() => startWorker(poolOptions(log))));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const began = Date.now();
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, n) => remote!.run(rateFlow, { values: { n }, workflowId: `rate-${n}` })),
+      Array.from({ length: 50 }, (_, n) => pool.remote!.run(rateFlow, { values: { n }, workflowId: `rate-${n}` })),
     );
     expect(results.map((r) => r.values.out)).toEqual(Array.from({ length: 50 }, (_, n) => n));
     const starts = readLog(log)
@@ -128,16 +118,16 @@ describe("flow control across 3 worker processes", () => {
   it("a worker SIGKILLed while holding both of a tenant's permits: they come back within the lease, never more than 2 at once", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("killed");
     const doomed = await startWorker({ ...poolOptions(log), REPLY_HOLD: "acme" });
-    workers = [doomed];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [doomed];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const first = submit(tenantFlow, "acme", [0, 1], "killed");
     await doomed.next((m) => m.type === "node-start" && m.tag === "acme:0", 60_000);
     await doomed.next((m) => m.type === "node-start" && m.tag === "acme:1", 60_000);
     const rescuers = await Promise.all([startWorker(poolOptions(log)), startWorker(poolOptions(log))]);
-    workers.push(...rescuers);
+    pool.workers.push(...rescuers);
     const third = submit(tenantFlow, "acme", [2], "killed");
     await new Promise((resolve) => setTimeout(resolve, 500));
     // Both permits are held by the doomed worker: the third call has not started.

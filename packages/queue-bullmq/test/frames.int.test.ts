@@ -4,24 +4,14 @@
 import type { Checkpointer } from "@graph/checkpoint";
 import { type GraphEvent, Runner } from "@graph/runtime";
 import { Queue } from "bullmq";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RemoteRunner } from "../src/index.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { pagesFlow } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const PAGES = 200;
 const WINDOW = 16;
@@ -61,7 +51,7 @@ async function storedFinished(checkpointer: Checkpointer, workflowId: string): P
 }
 
 async function jobCounts(queue: string): Promise<Record<string, number>> {
-  const q = new Queue(queue, { connection: { url: env!.redisUrl, maxRetriesPerRequest: null }, prefix: "graph" });
+  const q = new Queue(queue, { connection: { url: pool.env!.redisUrl, maxRetriesPerRequest: null }, prefix: "graph" });
   try {
     return await q.getJobCounts("waiting", "active", "delayed", "waiting-children", "prioritized");
   } finally {
@@ -88,14 +78,14 @@ const expected = {
 };
 
 describe("a frames pipeline on the worker pool", () => {
-  it("200 pages, window 16, on 3 workers: every page once, in order, ≤ 16 in flight, on several workers", async () => {
-    env = await testEnv("redis");
+  it("200 pages, window 16, on 3 workers: every page once, in order, ≤ 16 in flight, on several pool.workers", async () => {
+    pool.env = await testEnv("redis");
     const log = logFile("frames");
-    const options = { ...env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4" };
-    workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4" };
+    pool.workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const t0 = Date.now();
-    const handle = remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr1" });
+    const handle = pool.remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr1" });
     const events = collect(handle.events);
     const result = await handle.result;
     const wall = Date.now() - t0;
@@ -115,7 +105,7 @@ describe("a frames pipeline on the worker pool", () => {
     expect(pids.size).toBeGreaterThanOrEqual(2);
     // The frames ran as child workflows named as in-process: one step per per-frame node.
     for (const i of [0, 77, 199]) {
-      const steps = (await env.checkpointer.getSteps(`fr1/pages/${i}`)).filter((s) => s.kind !== "input");
+      const steps = (await pool.env.checkpointer.getSteps(`fr1/pages/${i}`)).filter((s) => s.kind !== "input");
       expect(steps.map((s) => [s.nodeName, s.values])).toEqual([
         ["embed", { vector: [i, i * 2] }],
         ["store", { written: i }],
@@ -125,7 +115,7 @@ describe("a frames pipeline on the worker pool", () => {
     // run's stream as in one process: the same events per frame workflow, under the run's id and span tree.
     const seen = await events;
     const localEvents: GraphEvent[] = [];
-    const localRunner = new Runner({ checkpointer: env.checkpointer, closeCheckpointer: false });
+    const localRunner = new Runner({ checkpointer: pool.env.checkpointer, closeCheckpointer: false });
     for await (const e of localRunner.stream(pagesFlow, { values: { count: PAGES }, workflowId: "fr1-local" }))
       localEvents.push(e as GraphEvent);
     await localRunner.close();
@@ -147,38 +137,38 @@ describe("a frames pipeline on the worker pool", () => {
     const progress = seen.filter((e) => e.type === "MapProgress");
     expect(progress).toHaveLength(PAGES);
     expect(progress.at(-1)).toMatchObject({ nodeName: "pages", completed: PAGES, total: PAGES });
-    await noJobsLeft(env.queue);
+    await noJobsLeft(pool.env.queue);
     console.log(
-      `frames on the pool: ${PAGES} pages (15 ms each) in ${wall} ms on ${pids.size} workers, peak ${peak} in flight ` +
+      `frames on the pool: ${PAGES} pages (15 ms each) in ${wall} ms on ${pids.size} pool.workers, peak ${peak} in flight ` +
         `(per worker: ${[...pids].map((p) => [...runs.values()].filter((x) => x[0] === p).length).join("/")})`,
     );
   }, 120_000);
 
   it("a worker SIGKILLed while running a frame chunk: the chunk is delivered again, no finished frame runs again", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("frames-chunk-kill");
     const options = {
-      ...env.workerEnv,
+      ...pool.env.workerEnv,
       LOG_FILE: log,
       FRAMES_CHUNK: "4",
       LEASE_TTL_MS: "1500",
       LOCK_MS: "1500",
       CRASH_FRAME: "60",
     };
-    workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
-    const handle = remote.start(pagesFlow, {
+    pool.workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const handle = pool.remote.start(pagesFlow, {
       values: { count: PAGES },
       workflowId: "fr2",
     });
     // All three may run chunks; the first page ≥ 60 that runs outside the pulling worker hangs its worker.
     const hung = await Promise.race(
-      workers.map((w) =>
+      pool.workers.map((w) =>
         w.next((m) => m.type === "node-start" && m.node === "embed", 90_000).then((m) => [w, m] as const),
       ),
     );
     const [doomed, message] = hung;
-    const finishedAtKill = await storedFinished(env.checkpointer, "fr2");
+    const finishedAtKill = await storedFinished(pool.env.checkpointer, "fr2");
     await doomed.kill("SIGKILL");
     const result = await handle.result;
     expect(result.status).toBe("completed");
@@ -202,11 +192,11 @@ describe("a frames pipeline on the worker pool", () => {
   }, 180_000);
 
   it("the worker pulling the generator SIGKILLed mid-stream: the run resumes on another, finished frames skipped", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("frames-pull-kill");
     // Frames of 300 ms: a window of them is still running (here and on the others) when the puller dies.
     const options = {
-      ...env.workerEnv,
+      ...pool.env.workerEnv,
       LOG_FILE: log,
       FRAMES_CHUNK: "4",
       FRAME_MS: "300",
@@ -214,14 +204,14 @@ describe("a frames pipeline on the worker pool", () => {
       LOCK_MS: "1500",
     };
     const doomed = await startWorker({ ...options, PULL_NOTIFY: "1", PULL_HANG: "80" });
-    workers = [doomed];
-    remote = new RemoteRunner(env.submitter);
-    const handle = remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr3" });
+    pool.workers = [doomed];
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const handle = pool.remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr3" });
     await doomed.next((m) => m.type === "pulled" && m.tag === "0", 60_000);
-    workers.push(...(await Promise.all([startWorker(options), startWorker(options)])));
+    pool.workers.push(...(await Promise.all([startWorker(options), startWorker(options)])));
     await doomed.next((m) => m.type === "pulled" && m.tag === "80", 90_000);
     await doomed.kill("SIGKILL");
-    const finishedAtKill = await storedFinished(env.checkpointer, "fr3");
+    const finishedAtKill = await storedFinished(pool.env.checkpointer, "fr3");
     const startedAtKill = new Set(
       readLog(log)
         .filter((l) => l.node === "frame-start")
@@ -244,7 +234,7 @@ describe("a frames pipeline on the worker pool", () => {
     // The killed worker never pulled page 80 (it hung there): that page and every later one ran on the rescuers.
     expect(range(PAGES - 80).every((k) => !runs.get(80 + k)!.includes(doomed.pid))).toBe(true);
     expect(twice.every(([i]) => i < 80)).toBe(true);
-    expect((await env.checkpointer.getWorkflow("fr3"))?.status).toBe("completed");
+    expect((await pool.env.checkpointer.getWorkflow("fr3"))?.status).toBe("completed");
     console.log(
       `frames generator SIGKILL at page 80: ${finishedAtKill.size} pages stored finished, ${startedAtKill.size} started at the kill, ` +
         `${twice.length} ran twice`,
@@ -252,32 +242,34 @@ describe("a frames pipeline on the worker pool", () => {
   }, 180_000);
 
   it("a failing frame fails the run as in one process (the frame named); a stop removes the queued chunks", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("frames-fail-stop");
-    const options = { ...env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4", FAIL_FRAME: "37" };
-    workers = await Promise.all([startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4", FAIL_FRAME: "37" };
+    pool.workers = await Promise.all([startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     process.env["FAIL_FRAME"] = "37"; // the same failure in this process, for the in-process reference
     const local = await new Runner()
       .run(pagesFlow, { values: { count: PAGES } })
       .catch((e: unknown) => e)
       .finally(() => delete process.env["FAIL_FRAME"]);
     expect((local as Error).message).toBe("Node 'pages[37]/embed' failed: page 37 is unreadable");
-    const error = await remote.run(pagesFlow, { values: { count: PAGES }, workflowId: "fr4" }).catch((e: unknown) => e);
+    const error = await pool.remote
+      .run(pagesFlow, { values: { count: PAGES }, workflowId: "fr4" })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError" });
     expect((error as Error).message).toBe((local as Error).message);
     // The stream ended early: pages go on only while the failure is on its way back (as in one process).
     const started = readLog(log).filter((l) => l.node === "frame-start");
     expect(Math.max(...started.map((l) => Number(l.tag)))).toBeLessThan(37 + 4 * WINDOW);
-    await Promise.all(workers.map((w) => w.kill()));
+    await Promise.all(pool.workers.map((w) => w.kill()));
 
     // A stop: slow frames (500 ms), one worker slot for chunks besides the run's; stop at page 20's start.
     const stopLog = logFile("frames-stop");
-    const slow = { ...env.workerEnv, LOG_FILE: stopLog, FRAMES_CHUNK: "2", FRAME_MS: "500", NOTIFY_FRAME: "20" };
-    workers = [await startWorker({ ...slow, CONCURRENCY: "2" })];
-    const handle = remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr5" });
-    await workers[0]!.next((m) => m.type === "node-start" && m.tag === "20", 60_000);
-    await remote.stop("fr5", { by: "test" });
+    const slow = { ...pool.env.workerEnv, LOG_FILE: stopLog, FRAMES_CHUNK: "2", FRAME_MS: "500", NOTIFY_FRAME: "20" };
+    pool.workers = [await startWorker({ ...slow, CONCURRENCY: "2" })];
+    const handle = pool.remote.start(pagesFlow, { values: { count: PAGES }, workflowId: "fr5" });
+    await pool.workers[0]!.next((m) => m.type === "node-start" && m.tag === "20", 60_000);
+    await pool.remote.stop("fr5", { by: "test" });
     const result = await handle.result;
     expect(result.status).toBe("stopped");
     const ran = new Set(
@@ -287,23 +279,29 @@ describe("a frames pipeline on the worker pool", () => {
     );
     // Nothing past the window of the stop ran: the queued chunks were removed, the generator was not pulled further.
     expect(Math.max(...ran)).toBeLessThan(20 + WINDOW);
-    await noJobsLeft(env.queue);
+    await noJobsLeft(pool.env.queue);
   }, 180_000);
 
   it("a run holding the pool's only slot: its chunks, taken by no worker, run in its own worker", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("frames-steal");
-    const options = { ...env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4", FRAMES_STEAL_MS: "200", CONCURRENCY: "1" };
+    const options = {
+      ...pool.env.workerEnv,
+      LOG_FILE: log,
+      FRAMES_CHUNK: "4",
+      FRAMES_STEAL_MS: "200",
+      CONCURRENCY: "1",
+    };
     const only = await startWorker(options);
-    workers = [only];
-    remote = new RemoteRunner(env.submitter);
-    const result = await remote.run(pagesFlow, { values: { count: 40 }, workflowId: "fr6" });
+    pool.workers = [only];
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const result = await pool.remote.run(pagesFlow, { values: { count: 40 }, workflowId: "fr6" });
     expect(result.status).toBe("completed");
     expect(result.values.written).toEqual(range(40));
     const runs = finishes(log);
     expect([...runs.keys()].sort((a, b) => a - b)).toEqual(range(40));
     expect([...runs.values()].every((pids) => pids.length === 1 && pids[0] === only.pid)).toBe(true);
     expect(peakInFlight(log)).toBeLessThanOrEqual(WINDOW);
-    await noJobsLeft(env.queue);
+    await noJobsLeft(pool.env.queue);
   }, 120_000);
 });

@@ -1,35 +1,30 @@
 // RemoteRunner.map: items in chunk jobs on worker processes, results in item order from the checkpointer; raise /
 // continue; a worker SIGKILLed mid-chunk: every item's result present once, in order, finished items not re-run.
 import { Runner } from "@graph/runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type RemoteRunError, RemoteRunner } from "../src/index.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { squares } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
 
 describe("RemoteRunner.map", () => {
-  it("1,000 items in chunks of 100 on 2 workers equal runner.map, each item run once", async () => {
-    env = await testEnv("redis");
+  it("1,000 items in chunks of 100 on 2 pool.workers equal runner.map, each item run once", async () => {
+    pool.env = await testEnv("redis");
     const log = logFile("map");
-    workers = await Promise.all([1, 2].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2].map(() => startWorker({ ...pool.env!.workerEnv, LOG_FILE: log })));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(1000);
-    const result = await remote.map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 100, workflowId: "m1" });
+    const result = await pool.remote.map(squares, {
+      values: { x: xs },
+      mapOver: "x",
+      chunkSize: 100,
+      workflowId: "m1",
+    });
     const local = await new Runner().map(squares, { values: { x: xs }, mapOver: "x" });
     expect(result.status).toBe("completed");
     expect(result.values).toEqual(local.values);
@@ -40,17 +35,17 @@ describe("RemoteRunner.map", () => {
   }, 120_000);
 
   it('"raise" rejects with the first failed item error; "continue" returns every result', async () => {
-    env = await testEnv("redis");
-    workers = [await startWorker(env.workerEnv)];
-    remote = new RemoteRunner(env.submitter);
+    pool.env = await testEnv("redis");
+    pool.workers = [await startWorker(pool.env.workerEnv)];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = [1, 2, -3, 4, -5];
-    const error = await remote
+    const error = await pool.remote
       .map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 2, workflowId: "m2" })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError", remote: true });
     expect((error as RemoteRunError).cause).toMatchObject({ name: "NodeExecutionError" });
     expect((error as Error).message).toContain("negative: -3");
-    const result = await remote.map(squares, {
+    const result = await pool.remote.map(squares, {
       values: { x: xs },
       mapOver: "x",
       chunkSize: 2,
@@ -63,17 +58,17 @@ describe("RemoteRunner.map", () => {
   }, 60_000);
 
   it("a worker SIGKILLed mid-chunk: every item once, in order; finished items are not run again", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("mapcrash");
-    const options = { ...env.workerEnv, LOG_FILE: log, LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
     const doomed = await startWorker({ ...options, CRASH_ITEM: "1234" });
-    workers = [doomed];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [doomed];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(3000);
-    const pending = remote.map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 100, workflowId: "m4" });
+    const pending = pool.remote.map(squares, { values: { x: xs }, mapOver: "x", chunkSize: 100, workflowId: "m4" });
     await doomed.next((m) => m.type === "node-start" && m.tag === "1234", 60_000);
     const rescuer = await startWorker(options);
-    workers.push(rescuer);
+    pool.workers.push(rescuer);
     await doomed.kill("SIGKILL");
     const result = await pending;
     expect(result.status).toBe("completed");
@@ -89,14 +84,14 @@ describe("RemoteRunner.map", () => {
   }, 180_000);
 
   it("a stopped map runs no more chunks: pending items never start, the result is stopped", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("mapstop");
-    const options = { ...env.workerEnv, LOG_FILE: log, CONCURRENCY: "1", ITEM_DELAY_MS: "20", NOTIFY_ITEM: "0" };
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, CONCURRENCY: "1", ITEM_DELAY_MS: "20", NOTIFY_ITEM: "0" };
     const worker = await startWorker(options);
-    workers = [worker];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [worker];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(400);
-    const pending = remote.map(squares, {
+    const pending = pool.remote.map(squares, {
       values: { x: xs },
       mapOver: "x",
       chunkSize: 10,
@@ -104,7 +99,7 @@ describe("RemoteRunner.map", () => {
       errorHandling: "continue",
     });
     await worker.next((m) => m.type === "node-start" && m.tag === "0");
-    await remote.stop("m5");
+    await pool.remote.stop("m5");
     const result = await pending;
     expect(result.status).toBe("stopped");
     const ran = new Set(readLog(log).map((l) => Number(l.tag)));

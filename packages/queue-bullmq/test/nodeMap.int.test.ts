@@ -3,24 +3,14 @@
 // the run's process; raise / continue; a stop removes the pending chunks.
 import { Runner } from "@graph/runtime";
 import { Queue } from "bullmq";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type RemoteRunError, RemoteRunner } from "../src/index.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { limitedMap, mapFlow } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -37,7 +27,7 @@ function executions(log: string): Map<number, { count: number; pids: number[] }>
 }
 
 async function jobCounts(queue: string): Promise<Record<string, number>> {
-  const q = new Queue(queue, { connection: { url: env!.redisUrl, maxRetriesPerRequest: null }, prefix: "graph" });
+  const q = new Queue(queue, { connection: { url: pool.env!.redisUrl, maxRetriesPerRequest: null }, prefix: "graph" });
   try {
     return await q.getJobCounts("waiting", "active", "delayed", "waiting-children", "prioritized");
   } finally {
@@ -49,13 +39,13 @@ describe("a distributed mapOver with a concurrency limit", () => {
   it("100 items, concurrency 3, chunks of 10 on 3 workers: never more than 3 items running across the pool", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("limited");
-    const options = { ...env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "10" };
-    workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "10" };
+    pool.workers = await Promise.all([startWorker(options), startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(100);
-    const handle = remote.start(limitedMap, { values: { x: xs }, workflowId: "limited1" });
+    const handle = pool.remote.start(limitedMap, { values: { x: xs }, workflowId: "limited1" });
     const events = collect(handle.events);
     const result = await handle.result;
     expect(result.status).toBe("completed");
@@ -79,11 +69,11 @@ describe("a distributed mapOver with a concurrency limit", () => {
 });
 
 describe("distributed mapOver of a mapped GraphNode", () => {
-  it("10,000 items in chunks of 100 on 3 workers, one SIGKILLed mid-chunk: every item once, in order", async () => {
-    env = await testEnv("redis");
+  it("10,000 items in chunks of 100 on 3 pool.workers, one SIGKILLed mid-chunk: every item once, in order", async () => {
+    pool.env = await testEnv("redis");
     const log = logFile("nodemap");
     const options = {
-      ...env.workerEnv,
+      ...pool.env.workerEnv,
       LOG_FILE: log,
       LEASE_TTL_MS: "1500",
       LOCK_MS: "1500",
@@ -91,13 +81,13 @@ describe("distributed mapOver of a mapped GraphNode", () => {
       MAP_CHUNK_SIZE: "100",
     };
     const doomed = await startWorker({ ...options, CRASH_ITEM: "150" });
-    workers = [doomed];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [doomed];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(10_000);
-    const handle = remote.start(mapFlow, { values: { x: xs }, workflowId: "nm1" });
+    const handle = pool.remote.start(mapFlow, { values: { x: xs }, workflowId: "nm1" });
     await doomed.next((m) => m.type === "node-start" && m.tag === "150", 60_000);
     const rescuers = await Promise.all([startWorker(options), startWorker(options)]);
-    workers.push(...rescuers);
+    pool.workers.push(...rescuers);
     await doomed.kill("SIGKILL");
     const result = await handle.result;
     const local = await new Runner().run(mapFlow, { values: { x: xs } });
@@ -105,7 +95,7 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     expect(result.values.y).toEqual(local.values.y);
     expect(result.values.y).toEqual(xs.map((x) => x * x));
     expect(result.values.total).toBe(local.values.total);
-    expect((await env.checkpointer.getWorkflow("nm1"))?.status).toBe("completed");
+    expect((await pool.env.checkpointer.getWorkflow("nm1"))?.status).toBe("completed");
     // The run parked once (its job waited for the chunks without a slot), then resumed and went on.
     const paused = (await collect(handle.events)).filter((e) => e.type === "Paused");
     expect(paused).toEqual([
@@ -129,10 +119,10 @@ describe("distributed mapOver of a mapped GraphNode", () => {
     expect(new Set([...runs.values()].flatMap((e) => e.pids)).size).toBeGreaterThanOrEqual(2);
     // Every item's child workflow: one step of its node, written once (item ids as the in-process path names them).
     for (const i of [0, 150, 4321, 9999]) {
-      const steps = (await env.checkpointer.getSteps(`nm1/squares/${i}`)).filter((s) => s.kind !== "input");
+      const steps = (await pool.env.checkpointer.getSteps(`nm1/squares/${i}`)).filter((s) => s.kind !== "input");
       expect(steps.map((s) => [s.nodeName, s.values])).toEqual([["square", { y: i * i }]]);
     }
-    expect(await jobCounts(env.queue)).toEqual({
+    expect(await jobCounts(pool.env.queue)).toEqual({
       waiting: 0,
       active: 0,
       delayed: 0,
@@ -143,13 +133,13 @@ describe("distributed mapOver of a mapped GraphNode", () => {
   }, 300_000);
 
   it("below minItems the map runs in the run's process: no chunk jobs, no park", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("nodemap-small");
-    const options = { ...env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "50", MAP_CHUNK_SIZE: "5" };
-    workers = await Promise.all([startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
+    const options = { ...pool.env.workerEnv, LOG_FILE: log, MAP_MIN_ITEMS: "50", MAP_CHUNK_SIZE: "5" };
+    pool.workers = await Promise.all([startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(49);
-    const handle = remote.start(mapFlow, { values: { x: xs }, workflowId: "nm2" });
+    const handle = pool.remote.start(mapFlow, { values: { x: xs }, workflowId: "nm2" });
     const result = await handle.result;
     expect(result.status).toBe("completed");
     expect(result.values.y).toEqual(xs.map((x) => x * x));
@@ -162,13 +152,13 @@ describe("distributed mapOver of a mapped GraphNode", () => {
   }, 60_000);
 
   it('"raise" fails the run on the first failed item in item order; "continue" records each item', async () => {
-    env = await testEnv("redis");
-    const options = { ...env.workerEnv, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "5" };
-    workers = await Promise.all([startWorker(options), startWorker(options)]);
-    remote = new RemoteRunner(env.submitter);
+    pool.env = await testEnv("redis");
+    const options = { ...pool.env.workerEnv, MAP_MIN_ITEMS: "10", MAP_CHUNK_SIZE: "5" };
+    pool.workers = await Promise.all([startWorker(options), startWorker(options)]);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const xs = range(30).map((x) => (x === 7 || x === 23 ? -x : x));
     const local = await new Runner().run(mapFlow, { values: { x: xs } }).catch((e: unknown) => e);
-    const error = await remote.run(mapFlow, { values: { x: xs }, workflowId: "nm3" }).catch((e: unknown) => e);
+    const error = await pool.remote.run(mapFlow, { values: { x: xs }, workflowId: "nm3" }).catch((e: unknown) => e);
     expect(error).toMatchObject({ _tag: "RemoteRunError", remoteTag: "NodeExecutionError" });
     expect((local as { _tag: string })._tag).toBe("NodeExecutionError");
     expect((error as Error).message).toBe((local as Error).message);
@@ -178,23 +168,23 @@ describe("distributed mapOver of a mapped GraphNode", () => {
       message: "Node 'squares[7]/square' failed: negative: -7",
       nodeName: "squares[7]/square",
     });
-    const kept = await remote.run(mapFlow, { values: { x: xs }, workflowId: "nm4", errorHandling: "continue" });
+    const kept = await pool.remote.run(mapFlow, { values: { x: xs }, workflowId: "nm4", errorHandling: "continue" });
     expect(kept.status).toBe("failed");
     expect((kept.error as Error).message).toBe("Node 'squares[7]/square' failed: negative: -7");
     expect(kept.values.total).toBeUndefined();
     const statuses = await Promise.all(
-      xs.map(async (_, i) => (await env!.checkpointer.getWorkflow(`nm4/squares/${i}`))?.status),
+      xs.map(async (_, i) => (await pool.env!.checkpointer.getWorkflow(`nm4/squares/${i}`))?.status),
     );
     expect(statuses).toEqual(xs.map((x) => (x < 0 ? "failed" : "completed")));
-    const failed = await env.checkpointer.getWorkflow("nm4/squares/23");
+    const failed = await pool.env.checkpointer.getWorkflow("nm4/squares/23");
     expect(failed?.error?.message).toContain("negative: -23");
   }, 90_000);
 
   it("a stop of the parked run removes its pending chunk jobs; the run ends stopped", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("nodemap-stop");
     const worker = await startWorker({
-      ...env.workerEnv,
+      ...pool.env.workerEnv,
       LOG_FILE: log,
       CONCURRENCY: "1",
       ITEM_DELAY_MS: "20",
@@ -202,21 +192,21 @@ describe("distributed mapOver of a mapped GraphNode", () => {
       MAP_MIN_ITEMS: "10",
       MAP_CHUNK_SIZE: "10",
     });
-    workers = [worker];
-    remote = new RemoteRunner(env.submitter);
-    const handle = remote.start(mapFlow, { values: { x: range(400) }, workflowId: "nm5" });
+    pool.workers = [worker];
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const handle = pool.remote.start(mapFlow, { values: { x: range(400) }, workflowId: "nm5" });
     await worker.next((m) => m.type === "node-start" && m.tag === "0");
-    const before = await jobCounts(env.queue);
+    const before = await jobCounts(pool.env.queue);
     expect(before["waiting-children"]).toBe(1); // the parked run
     expect(before.waiting).toBeGreaterThanOrEqual(38); // 40 chunks, one running (and maybe one just taken)
-    await remote.stop("nm5", { by: "test" });
+    await pool.remote.stop("nm5", { by: "test" });
     const result = await handle.result;
     expect(result.status).toBe("stopped");
     // Only the chunk running when the stop came ran (and stopped between items), nothing after it.
     const ran = [...executions(log).keys()];
     expect(ran.length).toBeGreaterThanOrEqual(1);
     expect(ran.every((x) => x < 20)).toBe(true);
-    expect(await jobCounts(env.queue)).toEqual({
+    expect(await jobCounts(pool.env.queue)).toEqual({
       waiting: 0,
       active: 0,
       delayed: 0,

@@ -5,44 +5,34 @@
 import type { GraphEvent } from "@graph/runtime";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { jobIdOf, queueKeys } from "../src/internal/keys.js";
 import type { RunJobData } from "../src/internal/wire.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { approve } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 describe("a turn submitted while the previous turn's answered job is still queued", () => {
   it("runs with its own answer instead of replaying the previous turn", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("resubmit");
-    const a = await startWorker({ ...env.workerEnv, LOG_FILE: log });
-    workers = [a];
-    remote = new RemoteRunner(env.submitter);
+    const a = await startWorker({ ...pool.env.workerEnv, LOG_FILE: log });
+    pool.workers = [a];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const id = "resubmit-1";
-    const paused = await remote.run(approve, { values: { topic: "dogs", tag: "rs" }, workflowId: id });
+    const paused = await pool.remote.run(approve, { values: { topic: "dogs", tag: "rs" }, workflowId: id });
     expect(paused.status).toBe("paused");
     await a.close();
 
     // Put the answered turn's job back as its worker left it: same job id, same submission, nobody holding it.
-    const redis = new Redis(env.redisUrl);
-    const queue = new Queue<RunJobData>(env.queue, { connection: { url: env.redisUrl }, prefix: "graph" });
+    const redis = new Redis(pool.env.redisUrl);
+    const queue = new Queue<RunJobData>(pool.env.queue, { connection: { url: pool.env.redisUrl }, prefix: "graph" });
     try {
-      const streams = await redis.keys(queueKeys(env.queue).events(id, "*"));
+      const streams = await redis.keys(queueKeys(pool.env.queue).events(id, "*"));
       expect(streams).toHaveLength(1);
       const submission = streams[0]!.split(":").at(-1)!;
       const stale: RunJobData = {
@@ -55,9 +45,9 @@ describe("a turn submitted while the previous turn's answered job is still queue
       };
       await queue.add("approve", stale, { jobId: jobIdOf(id), removeOnComplete: true, removeOnFail: true });
 
-      const handle = remote.start(approve, { workflowId: id, values: { decision: "yes" } });
-      const b = await startWorker({ ...env.workerEnv, LOG_FILE: log });
-      workers.push(b);
+      const handle = pool.remote.start(approve, { workflowId: id, values: { decision: "yes" } });
+      const b = await startWorker({ ...pool.env.workerEnv, LOG_FILE: log });
+      pool.workers.push(b);
       const events: GraphEvent[] = [];
       for await (const e of handle.events) events.push(e);
       const done = await handle.result;

@@ -3,28 +3,18 @@
 // delayed set — not in a worker slot —, the permits are the store's leased slots (a SIGKILLed worker's come back
 // after the lease), and the options are checked before anything is written.
 import { isInvalidOptionError } from "@graph/runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GraphWorker, RemoteRunner } from "../src/index.js";
 import { calls, peak } from "./fixtures/calls.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { chain10, holding, runFlow } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const poolOptions = (log: string, extra: Record<string, string> = {}) => ({
-  ...env!.workerEnv,
+  ...pool.env!.workerEnv,
   LOG_FILE: log,
   CONCURRENCY: "8",
   LEASE_TTL_MS: "1500",
@@ -39,18 +29,18 @@ describe("run-level keys across worker processes", () => {
   it("a run waiting for its key holds no worker slot: with 2 slots, a key-B run passes a waiting key-A run; a waiting run can be stopped", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("slots");
     const worker = await startWorker(poolOptions(log, { CONCURRENCY: "2" }));
-    workers = [worker];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [worker];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const keyA = { concurrency: { key: "A", limit: 1 } } as const;
-    const holder = remote.submit(holding, keyA, { values: { tag: "a1" }, workflowId: "slots-a1" });
+    const holder = pool.remote.submit(holding, keyA, { values: { tag: "a1" }, workflowId: "slots-a1" });
     await worker.next((m) => m.type === "node-start" && m.tag === "a1");
-    const waiting = remote.submit(holding, keyA, { values: { tag: "a2" }, workflowId: "slots-a2" });
+    const waiting = pool.remote.submit(holding, keyA, { values: { tag: "a2" }, workflowId: "slots-a2" });
     await tick(300); // a2 has been taken and moved back to the delayed set a few times
     // The worker's other slot is free: key B's run goes through while a2 waits.
-    const b = await remote.submit(
+    const b = await pool.remote.submit(
       chain10,
       { concurrency: { key: "B", limit: 1 } },
       {
@@ -65,32 +55,32 @@ describe("run-level keys across worker processes", () => {
         .map((l) => l.tag),
     ).toEqual(["a1"]);
     // Stopping the waiting run ends it without its node running, and without taking the permit.
-    expect(await remote.stop("slots-a2", { reason: "not needed" })).toBe(true);
+    expect(await pool.remote.stop("slots-a2", { reason: "not needed" })).toBe(true);
     expect((await waiting.result).status).toBe("stopped");
     expect(
       readLog(log)
         .filter((l) => l.node === "hold")
         .map((l) => l.tag),
     ).toEqual(["a1"]);
-    await remote.stop("slots-a1");
+    await pool.remote.stop("slots-a1");
     expect((await holder.result).status).toBe("stopped");
     // The permit is back: the next run of A starts.
-    const next = remote.submit(holding, keyA, { values: { tag: "a3" }, workflowId: "slots-a3" });
+    const next = pool.remote.submit(holding, keyA, { values: { tag: "a3" }, workflowId: "slots-a3" });
     await worker.next((m) => m.type === "node-start" && m.tag === "a3");
-    await remote.stop("slots-a3");
+    await pool.remote.stop("slots-a3");
     expect((await next.result).status).toBe("stopped");
   });
 
   it("a worker SIGKILLed while holding both run permits of a key: they come back within the lease, never more than 2 runs at once", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("runkill");
     const doomed = await startWorker(poolOptions(log, { REPLY_HOLD: "acme" }));
-    workers = [doomed];
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = [doomed];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const submit = (ticket: number) =>
-      remote!.submit(
+      pool.remote!.submit(
         runFlow,
         { concurrency: { key: "acme", limit: 2 } },
         {
@@ -102,7 +92,7 @@ describe("run-level keys across worker processes", () => {
     await doomed.next((m) => m.type === "node-start" && m.tag === "acme:0", 60_000);
     await doomed.next((m) => m.type === "node-start" && m.tag === "acme:1", 60_000);
     const rescuers = await Promise.all([startWorker(poolOptions(log)), startWorker(poolOptions(log))]);
-    workers.push(...rescuers);
+    pool.workers.push(...rescuers);
     const third = submit(2);
     await tick(600);
     // Both permits are held by the doomed worker's runs: the third run has not started anywhere.
@@ -135,16 +125,16 @@ describe("run-level keys across worker processes", () => {
   it("the worker's runLimits default: a key computed from the run's values, kept across the run's deliveries", {
     timeout: 60_000,
   }, async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("defaults");
-    workers = await Promise.all(
+    pool.workers = await Promise.all(
       [1, 2].map(() => startWorker(poolOptions(log, { RUN_LIMIT: "1", RUN_KEY: "tenantId", REPLY_MS: "80" }))),
     );
-    remote = new RemoteRunner(env.submitter);
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const results = await Promise.all(
       ["t1", "t2"].flatMap((tenantId) =>
         [0, 1, 2, 3].map((ticket) =>
-          remote!.run(runFlow, { values: { tenantId, ticket }, workflowId: `def-${tenantId}-${ticket}` }),
+          pool.remote!.run(runFlow, { values: { tenantId, ticket }, workflowId: `def-${tenantId}-${ticket}` }),
         ),
       ),
     );
@@ -166,8 +156,8 @@ describe("run-level keys across worker processes", () => {
   });
 
   it("refuses bad run-level options before anything is written", async () => {
-    env = await testEnv("redis");
-    remote = new RemoteRunner(env.submitter);
+    pool.env = await testEnv("redis");
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const cases: [object, string][] = [
       [{ concurrency: { key: "", limit: 2 } }, "option 'concurrency.key' must be a non-empty string"],
       [{ concurrency: { key: "t", limit: 0 } }, "option 'concurrency.limit' must be an integer ≥ 1"],
@@ -180,7 +170,7 @@ describe("run-level keys across worker processes", () => {
     for (const [when, message] of cases) {
       let error: unknown;
       try {
-        remote.submit(runFlow, when as never, { values: { tenantId: "t", ticket: 0 }, workflowId: "bad-run" });
+        pool.remote.submit(runFlow, when as never, { values: { tenantId: "t", ticket: 0 }, workflowId: "bad-run" });
       } catch (e) {
         error = e;
       }
@@ -188,8 +178,8 @@ describe("run-level keys across worker processes", () => {
       expect((error as Error).message).toContain(message);
       expect((error as Error).message).toContain("How to fix");
     }
-    expect(await env.checkpointer.getWorkflow("bad-run")).toBeUndefined();
-    const workerOptions = { checkpointer: env.checkpointer, graphs: [runFlow], handleSignals: false };
+    expect(await pool.env.checkpointer.getWorkflow("bad-run")).toBeUndefined();
+    const workerOptions = { checkpointer: pool.env.checkpointer, graphs: [runFlow], handleSignals: false };
     expect(() => new GraphWorker({ ...workerOptions, runLimits: { concurrency: { limit: 1.5 } } })).toThrow(
       "option 'runLimits.concurrency.limit' must be an integer ≥ 1",
     );

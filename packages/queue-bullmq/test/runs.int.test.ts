@@ -3,35 +3,25 @@
 import { Graph, node } from "@graph/core";
 import type { GraphEvent } from "@graph/runtime";
 import { Runner } from "@graph/runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isUnknownGraphError, RemoteRunner } from "../src/index.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { allGraphs, approve, chain10 } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 describe("RemoteRunner on worker processes", () => {
-  it("50 runs on 3 workers (PostgreSQL checkpointer) give the in-process Runner's values", async () => {
-    env = await testEnv("postgres");
+  it("50 runs on 3 pool.workers (PostgreSQL checkpointer) give the in-process Runner's values", async () => {
+    pool.env = await testEnv("postgres");
     const log = logFile("fifty");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...pool.env!.workerEnv, LOG_FILE: log })));
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const local = new Runner();
     const ids = Array.from({ length: 50 }, (_, i) => i);
     const handles = ids.map((i) =>
-      remote!.start(chain10, { values: { x: i, tag: `r${i}` }, workflowId: `fifty-${i}` }),
+      pool.remote!.start(chain10, { values: { x: i, tag: `r${i}` }, workflowId: `fifty-${i}` }),
     );
     const events: GraphEvent[] = [];
     for await (const e of handles[0]!.events) events.push(e);
@@ -57,14 +47,14 @@ describe("RemoteRunner on worker processes", () => {
   }, 120_000);
 
   it("submitting the same workflow twice at once runs it once", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("double");
-    workers = await Promise.all([1, 2].map(() => startWorker({ ...env!.workerEnv, LOG_FILE: log })));
-    remote = new RemoteRunner(env.submitter);
-    const other = new RemoteRunner(env.submitter);
+    pool.workers = await Promise.all([1, 2].map(() => startWorker({ ...pool.env!.workerEnv, LOG_FILE: log })));
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const other = new RemoteRunner(pool.env.submitter);
     try {
       const [a, b] = await Promise.all([
-        remote.run(chain10, { values: { x: 3, tag: "dup" }, workflowId: "dup-1" }),
+        pool.remote.run(chain10, { values: { x: 3, tag: "dup" }, workflowId: "dup-1" }),
         other.run(chain10, { values: { x: 3, tag: "dup" }, workflowId: "dup-1" }),
       ]);
       expect(a.status).toBe("completed");
@@ -77,18 +67,18 @@ describe("RemoteRunner on worker processes", () => {
   }, 60_000);
 
   it("an interrupt paused on worker A is answered and finished on worker B", async () => {
-    env = await testEnv("redis");
+    pool.env = await testEnv("redis");
     const log = logFile("interrupt");
-    const a = await startWorker({ ...env.workerEnv, LOG_FILE: log });
-    workers = [a];
-    remote = new RemoteRunner(env.submitter);
-    const paused = await remote.run(approve, { values: { topic: "cats", tag: "int" }, workflowId: "int-1" });
+    const a = await startWorker({ ...pool.env.workerEnv, LOG_FILE: log });
+    pool.workers = [a];
+    pool.remote = new RemoteRunner(pool.env.submitter);
+    const paused = await pool.remote.run(approve, { values: { topic: "cats", tag: "int" }, workflowId: "int-1" });
     expect(paused.status).toBe("paused");
     expect(paused.pause?.responseKey).toBe("decision");
     await a.close();
-    const b = await startWorker({ ...env.workerEnv, LOG_FILE: log });
-    workers.push(b);
-    const done = await remote.run(approve, { workflowId: "int-1", values: { decision: "ok" } });
+    const b = await startWorker({ ...pool.env.workerEnv, LOG_FILE: log });
+    pool.workers.push(b);
+    const done = await pool.remote.run(approve, { workflowId: "int-1", values: { decision: "ok" } });
     expect(done.status).toBe("completed");
     expect(done.values.final).toBe("about cats: ok");
     expect(readLog(log)).toEqual([
@@ -98,13 +88,15 @@ describe("RemoteRunner on worker processes", () => {
   }, 60_000);
 
   it("a worker refuses a graph it does not know with UnknownGraphError", async () => {
-    env = await testEnv("redis");
-    workers = [await startWorker(env.workerEnv)];
-    remote = new RemoteRunner(env.submitter);
+    pool.env = await testEnv("redis");
+    pool.workers = [await startWorker(pool.env.workerEnv)];
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const stranger = new Graph([node({ name: "inc", output: "y" }, ({ x }: { x: number }) => x + 1)], {
       name: "stranger",
     });
-    const error = await remote.run(stranger, { values: { x: 1 }, workflowId: "unknown-1" }).catch((e: unknown) => e);
+    const error = await pool.remote
+      .run(stranger, { values: { x: 1 }, workflowId: "unknown-1" })
+      .catch((e: unknown) => e);
     expect(isUnknownGraphError(error)).toBe(true);
     expect(error).toMatchObject({ graphName: "stranger", workflowId: "unknown-1" });
     // Every graph the worker fixture knows, in the order it was given them.

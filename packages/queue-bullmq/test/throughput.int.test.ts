@@ -1,25 +1,15 @@
 // Keyed vs unkeyed throughput on 3 real worker processes: the same 60 runs (2 tenants × 30) under a limit of 2 per
 // tenant and under one limit of 4 (the same total parallelism), for node limits — with the permit release
 // notification (`RedisPermitSignal`, the workers' default) and without it — and for run-level keys.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RemoteRunner } from "../src/index.js";
 import { calls, peak } from "./fixtures/calls.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { testEnv } from "./fixtures/env.js";
 import { pooledFlow, runFlow, tenantFlow } from "./fixtures/graphs.mjs";
-import { logFile, startWorker, type WorkerProcess } from "./fixtures/processes.js";
+import { poolTest } from "./fixtures/pool.js";
+import { logFile, startWorker } from "./fixtures/processes.js";
 
-let env: TestEnv | undefined;
-let workers: WorkerProcess[] = [];
-let remote: RemoteRunner | undefined;
-
-afterEach(async () => {
-  await remote?.close();
-  await Promise.all(workers.map((w) => w.kill()));
-  await env?.dispose();
-  remote = undefined;
-  workers = [];
-  env = undefined;
-});
+const pool = poolTest();
 
 const tickets = Array.from({ length: 30 }, (_, i) => i);
 
@@ -50,12 +40,12 @@ function checkPeaks(log: string, tag: string): void {
     expect(peak(round.filter((c) => c.tenant === tenant)), tenant).toBeLessThanOrEqual(2);
 }
 
-async function pool(log: string, extra: Record<string, string>) {
-  await Promise.all(workers.map((w) => w.kill()));
-  workers = await Promise.all(
+async function startPool(log: string, extra: Record<string, string>) {
+  await Promise.all(pool.workers.map((w) => w.kill()));
+  pool.workers = await Promise.all(
     [1, 2, 3].map(() =>
       startWorker({
-        ...env!.workerEnv,
+        ...pool.env!.workerEnv,
         LOG_FILE: log,
         CONCURRENCY: "32",
         LEASE_TTL_MS: "1500",
@@ -69,16 +59,19 @@ async function pool(log: string, extra: Record<string, string>) {
 
 describe("keyed vs unkeyed throughput", () => {
   it("node limits, with and without the release notification; run-level keys", { timeout: 240_000 }, async () => {
-    env = await testEnv("redis");
-    remote = new RemoteRunner(env.submitter);
+    pool.env = await testEnv("redis");
+    pool.remote = new RemoteRunner(pool.env.submitter);
     const node = (graph: typeof tenantFlow, prefix: string) =>
       timed((tenantId, ticket, round) =>
-        remote!.run(graph, { values: { tenantId, ticket }, workflowId: `${prefix}${round}-${tenantId}-${ticket}` }),
+        pool.remote!.run(graph, {
+          values: { tenantId, ticket },
+          workflowId: `${prefix}${round}-${tenantId}-${ticket}`,
+        }),
       );
     const figures: Record<string, number> = {};
     for (const signal of ["on", "off"]) {
       const log = logFile(`throughput-${signal}`);
-      await pool(log, signal === "off" ? { PERMIT_SIGNAL: "off" } : {});
+      await startPool(log, signal === "off" ? { PERMIT_SIGNAL: "off" } : {});
       // A warm-up round (connections, permit slot records), then the measured one.
       await node(tenantFlow, `warm-${signal}`);
       figures[`node keyed, signal ${signal}`] = await node(tenantFlow, `keyed-${signal}`);
@@ -86,11 +79,11 @@ describe("keyed vs unkeyed throughput", () => {
       figures[`node unkeyed, signal ${signal}`] = await node(pooledFlow, `pooled-${signal}`);
     }
     const log = logFile("throughput-run");
-    await pool(log, {});
+    await startPool(log, {});
     const run = (key: (tenantId: string) => string, limit: number, prefix: string) =>
       timed(
         (tenantId, ticket, round) =>
-          remote!.submit(
+          pool.remote!.submit(
             runFlow,
             { concurrency: { key: key(tenantId), limit } },
             {
