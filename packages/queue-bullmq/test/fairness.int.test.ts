@@ -65,7 +65,7 @@ describe("fairness across keys", () => {
     expect(order).toEqual(["A0", "B0", "C0", "A1", "B1", "A2", "A3"]);
   });
 
-  it("3 pool.workers, key limit 2: a big tenant's 30 runs then a small tenant's 5 — never above 2 per key; the small tenant's p95 wait within 2× its fair share", {
+  it("3 workers, key limit 2: a big tenant's 30 runs then a small tenant's 5 — never above 2 per key; the small tenant's p95 wait within 2× its fair share", {
     timeout: 180_000,
   }, async () => {
     pool.env = await testEnv("redis");
@@ -90,7 +90,7 @@ describe("fairness across keys", () => {
     for (const tenant of new Set(all.map((c) => c.tenant)))
       expect(peak(all.filter((c) => c.tenant === tenant)), tenant).toBeLessThanOrEqual(2);
     console.log(
-      `fairness (run key limit 2, 3 pool.workers × 2 slots, 150 ms runs): small tenant p95 wait alone ${alone} ms; ` +
+      `fairness (run key limit 2, 3 workers × 2 slots, 150 ms runs): small tenant p95 wait alone ${alone} ms; ` +
         `behind a 30-run backlog: without fairness ${unfair} ms, with fairness ${fair} ms`,
     );
     expect(fair, `with fairness ${fair} ms, fair share ${alone} ms`).toBeLessThanOrEqual(2 * alone);

@@ -78,7 +78,7 @@ const expected = {
 };
 
 describe("a frames pipeline on the worker pool", () => {
-  it("200 pages, window 16, on 3 workers: every page once, in order, ≤ 16 in flight, on several pool.workers", async () => {
+  it("200 pages, window 16, on 3 workers: every page once, in order, ≤ 16 in flight, on several workers", async () => {
     pool.env = await testEnv("redis");
     const log = logFile("frames");
     const options = { ...pool.env.workerEnv, LOG_FILE: log, FRAMES_CHUNK: "4" };
@@ -139,7 +139,7 @@ describe("a frames pipeline on the worker pool", () => {
     expect(progress.at(-1)).toMatchObject({ nodeName: "pages", completed: PAGES, total: PAGES });
     await noJobsLeft(pool.env.queue);
     console.log(
-      `frames on the pool: ${PAGES} pages (15 ms each) in ${wall} ms on ${pids.size} pool.workers, peak ${peak} in flight ` +
+      `frames on the pool: ${PAGES} pages (15 ms each) in ${wall} ms on ${pids.size} workers, peak ${peak} in flight ` +
         `(per worker: ${[...pids].map((p) => [...runs.values()].filter((x) => x[0] === p).length).join("/")})`,
     );
   }, 120_000);

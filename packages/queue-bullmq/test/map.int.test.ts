@@ -13,7 +13,7 @@ const pool = poolTest();
 const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
 
 describe("RemoteRunner.map", () => {
-  it("1,000 items in chunks of 100 on 2 pool.workers equal runner.map, each item run once", async () => {
+  it("1,000 items in chunks of 100 on 2 workers equal runner.map, each item run once", async () => {
     pool.env = await testEnv("redis");
     const log = logFile("map");
     pool.workers = await Promise.all([1, 2].map(() => startWorker({ ...pool.env!.workerEnv, LOG_FILE: log })));

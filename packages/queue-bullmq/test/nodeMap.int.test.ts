@@ -69,7 +69,7 @@ describe("a distributed mapOver with a concurrency limit", () => {
 });
 
 describe("distributed mapOver of a mapped GraphNode", () => {
-  it("10,000 items in chunks of 100 on 3 pool.workers, one SIGKILLed mid-chunk: every item once, in order", async () => {
+  it("10,000 items in chunks of 100 on 3 workers, one SIGKILLed mid-chunk: every item once, in order", async () => {
     pool.env = await testEnv("redis");
     const log = logFile("nodemap");
     const options = {

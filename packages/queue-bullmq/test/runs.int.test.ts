@@ -13,7 +13,7 @@ import { logFile, readLog, startWorker } from "./fixtures/processes.js";
 const pool = poolTest();
 
 describe("RemoteRunner on worker processes", () => {
-  it("50 runs on 3 pool.workers (PostgreSQL checkpointer) give the in-process Runner's values", async () => {
+  it("50 runs on 3 workers (PostgreSQL checkpointer) give the in-process Runner's values", async () => {
     pool.env = await testEnv("postgres");
     const log = logFile("fifty");
     pool.workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...pool.env!.workerEnv, LOG_FILE: log })));
