@@ -40,7 +40,19 @@ function testProjects(root) {
       const folder = path.join(dir, name);
       if (!fs.existsSync(path.join(folder, "vitest.config.ts"))) continue;
       const manifest = JSON.parse(fs.readFileSync(path.join(folder, "package.json"), "utf8"));
-      projects.push({ name: manifest.name, folder, id: `${group}/${name}` });
+      projects.push({ name: manifest.name, folder, id: `${group}/${name}`, config: undefined, report: "vitest.json" });
+      // A second run of the package's tests (`vitest.<part>.config.ts`, its own report) goes in its own lane.
+      for (const file of fs.readdirSync(folder).sort()) {
+        const part = /^vitest\.(\w+)\.config\.ts$/.exec(file)?.[1];
+        if (part === undefined) continue;
+        projects.push({
+          name: `${manifest.name} (${part})`,
+          folder,
+          id: `${group}/${name}:${part}`,
+          config: file,
+          report: `vitest-${part}.json`,
+        });
+      }
     }
   }
   return projects;
@@ -70,8 +82,8 @@ function timings(root) {
 }
 
 /** Counts from a project's vitest JSON report, or undefined when there is none from this run. */
-function counts(folder, startedAt) {
-  const report = path.join(folder, "reports/vitest.json");
+function counts(project, startedAt) {
+  const report = path.join(project.folder, "reports", project.report);
   if (!fs.existsSync(report) || fs.statSync(report).mtimeMs < startedAt) return undefined;
   const json = JSON.parse(fs.readFileSync(report, "utf8"));
   return {
@@ -94,9 +106,10 @@ async function runTests(root, env, say) {
   const lane = async () => {
     for (let project = queue.shift(); project !== undefined; project = queue.shift()) {
       const startedAt = Date.now();
-      fs.rmSync(path.join(project.folder, "reports"), { recursive: true, force: true });
-      const result = await capture(process.execPath, [vitest, "run"], { cwd: project.folder, env });
-      const got = counts(project.folder, startedAt);
+      fs.rmSync(path.join(project.folder, "reports", project.report), { force: true });
+      const args = project.config === undefined ? [] : ["--config", project.config];
+      const result = await capture(process.execPath, [vitest, "run", ...args], { cwd: project.folder, env });
+      const got = counts(project, startedAt);
       measured[project.id] = result.ms;
       const c = got ?? { passed: 0, failed: 1, skipped: 0 };
       if (got !== undefined && result.code !== 0 && c.failed === 0) c.failed = 1; // e.g. a failing globalSetup
