@@ -9,24 +9,35 @@ import { sumUsage, USAGE_FIELDS } from "./usage.js";
  * resume (see `Journal`), so a resumed tree starts from its stored totals.
  */
 export class Meter {
-  /** The budget in force: the run's `budget` option, else the latest stored one, raised by grants. */
-  limit: UsageRecord | undefined;
+  #limit: UsageRecord | undefined;
   spent: UsageRecord | undefined;
+  /** The fields over the limit, kept up to date as steps are counted (the engine reads it every superstep). */
+  #over: BudgetField[] | undefined;
+  /** Whether steps get a share of the wall time (a `wallMs` limit). */
+  timed: boolean;
   /** When the wall time was last attributed to a step (epoch ms); only measured under a `wallMs` budget. */
   #mark: number;
   /** The node whose step first crossed the budget in this run (a path inside nested graphs). */
   crossedBy: string | undefined;
 
   constructor(limit: UsageRecord | undefined, now: number) {
-    this.limit = limit;
+    this.#limit = limit;
     this.spent = undefined;
+    this.#over = undefined;
+    this.timed = limit?.wallMs !== undefined;
     this.#mark = now;
     this.crossedBy = undefined;
   }
 
-  /** Whether steps get a share of the wall time (`wallMs`). */
-  get timed(): boolean {
-    return this.limit?.wallMs !== undefined;
+  /** The budget in force: the run's `budget` option, else the latest stored one, raised by grants. */
+  get limit(): UsageRecord | undefined {
+    return this.#limit;
+  }
+
+  set limit(limit: UsageRecord | undefined) {
+    this.#limit = limit;
+    this.timed = limit?.wallMs !== undefined;
+    this.#over = this.#compare();
   }
 
   /** The wall time since the last step that took a share (the run's time partitioned among its steps). */
@@ -45,12 +56,18 @@ export class Meter {
   add(usage: UsageRecord | undefined, path: string): void {
     if (usage === undefined) return;
     this.spent = sumUsage(this.spent, usage);
-    if (this.crossedBy === undefined && this.exceeded() !== undefined) this.crossedBy = path;
+    if (this.#limit === undefined) return;
+    this.#over = this.#compare();
+    if (this.crossedBy === undefined && this.#over !== undefined) this.crossedBy = path;
   }
 
   /** The budget fields the totals crossed (strictly above the limit), or undefined. */
   exceeded(): BudgetField[] | undefined {
-    const limit = this.limit;
+    return this.#over;
+  }
+
+  #compare(): BudgetField[] | undefined {
+    const limit = this.#limit;
     if (limit === undefined || this.spent === undefined) return undefined;
     let over: BudgetField[] | undefined;
     for (const k of USAGE_FIELDS) {
@@ -62,12 +79,12 @@ export class Meter {
 
   /** The value of a budget pause: totals, budget and what was crossed. */
   pauseValue(exceeded: readonly BudgetField[]): BudgetPauseValue {
-    return { spent: { ...this.spent }, budget: { ...this.limit }, exceeded };
+    return { spent: { ...this.spent }, budget: { ...this.#limit }, exceeded };
   }
 
   /** Raises the budget by a grant (a field with no limit stays unlimited). */
   grant(more: UsageRecord): UsageRecord | undefined {
-    const limit = this.limit;
+    const limit = this.#limit;
     if (limit === undefined) return undefined;
     const out: { -readonly [K in BudgetField]?: number } = { ...limit };
     for (const k of USAGE_FIELDS) if (out[k] !== undefined && more[k] !== undefined) out[k] = out[k]! + more[k]!;

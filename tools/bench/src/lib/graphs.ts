@@ -65,6 +65,16 @@ export function ourAgentLoop(kind: FnKind = "async"): Graph {
   return new Graph([inc, check], { name: "agent" });
 }
 
+/** The agent loop whose `increment` reports usage (`ctx.usage`), for runs under a budget. */
+export function ourMeteredAgentLoop(): Graph {
+  const inc = node({ name: "increment", output: "count" }, async ({ count }: { count: number }, ctx) => {
+    ctx.usage({ tokens: 10 });
+    return count + 1;
+  });
+  const check = route({ name: "check", targets: ["increment", END] }, shouldContinue);
+  return new Graph([inc, check], { name: "agent" });
+}
+
 export async function floorAgentLoop(count: number): Promise<number> {
   for (;;) {
     count = await incrementAsync({ count });

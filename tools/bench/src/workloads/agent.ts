@@ -3,7 +3,7 @@
 // (ours, the floor and LangGraph.js alike); runSync with a sync increment is an info note.
 import { Runner } from "@graph/runtime";
 import type { Workload } from "../lib/context.js";
-import { AGENT_ITERATIONS, check, floorAgentLoop, ourAgentLoop } from "../lib/graphs.js";
+import { AGENT_ITERATIONS, check, floorAgentLoop, ourAgentLoop, ourMeteredAgentLoop } from "../lib/graphs.js";
 import { langgraphAgentLoop } from "../lib/langgraph.js";
 import { type Row, row, timeCell } from "../lib/results.js";
 import { fmt, measureAll, progress } from "../lib/timing.js";
@@ -16,6 +16,8 @@ export const agent: Workload = {
     const runner = new Runner();
     const graph = ourAgentLoop();
     const syncGraph = ourAgentLoop("sync");
+    const metered = ourMeteredAgentLoop();
+    const budget = { tokens: 1e9 };
     const app = langgraphAgentLoop();
     const fast = { warmup: context.warmup, warmupMs: context.warmupMs, reps: context.reps };
 
@@ -28,6 +30,17 @@ export const agent: Workload = {
               check(
                 "ours agent loop",
                 (await runner.run(graph, { values: { count: 0 } })).values["count"],
+                AGENT_ITERATIONS,
+              );
+          },
+        },
+        oursBudget: {
+          ...fast,
+          run: async () => {
+            for (let i = 0; i < runs; i++)
+              check(
+                "ours agent loop (ctx.usage, budget)",
+                (await runner.run(metered, { values: { count: 0 }, budget })).values["count"],
                 AGENT_ITERATIONS,
               );
           },
@@ -68,6 +81,7 @@ export const agent: Workload = {
     const perRun = 1000 / runs;
     const ours = timeCell(m.ours, perRun);
     const sync = timeCell(m.oursSync, perRun);
+    const budgeted = timeCell(m.oursBudget, perRun);
     const floor = timeCell(m.floor, perRun);
     const langgraph = timeCell(m.langgraph, perRun);
     progress(
@@ -88,8 +102,9 @@ export const agent: Workload = {
         notes: [
           `per run, ${runs} sequential runs per repetition, median of ${context.reps} repetitions`,
           `ours via runSync: ${fmt(sync.value)} µs/run`,
+          `ours with ctx.usage in every step, under a budget: ${fmt(budgeted.value)} µs/run`,
         ],
-        details: { runs, iterations: AGENT_ITERATIONS, runSync: sync },
+        details: { runs, iterations: AGENT_ITERATIONS, runSync: sync, budgeted },
       }),
     ];
   },
