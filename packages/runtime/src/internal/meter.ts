@@ -47,11 +47,6 @@ export class Meter {
     return share;
   }
 
-  /** Restarts the wall clock (a resumed run does not count the time it was paused). */
-  resumeClock(now: number): void {
-    this.#mark = now;
-  }
-
   /** Counts a recorded step's usage; `path` names its node for the pause. */
   add(usage: UsageRecord | undefined, path: string): void {
     if (usage === undefined) return;
