@@ -3,7 +3,7 @@ import { END, type Target } from "@graph/core";
 import type { EngineHost } from "./host.js";
 import { decisionFromStored, decisionShape } from "./outcome.js";
 import { EVER_RAN, RAN_THIS_RUN } from "./state.js";
-import { sumUsage } from "./usage.js";
+import { turnUsage } from "./usage.js";
 
 /** What folding a workflow's history told the journal about the run to come. */
 export interface Folded {
@@ -40,7 +40,6 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   const lastCompleted = new Map<string, StepRecord>();
   const paused = new Map<string, string>();
   let turnStart = 0;
-  let turnUsage: UsageRecord | undefined;
   let budget: UsageRecord | undefined;
   let superstep: number | undefined;
   for (const s of sorted) {
@@ -54,12 +53,10 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (s.nodeName === INPUT_STEP && s.turnStart === true) {
       // A new turn began here: earlier gate decisions and runs belong to finished turns.
       turnStart = s.index;
-      turnUsage = undefined;
       lastDecision.clear();
       state.clearAll(RAN_THIS_RUN);
       state.regions.clear();
     }
-    if (s.usage !== undefined) turnUsage = sumUsage(turnUsage, s.usage);
     if (s.budget !== undefined) budget = s.budget;
     if (s.nodeName !== INPUT_STEP) {
       if (s.status === "paused" && s.pause !== undefined) {
@@ -124,7 +121,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     replayedGraphNodes: [...lastCompleted].filter(([name]) => graph.nodes.get(name)?.kind === "graph"),
     newTurn: newTurn || sorted.length === 0,
     paused,
-    turnUsage,
+    turnUsage: turnUsage(sorted),
     budget,
     replay: () => {
       for (const emit of events) emit();
