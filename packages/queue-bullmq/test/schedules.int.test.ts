@@ -2,33 +2,14 @@
 // workflow `<id>/<ISO due time>` exactly once, on time (lateness printed, not asserted). Delayed submits wait.
 import fs from "node:fs";
 import { InvalidOptionError } from "@graph/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RemoteRunner } from "../src/index.js";
-import { type TestEnv, testEnv } from "./fixtures/env.js";
+import { describe, expect, it } from "vitest";
 import { chain10, ticker } from "./fixtures/graphs.mjs";
-import { logFile, readLog, startWorker as startProcess, type WorkerProcess } from "./fixtures/processes.js";
+import { sharedPool } from "./fixtures/pool.js";
+import { logFile, readLog, type WorkerProcess } from "./fixtures/processes.js";
 
-let env: TestEnv;
-let remote: RemoteRunner;
+const shared = sharedPool("redis");
+const { startWorker } = shared;
 let workers: WorkerProcess[] = [];
-/** Every worker any test started: afterAll kills those still up, whatever a failed test left behind. */
-const started: WorkerProcess[] = [];
-async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const worker = await startProcess(env);
-  started.push(worker);
-  return worker;
-}
-
-beforeAll(async () => {
-  env = await testEnv("redis");
-  remote = new RemoteRunner(env.submitter);
-});
-
-afterAll(async () => {
-  await Promise.all(started.map((w) => w.kill()));
-  await remote?.close();
-  await env?.dispose();
-});
 
 interface Tick {
   readonly workflowId: string;
@@ -59,9 +40,13 @@ function percentile(sorted: readonly number[], p: number): number {
 describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
   it("fires every occurrence once, on the worker that took its job, with the deterministic workflow id", async () => {
     const log = logFile("schedules");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...env.workerEnv, LOG_FILE: log })));
+    workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...shared.env.workerEnv, LOG_FILE: log })));
     const started = Date.now();
-    const info = await remote.schedule(ticker, { id: "every-second", cron: "* * * * * *", values: { label: "t" } });
+    const info = await shared.remote.schedule(ticker, {
+      id: "every-second",
+      cron: "* * * * * *",
+      values: { label: "t" },
+    });
     expect(info).toMatchObject({
       id: "every-second",
       cron: "* * * * * *",
@@ -70,14 +55,14 @@ describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
       overlap: "skip",
     });
     expect(info.next!.getTime() % 1000).toBe(0);
-    expect((await remote.schedules()).map((s) => s.id)).toEqual(["every-second"]);
+    expect((await shared.remote.schedules()).map((s) => s.id)).toEqual(["every-second"]);
     // Calling it again (another submitter starting up) replaces the scheduler: occurrences still run once.
-    await remote.schedule(ticker, { id: "every-second", cron: "* * * * * *", values: { label: "t" } });
+    await shared.remote.schedule(ticker, { id: "every-second", cron: "* * * * * *", values: { label: "t" } });
     await sleep(6_000);
-    expect(await remote.removeSchedule("every-second")).toBe(true);
+    expect(await shared.remote.removeSchedule("every-second")).toBe(true);
     const removedAt = Date.now();
-    expect(await remote.schedules()).toEqual([]);
-    expect(await remote.removeSchedule("every-second")).toBe(false);
+    expect(await shared.remote.schedules()).toEqual([]);
+    expect(await shared.remote.removeSchedule("every-second")).toBe(false);
     await sleep(1_500);
     await Promise.all(workers.map((w) => w.close()));
 
@@ -93,7 +78,7 @@ describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
       expect(dueOf(t.workflowId)).toBeGreaterThanOrEqual(started - 1000);
       expect(dueOf(t.workflowId)).toBeLessThanOrEqual(removedAt);
       expect(t.start).toBeGreaterThanOrEqual(dueOf(t.workflowId));
-      expect((await env.checkpointer.getWorkflow(t.workflowId))?.status).toBe("completed");
+      expect((await shared.env.checkpointer.getWorkflow(t.workflowId))?.status).toBe("completed");
     }
     const lateness = ticks.map((t) => t.start - dueOf(t.workflowId)).sort((a, b) => a - b);
     console.log(
@@ -103,10 +88,12 @@ describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
 
   it('overlap "skip": an occurrence whose previous firing still runs is skipped; firings never overlap', async () => {
     const log = logFile("schedules-skip");
-    workers = await Promise.all([1, 2, 3].map(() => startWorker({ ...env.workerEnv, LOG_FILE: log, TICK_MS: "2500" })));
-    await remote.schedule(ticker, { id: "slow", cron: "* * * * * *", values: { label: "s" } });
+    workers = await Promise.all(
+      [1, 2, 3].map(() => startWorker({ ...shared.env.workerEnv, LOG_FILE: log, TICK_MS: "2500" })),
+    );
+    await shared.remote.schedule(ticker, { id: "slow", cron: "* * * * * *", values: { label: "s" } });
     await sleep(7_000);
-    await remote.removeSchedule("slow");
+    await shared.remote.removeSchedule("slow");
     await sleep(3_000);
     await Promise.all(workers.map((w) => w.close()));
     const ticks = readTicks(log).sort((a, b) => a.start - b.start);
@@ -118,21 +105,21 @@ describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
   it("a firing whose worker was SIGKILLed mid-run is resumed by another worker: each node once, one workflow", async () => {
     const log = logFile("schedules-crash");
     const lease = { LEASE_TTL_MS: "1500", LOCK_MS: "1500" };
-    const doomed = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log, CRASH_AT: "n5" });
+    const doomed = await startWorker({ ...shared.env.workerEnv, ...lease, LOG_FILE: log, CRASH_AT: "n5" });
     // One occurrence, 2 s from now (a daily pattern naming that second).
     const due = new Date(Math.ceil((Date.now() + 2_000) / 1000) * 1000);
     const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`;
-    await remote.schedule(chain10, { id: "crashy", cron, values: { x: 3, tag: "sc" } });
+    await shared.remote.schedule(chain10, { id: "crashy", cron, values: { x: 3, tag: "sc" } });
     await doomed.next((m) => m.type === "node-start" && m.tag === "sc");
-    await remote.removeSchedule("crashy");
-    const rescuer = await startWorker({ ...env.workerEnv, ...lease, LOG_FILE: log });
+    await shared.remote.removeSchedule("crashy");
+    const rescuer = await startWorker({ ...shared.env.workerEnv, ...lease, LOG_FILE: log });
     workers = [rescuer];
     await doomed.kill("SIGKILL");
     const workflowId = `crashy/${due.toISOString()}`;
-    for (let i = 0; i < 150 && (await env.checkpointer.getWorkflow(workflowId))?.status !== "completed"; i++)
+    for (let i = 0; i < 150 && (await shared.env.checkpointer.getWorkflow(workflowId))?.status !== "completed"; i++)
       await sleep(100);
     await rescuer.close();
-    expect((await env.checkpointer.getWorkflow(workflowId))?.status).toBe("completed");
+    expect((await shared.env.checkpointer.getWorkflow(workflowId))?.status).toBe("completed");
     const lines = readLog(log).filter((l) => l.tag === "sc");
     expect(lines.map((l) => l.node)).toEqual([...chain10.nodes.keys()]);
     expect(lines.map((l) => l.pid)).toEqual(
@@ -149,22 +136,22 @@ describe("RemoteRunner.schedule on 3 workers (BullMQ job schedulers)", () => {
       [{ id: "x", cron: "0 * * * *", catchUp: "latest" }, "catchUp", "catch-up and pause are in-process features"],
     ];
     for (const [options, option, message] of cases) {
-      const error = await remote.schedule(ticker, options as never).catch((e: unknown) => e);
+      const error = await shared.remote.schedule(ticker, options as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidOptionError);
       expect((error as InvalidOptionError).option).toBe(option);
       expect((error as InvalidOptionError).message).toContain(message);
     }
-    expect(await remote.schedules()).toEqual([]);
+    expect(await shared.remote.schedules()).toEqual([]);
   });
 });
 
 describe("RemoteRunner.submit with a delay (BullMQ delayed jobs)", () => {
   it("no worker starts the run before its time; it then runs once", async () => {
     const log = logFile("delayed");
-    const [worker] = (workers = [await startWorker({ ...env.workerEnv, LOG_FILE: log })]);
+    const [worker] = (workers = [await startWorker({ ...shared.env.workerEnv, LOG_FILE: log })]);
     const submitted = Date.now();
-    const delayed = remote.submit(ticker, { delay: 1_500 }, { values: { label: "d" }, workflowId: "delayed-1" });
-    const at = remote.submit(
+    const delayed = shared.remote.submit(ticker, { delay: 1_500 }, { values: { label: "d" }, workflowId: "delayed-1" });
+    const at = shared.remote.submit(
       ticker,
       { startAt: new Date(submitted + 2_500) },
       { values: { label: "a" }, workflowId: "at-1" },
@@ -178,6 +165,8 @@ describe("RemoteRunner.submit with a delay (BullMQ delayed jobs)", () => {
     expect(ticks.find((t) => t.workflowId === "delayed-1")!.start).toBeGreaterThanOrEqual(submitted + 1_500);
     expect(ticks.find((t) => t.workflowId === "at-1")!.start).toBeGreaterThanOrEqual(submitted + 2_500);
     await worker!.close();
-    expect(() => remote.submit(ticker, { delay: -1 }, { values: { label: "x" } })).toThrow(/option 'delay' must be/);
+    expect(() => shared.remote.submit(ticker, { delay: -1 }, { values: { label: "x" } })).toThrow(
+      /option 'delay' must be/,
+    );
   }, 30_000);
 });
