@@ -290,13 +290,17 @@ export class Engine implements EngineHost, ChildRun {
    */
   #pauseForBudget(over: BudgetField[]): void {
     const { config, state } = this;
-    const meter = config.meter;
-    const prefix = `${config.workflowId}/`;
-    const crossed = meter.crossedBy;
-    const nodeName = crossed?.startsWith(prefix) === true ? crossed.slice(prefix.length) : "";
-    const value = meter.pauseValue(over);
+    const nodeName = this.#crossedHere() ?? "";
+    const value = config.meter.pauseValue(over);
     state.pause = { reason: "budget", nodeName, value, responseKey: BUDGET_KEY };
     this.event("Paused", { reason: "budget", nodeName, value, responseKey: BUDGET_KEY });
+  }
+
+  /** The node whose step crossed the budget, as a path from this run (undefined: it was not under this run). */
+  #crossedHere(): string | undefined {
+    const prefix = `${this.config.workflowId}/`;
+    const crossed = this.config.meter.crossedBy;
+    return crossed?.startsWith(prefix) === true ? crossed.slice(prefix.length) : undefined;
   }
 
   #result(): RunResult {
@@ -304,8 +308,8 @@ export class Engine implements EngineHost, ChildRun {
     const status = config.time?.startAt !== undefined ? "paused" : state.status(config.control.stopRequested);
     let pause = status === "paused" ? state.pause : undefined;
     // A root's budget pause names the node that crossed it, wherever in the tree that was.
-    if (pause?.reason === "budget" && !config.isChild && config.meter.crossedBy !== undefined)
-      pause = { ...pause, nodeName: config.meter.crossedBy.slice(config.workflowId.length + 1) };
+    const crossed = pause?.reason === "budget" && !config.isChild ? this.#crossedHere() : undefined;
+    if (crossed !== undefined) pause = { ...pause!, nodeName: crossed };
     return new RunResult({
       status,
       values: state.resultValues(),

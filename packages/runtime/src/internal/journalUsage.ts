@@ -12,8 +12,8 @@ export function countUsage(host: EngineHost, ex: Execution): UsageRecord | undef
   const { config, state } = host;
   const meter = config.meter;
   const own = meter.timed ? sumUsage(ex.usage, { wallMs: meter.wallShare(Date.now()) }) : ex.usage;
-  meter.add(ex.childCounted ? own : sumUsage(own, ex.childUsage), `${config.workflowId}/${ex.node.name}`);
   const usage = sumUsage(own, ex.childUsage);
+  meter.add(ex.childCounted ? own : usage, `${config.workflowId}/${ex.node.name}`);
   state.usage = sumUsage(state.usage, usage);
   return usage;
 }
