@@ -55,7 +55,7 @@ export function referenceRun(
           !ran.has(n) &&
           node(g).defaultOpen &&
           s.sameLoop(g, n) &&
-          entryAllows(n) &&
+          startsBeforeGate(n, g) &&
           undecidedOrChosen(g, new Set(visiting))),
     );
     visiting.delete(n);
@@ -74,9 +74,11 @@ export function referenceRun(
           (!decided.has(c) && node(c).defaultOpen && s.sameLoop(c, g) && undecidedOrChosen(c, visiting)),
       );
   };
-  const entryAllows = (n: string) => {
+  /** Before gate `g` first decides: only a configured entrypoint of the loop (do-while), else any while `g` can't run. */
+  const startsBeforeGate = (n: string, g: string) => {
     const ep = graph.entrypoint;
-    return ep === undefined || !s.component.get(n)!.has(ep) || ep === n;
+    if (ep !== undefined && s.component.get(n)!.has(ep)) return ep === n;
+    return !wouldRun(g);
   };
   /** An input's newer version makes the node stale, unless one of the exemptions of a node no gate controls holds. */
   const stale = (n: string): boolean =>
@@ -106,9 +108,10 @@ export function referenceRun(
     s.loops.get(s.loopId(n))?.gated === true &&
     node(n).inputs.every((i) => s.carriedForNonEntry(i, n));
 
-  const candidate = (n: string): boolean => {
+  const candidate = (n: string): boolean => permitted(n, new Set()) && wouldRun(n);
+  /** Would `n` run now if its gates permitted it? */
+  const wouldRun = (n: string): boolean => {
     if (closed.has(n)) return false;
-    if (!permitted(n, new Set())) return false;
     if (!node(n).inputs.every((i) => state.has(i) || given(n, i))) return false;
     if (s.controllers(n).some((g) => pending.get(g)?.has(n))) return true;
     if (!consumed.has(n)) {

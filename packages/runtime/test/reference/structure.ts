@@ -140,7 +140,11 @@ export class Structure {
           this.node
             .get(n)!
             .inputs.every(
-              (i) => !this.fromInside(n, i, loop) || this.graph.bound.has(i) || this.node.get(n)!.defaults.includes(i),
+              (i) =>
+                !this.fromInside(n, i, loop) ||
+                this.graph.bound.has(i) ||
+                this.node.get(n)!.defaults.includes(i) ||
+                this.accumulator(i, loop),
             ),
         );
       }
@@ -199,6 +203,13 @@ export class Structure {
       for (const m of part) done.add(m);
       if (part.length > 1 || live(n, n)) this.breakCycle(part, loop, depth + 1);
     }
+  }
+
+  /** Every node of `loop` that writes `value` also reads it (a history the caller seeds). */
+  accumulator(value: string, loop: ReadonlySet<string>): boolean {
+    return [...loop].every(
+      (m) => !this.node.get(m)!.outputs.includes(value) || this.node.get(m)!.inputs.includes(value),
+    );
   }
 
   reachesWithin(a: string, b: string, set: ReadonlySet<string>): boolean {
