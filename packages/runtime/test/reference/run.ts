@@ -108,6 +108,28 @@ export function referenceRun(
     s.loops.get(s.loopId(n))?.gated === true &&
     node(n).inputs.every((i) => s.carriedForNonEntry(i, n));
 
+  /**
+   * A loop lacks a first value only when none of its nodes can start with the run's values; then it lacks the seeds
+   * of its entry that are not bound, not defaulted by every node reading them over a feedback edge, not given, and
+   * not only read by nodes the caller skipped.
+   */
+  const missingAtStart = (): string[] => {
+    const out = new Set<string>();
+    for (const [id, loop] of s.loops) {
+      const readsFedBack = (r: string, k: string) =>
+        s.producers(k).some((p) => s.hasEdge(p, r)) &&
+        s.producers(k).every((p) => !s.hasEdge(p, r) || s.feedback.has(`${p}>${r}`));
+      const lacking = [...loop.seeds].filter((k) => {
+        if (state.has(k) || graph.bound.has(k)) return false;
+        const fedTo = s.names.filter((r) => node(r).inputs.includes(k) && readsFedBack(r, k));
+        if (fedTo.length === 0 || fedTo.every((r) => node(r).defaults.includes(k))) return false;
+        return !s.names.filter((r) => node(r).inputs.includes(k)).every((r) => skipped(r));
+      });
+      if (lacking.length === 0 || [...s.component.get(id)!].some(candidate)) continue;
+      for (const k of lacking) out.add(k);
+    }
+    return [...out].sort();
+  };
   const candidate = (n: string): boolean => permitted(n, new Set()) && wouldRun(n);
   /** Would `n` run now if its gates permitted it? */
   const wouldRun = (n: string): boolean => {
@@ -124,6 +146,10 @@ export function referenceRun(
     }
     return stale(n);
   };
+
+  const missing = missingAtStart();
+  if (missing.length > 0)
+    return { trace, status: "failed", values: {}, error: `MissingInputError [${missing.join(",")}]` };
 
   for (;;) {
     const candidates = s.names.filter(candidate);
