@@ -83,6 +83,5 @@ describe("the engine follows the reference model of the rules", () => {
     expect(seen.get("gate first") ?? 0).toBeGreaterThan(10);
     expect(seen.get("accumulator") ?? 0).toBeGreaterThan(10);
     expect(seen.get("started without its seeds") ?? 0).toBeGreaterThan(5);
-    console.log(seen);
   }, 120_000);
 });
