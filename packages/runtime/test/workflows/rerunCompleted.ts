@@ -9,8 +9,8 @@ type Msg = { role: string; content: string; tool?: string };
 
 /**
  * A tool-calling agent: the shape that used to run its tool and model again on every re-run of the finished workflow
- * (model calls 2 → 3 → 4, history + 2 messages per call). The entrypoint is named: without it the loop's entry would
- * be the gate's target `runTool` (docs/semantics.md, "Loops"), whose first run has no `aiMessage`.
+ * (model calls 2 → 3 → 4, history + 2 messages per call). The entrypoint is named, though the loop would start at
+ * `callModel` without it too (`messages` is an accumulator: docs/semantics.md, "Loops").
  */
 function agent() {
   const calls = { model: 0, tool: 0 };
