@@ -89,6 +89,8 @@ export function countRuns(state: RunState, ready: readonly NodePlan[], max: numb
 }
 
 function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>): boolean {
+  // The cheap exclusions first: asking the gates walks them.
+  if ((state.flags[plan.id]! & SETTLED) !== 0 || state.regions.isClosed(plan.name)) return false;
   if (plan.controllers.length > 0 && !permitted(state, plan.name, memo)) return false;
   return wouldRun(state, plan);
 }
