@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Effect from "effect/Effect";
 import { VersionMismatchError } from "../errors.js";
 import type { RunResult } from "../RunResult.js";
+import { Attempts } from "./attempts.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
@@ -36,10 +37,14 @@ export class Journal {
   /** The budget stored by the workflow's latest input record that has one. */
   #storedBudget: UsageRecord | undefined;
 
+  /** The attempts of the run's nodes with `retry`, stored as steps of their own under the run's lease. */
+  readonly attempts: Attempts;
+
   constructor(host: EngineHost) {
     this.#host = host;
     this.#store = host.config.shared.store;
     this.#inline = this.#store === undefined || this.#store.policy.durability !== "sync";
+    this.attempts = new Attempts(this.#store === undefined ? undefined : (step) => this.#saveStep(step));
   }
 
   /** Nodes paused in the stored history, with the response key each asked for (empty: new; undefined: no store). */
@@ -109,6 +114,7 @@ export class Journal {
         this.#paused = folded.paused;
         this.#replay = folded.replay;
         this.#storedBudget = folded.budget;
+        if (this.#workflow !== undefined) this.attempts.restore(steps);
         this.#inputStep = this.#mergeInputs();
         // A run that goes on with its turn starts from what the turn's stored steps spent; a new turn from zero.
         if (this.#inputStep?.turnStart !== true && folded.turnUsage !== undefined) {
@@ -252,6 +258,17 @@ export class Journal {
     return this.#guard(store.saveStep(step, this.#fence)).pipe(
       Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
     );
+  }
+
+  /** Saves a step that is not a node's result (an attempt start): like `record`, without numbering or events. */
+  #saveStep(step: StepRecord): Effect.Effect<void, RunError> | undefined {
+    const store = this.#store!;
+    if (!this.#inline) return this.#guard(store.saveStep(step, this.#fence));
+    const error = this.#saveNow(store, step);
+    if (error === undefined) return undefined;
+    this.#writeError ??= error;
+    this.#host.state.failure ??= error;
+    return Effect.fail(error);
   }
 
   /** `lease.guard` of an inline save. */
