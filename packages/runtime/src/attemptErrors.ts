@@ -2,9 +2,10 @@ import { TaggedError } from "@graph/errors";
 
 /**
  * A node with `retry` has no attempt left after crashes: its last attempt (`attempts`) was cut short by a crash (the
- * process died, or lost the workflow) twice, so it is not called again. Each attempt start of a node with `retry` is
- * stored, so the attempt number and the retry budget survive a crash or a stop; an attempt a crash cut short runs
- * again under its own number once, then counts as failed. It is the `cause` of the node's `NodeExecutionError`.
+ * process died, or lost the workflow) after the step had used its one repeat, so it is not called again. Each attempt
+ * start of a node with `retry` is stored, so the attempt number and the retry budget survive a crash or a stop; the
+ * first attempt a crash cuts short runs again under its own number, later ones count as failed. It is the `cause` of
+ * the node's `NodeExecutionError`.
  *
  * @example
  * ```ts
@@ -22,8 +23,8 @@ export class AttemptsExhaustedError extends TaggedError("AttemptsExhaustedError"
     super({
       message:
         `Node '${nodeName}' of workflow '${workflowId}' has no attempt left: attempt ${attempts} of ${attempts} ` +
-        "(retry.attempts) was cut short by a crash twice (the process died or lost the workflow while it ran), and an " +
-        "attempt cut short runs again only once. The node is not called again.\n" +
+        "(retry.attempts) was cut short by a crash (the process died or lost the workflow while it ran), and this step " +
+        "already ran one attempt again after an earlier crash, which is all a step gets. The node is not called again.\n" +
         "  How to fix: find why the process dies during this node (memory, a blocked event loop past the lease). " +
         "Resuming the workflow again starts the node with a fresh retry budget; make its side effect idempotent " +
         "(pass ctx.idempotencyKey to the API) before you do.",
