@@ -2,7 +2,7 @@
 // before the call in `sync` durability, and the rules a resume applies to the history a crash leaves (it is copied
 // from a live run into a store whose holder is gone: exactly what a killed process leaves behind; the real SIGKILL
 // runs per backend in the conformance kit).
-import { type Durability, MemoryCheckpointer, type StepRecord } from "@graph/checkpoint";
+import { type Durability, MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, type NodeContext, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { isAttemptsExhaustedError, isNodeExecutionError, Runner } from "../src/index.js";
