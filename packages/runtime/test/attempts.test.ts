@@ -50,7 +50,8 @@ const nodeSteps = async (cp: MemoryCheckpointer, id: string) =>
   (await cp.getSteps(id)).map((s) => ({ status: s.status, attempt: s.attempt }));
 
 describe("a stop during attempt 2 of 4", () => {
-  for (const durability of ["sync", "async"] as const satisfies readonly Durability[]) {
+  // "exit" too: a stopped run ends, and its buffered steps (the stopped attempt's record among them) are written.
+  for (const durability of ["sync", "async", "exit"] as const satisfies readonly Durability[]) {
     it(`resumes at attempt 2, not 1 (${durability})`, async () => {
       const cp = new MemoryCheckpointer({ policy: { durability } });
       let resumed = false;
