@@ -5,7 +5,7 @@
 import { type Durability, MemoryCheckpointer } from "@graph/checkpoint";
 import { Graph, type NodeContext, node } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { isAttemptsExhaustedError, isNodeExecutionError, Runner } from "../src/index.js";
+import { type GraphEvent, isAttemptsExhaustedError, isNodeExecutionError, Runner } from "../src/index.js";
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -221,7 +221,9 @@ describe("after a crash during an attempt", () => {
     const twice = await crashedAt(g.graph, g.hangs(4), "exhausted", {}, once);
     crashes = 2;
     expect(g.calls).toEqual([1, 2, 3, 4, 4]);
-    const runner = new Runner({ checkpointer: twice });
+    const errors: GraphEvent[] = [];
+    const onEvent = (e: GraphEvent) => void (e.type === "NodeError" && errors.push(e));
+    const runner = new Runner({ checkpointer: twice, eventProcessors: [{ onEvent }] });
     const result = await runner.run(g.graph, { workflowId: "exhausted", errorHandling: "continue" });
     expect(result.status).toBe("failed");
     expect(g.calls).toEqual([1, 2, 3, 4, 4]);
@@ -230,6 +232,11 @@ describe("after a crash during an attempt", () => {
     expect(cause).toMatchObject({ _tag: "AttemptsExhaustedError", nodeName: "charge", attempts: 4 });
     expect((cause as Error).message).toContain("Node 'charge' of workflow 'exhausted' has no attempt left");
     expect((cause as Error).message).toContain("ctx.idempotencyKey");
+    expect(errors).toMatchObject([{ nodeName: "charge", attempt: 4, willRetry: false, error: cause }]);
+    expect((await nodeSteps(twice, "exhausted")).at(-1)).toEqual({
+      status: "failed",
+      attempt: { number: 4, repeats: 1 },
+    });
     // A resume of the failed workflow is an operator's decision: the node starts over with a fresh budget.
     const again = await runner.run(g.graph, { workflowId: "exhausted", errorHandling: "continue" });
     expect(again.status).toBe("failed");

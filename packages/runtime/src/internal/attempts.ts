@@ -19,9 +19,6 @@ interface LeftOff {
 /** Writes a step under the run's lease (queued or awaited, as the durability says); undefined when done inline. */
 export type SaveStep = (step: StepRecord) => Effect.Effect<void, RunError> | undefined;
 
-/** The attempt a node's step goes on with, or the sign that crashes used up its retry budget. */
-export type NextAttempt = StepAttempt | "exhausted";
-
 /** The first attempt of a step that has no history. */
 const FIRST: StepAttempt = { number: 1, repeats: 0 };
 
@@ -64,9 +61,9 @@ export class Attempts {
   /**
    * The attempt the node's call in this run starts with: the first one, unless the stored history left this very
    * step unfinished. A stop's attempt runs again under its number; a crash's too, once per step — cut short again,
-   * it counts as failed, and when it was the last one the budget is spent (`"exhausted"`).
+   * it counts as failed. A number beyond `attempts`: the crashes spent the budget, the node is not called again.
    */
-  first(ex: Execution, attempts: number): NextAttempt {
+  first(ex: Execution): StepAttempt {
     const leftOff = this.#leftOff?.get(ex.node.name);
     if (leftOff === undefined) return FIRST;
     this.#leftOff!.delete(ex.node.name); // one resumed step per node: a later run of it in this run is a new step
@@ -74,7 +71,7 @@ export class Attempts {
     const { number, repeats } = leftOff.attempt;
     if (leftOff.status === "stopped" || repeats < REPEATS)
       return { number, repeats: leftOff.status === "stopped" ? repeats : repeats + 1 };
-    return number < attempts ? { number: number + 1, repeats } : "exhausted";
+    return { number: number + 1, repeats };
   }
 
   /** Records that `attempt` starts: before the call in `sync` durability, queued with the other steps otherwise. */

@@ -77,10 +77,14 @@ function withRetry(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Eff
   const retry = n.retry;
   if (retry === undefined) return plainAttempts(host, ex, n);
   // Durable attempts: the number and the budget go on from where the stored history left this step.
-  const first = host.attempts.first(ex, retry.attempts);
-  if (first === "exhausted") {
+  const first = host.attempts.first(ex);
+  if (first.number > retry.attempts) {
     const error = new AttemptsExhaustedError(host.config.workflowId, n.name, retry.attempts);
-    return Effect.succeed<Outcome>({ kind: "failed", error });
+    const attempt = { number: retry.attempts, repeats: first.repeats };
+    return Effect.sync((): Outcome => {
+      host.event("NodeError", { nodeName: n.name, error, attempt: retry.attempts, willRetry: false }, ex.spanId);
+      return { kind: "failed", error, reported: true, attempt };
+    });
   }
   let attempt = first.number - 1;
   const mark = () => ({ number: attempt, repeats: first.repeats });
