@@ -44,7 +44,8 @@ export class Journal {
     this.#host = host;
     this.#store = host.config.shared.store;
     this.#inline = this.#store === undefined || this.#store.policy.durability !== "sync";
-    this.attempts = new Attempts(this.#store === undefined ? undefined : (step) => this.#saveStep(step));
+    const store = this.#store;
+    this.attempts = new Attempts(store === undefined ? undefined : (step) => this.#saveStep(store, step));
   }
 
   /** Nodes paused in the stored history, with the response key each asked for (empty: new; undefined: no store). */
@@ -243,26 +244,19 @@ export class Journal {
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;
-    const step = stepRecord(this.#host.config.workflowId, superstep, ex, o, usage);
-    if (this.#inline) {
-      const error = this.#saveNow(store, step);
-      if (error !== undefined) {
-        // A caller that ignores the result (plain nodes awaited directly) stops at the next superstep; finish fails.
-        this.#writeError ??= error;
-        state.failure ??= error;
-        return Effect.fail(error);
-      }
-      this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name });
-      return undefined;
-    }
-    return this.#guard(store.saveStep(step, this.#fence)).pipe(
-      Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
-    );
+    const save = this.#saveStep(store, stepRecord(this.#host.config.workflowId, superstep, ex, o, usage));
+    const saved = () => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name });
+    if (save === undefined) saved();
+    // Inline, `save` is the failed write; otherwise the write itself.
+    return save === undefined || this.#inline ? save : save.pipe(Effect.tap(saved));
   }
 
-  /** Saves a step that is not a node's result (an attempt start): like `record`, without numbering or events. */
-  #saveStep(step: StepRecord): Effect.Effect<void, RunError> | undefined {
-    const store = this.#store!;
+  /**
+   * Saves a step: queued (undefined when done) or as an Effect the caller waits for (durability `sync`). A failed
+   * queued save also ends the run: a caller that ignores the result (plain nodes awaited directly) stops at the next
+   * superstep, and `finish` fails.
+   */
+  #saveStep(store: CheckpointStoreService, step: StepRecord): Effect.Effect<void, RunError> | undefined {
     if (!this.#inline) return this.#guard(store.saveStep(step, this.#fence));
     const error = this.#saveNow(store, step);
     if (error === undefined) return undefined;
