@@ -135,6 +135,32 @@ describe("sync durability", () => {
     await runner.close();
   });
 
+  it("an attempt start the store refuses (the lease was taken) ends the run with LeaseLostError: no call, no retry", async () => {
+    const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
+    const calls: number[] = [];
+    const charge = node(
+      { name: "charge", output: "y", retry: { attempts: 4, initialDelayMs: 1 } },
+      async ({ x }: { x: number }, ctx: NodeContext) => {
+        calls.push(ctx.attempt);
+        // Another process takes the workflow while attempt 1 runs: the start of attempt 2 is fenced.
+        const lease = (await cp.getWorkflow("taken"))!.lease!;
+        await cp.releaseWorkflow("taken", { owner: lease.owner, epoch: lease.epoch });
+        await cp.claimWorkflow("taken", { owner: "thief", ttlMs: 60_000 });
+        throw new Error(`down ${x}`);
+      },
+    );
+    const runner = new Runner({ checkpointer: cp });
+    const error = await runner.run(new Graph([charge]), { workflowId: "taken", values: { x: 1 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ _tag: "LeaseLostError", workflowId: "taken" });
+    expect(calls).toEqual([1]);
+    // Only attempt 1's start is stored: the refused write stored nothing, and nothing after it was written.
+    expect(await nodeSteps(cp, "taken")).toEqual([{ status: "running", attempt: { number: 1, repeats: 0 } }]);
+    await runner.close();
+  });
+
   it("nodes without retry store nothing before they run and no attempt after", async () => {
     const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
     const plain = node({ name: "plain", output: "y", timeoutMs: 1_000 }, async ({ x }: { x: number }) => x);
