@@ -99,6 +99,28 @@ describe("a stop during attempt 2 of 4", () => {
   });
 });
 
+describe("inside a nested graph", () => {
+  it("a stop during attempt 2 of the child's node resumes the child at attempt 2", async () => {
+    const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
+    let resumed = false;
+    const g = chargeGraph((a) => (a === 1 ? "fail" : a === 2 && !resumed ? "hang" : "ok"));
+    const outer = new Graph([g.graph.asNode({ name: "pay" })], { name: "outer" });
+    const runner = new Runner({ checkpointer: cp, closeCheckpointer: false });
+    const hang = g.hangs(2);
+    const first = runner.run(outer, { workflowId: "nested", values: { x: 2 } });
+    await hang;
+    await runner.stop("nested");
+    expect((await first).status).toBe("stopped");
+    expect(await nodeSteps(cp, "nested/pay")).toEqual([{ status: "stopped", attempt: { number: 2, repeats: 0 } }]);
+    resumed = true;
+    const second = await runner.run(outer, { workflowId: "nested" });
+    expect(second.status).toBe("completed");
+    expect(second.get("pay/y")).toBe(20);
+    expect(g.calls).toEqual([1, 2, 2]);
+    await runner.close();
+  });
+});
+
 describe("sync durability", () => {
   it("stores each attempt start before the function is called, and the result replaces it", async () => {
     const cp = new MemoryCheckpointer({ policy: { durability: "sync" } });
