@@ -42,10 +42,10 @@ describe("postgresDialect", () => {
       ),
     );
     expect(hot).toMatch(
-      /SELECT CAST\(\$2 AS TEXT\), CAST\(\$3 AS BIGINT\), .*CAST\(\$16 AS BIGINT\), CAST\(\$17 AS TEXT\), CAST\(\$18 AS TEXT\) FROM fenced ON CONFLICT/,
+      /SELECT CAST\(\$2 AS TEXT\), CAST\(\$3 AS BIGINT\), .*CAST\(\$16 AS BIGINT\), CAST\(\$17 AS TEXT\), CAST\(\$18 AS TEXT\), CAST\(\$19 AS TEXT\) FROM fenced ON CONFLICT/,
     );
     expect(hot).toMatch(
-      /RETURNING \(xmax = 0\) AS inserted\) UPDATE .* WHERE id = \$22 AND EXISTS \(SELECT 1 FROM stored\)/,
+      /RETURNING \(xmax = 0\) AS inserted\) UPDATE .* WHERE id = \$23 AND EXISTS \(SELECT 1 FROM stored\)/,
     );
     expect((await checkpointer.getState("wf")).v).toBe(1);
     expect(await checkpointer.storageBytes()).toBeGreaterThan(0);

@@ -19,7 +19,7 @@ async function versionTwoSchema(): Promise<string> {
   await admin(
     `DROP INDEX "${schema}".workflows_due; DROP INDEX "${schema}".workflows_waiting; ` +
       `ALTER TABLE "${schema}".workflows DROP COLUMN wake_at, DROP COLUMN waiting_event, DROP COLUMN waiting_key; ` +
-      `ALTER TABLE "${schema}".steps DROP COLUMN usage, DROP COLUMN budget; ` +
+      `ALTER TABLE "${schema}".steps DROP COLUMN usage, DROP COLUMN budget, DROP COLUMN attempt; ` +
       `DROP TABLE "${schema}".structures; DELETE FROM "${schema}".migrations WHERE version >= 3`,
   );
   await admin(
@@ -45,7 +45,7 @@ describe("PostgresCheckpointer schema version 3", () => {
     await upgraded.setup();
     expect(await columns()).toEqual(["waiting_event", "waiting_key", "wake_at"]);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const old = await upgraded.getWorkflow("old");
     expect(old?.status).toBe("paused");
     expect(old !== undefined && ("wakeAt" in old || "waitingFor" in old)).toBe(false);

@@ -37,20 +37,20 @@ describe("PostgresCheckpointer schema version 6 (usage, budget)", () => {
     );
     await current.saveStep(node("old", 1), { epoch: lease.epoch });
     await current.close();
-    // Back to what version 5 left: the same steps, no usage or budget columns, migrations 1–5.
-    const v6 = await stepColumns(schema);
+    // Back to what version 5 left: the same steps, no usage, budget (or later) columns, migrations 1–5.
+    const latest = await stepColumns(schema);
     await admin(
-      `ALTER TABLE "${schema}".steps DROP COLUMN usage, DROP COLUMN budget; ` +
-        `DELETE FROM "${schema}".migrations WHERE version = 6`,
+      `ALTER TABLE "${schema}".steps DROP COLUMN usage, DROP COLUMN budget, DROP COLUMN attempt; ` +
+        `DELETE FROM "${schema}".migrations WHERE version >= 6`,
     );
-    expect(v6.slice(-2)).toEqual(["usage", "budget"]);
-    expect(await stepColumns(schema)).toEqual(v6.slice(0, -2));
+    expect(latest.slice(-3)).toEqual(["usage", "budget", "attempt"]);
+    expect(await stepColumns(schema)).toEqual(latest.slice(0, -3));
 
     const upgraded = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema });
     await upgraded.setup();
-    expect(await stepColumns(schema)).toEqual(v6);
+    expect(await stepColumns(schema)).toEqual(latest);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const before = await upgraded.getSteps("old", { includeInputs: true });
     expect(before).toStrictEqual([input("old", 0, { turnStart: true }), node("old", 1)]);
     const raised = input("old", 2, { budget: { tokens: 2_000, costUsd: 1.5 } });

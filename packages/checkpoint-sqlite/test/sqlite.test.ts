@@ -22,9 +22,12 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
     ...fields,
   });
 
-/** Turns a current database back into what schema version 2 created (no due times, structures, node cache or usage). */
+/**
+ * Turns a current database back into what schema version 2 created (no due times, structures, node cache, usage or
+ * attempts).
+ */
 const TO_VERSION_2 =
-  "ALTER TABLE graph_steps DROP COLUMN usage; ALTER TABLE graph_steps DROP COLUMN budget; DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
+  "ALTER TABLE graph_steps DROP COLUMN attempt; ALTER TABLE graph_steps DROP COLUMN usage; ALTER TABLE graph_steps DROP COLUMN budget; DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
   "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
   "DROP TABLE graph_structures; DROP TABLE graph_node_cache; DELETE FROM graph_migrations WHERE version >= 3";
 
@@ -56,7 +59,7 @@ describe("SqliteCheckpointer", () => {
     await upgraded.close();
     const check = new Database(file);
     expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
-      1, 2, 3, 4, 5, 6,
+      1, 2, 3, 4, 5, 6, 7,
     ]);
     check.close();
   });
@@ -89,7 +92,7 @@ describe("SqliteCheckpointer", () => {
     await upgraded.close();
     const check = new Database(file, { readonly: true });
     expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
-      1, 2, 3, 4, 5, 6,
+      1, 2, 3, 4, 5, 6, 7,
     ]);
     const indexes = check
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'graph_workflows_%' ORDER BY name")
@@ -155,7 +158,7 @@ describe("SqliteCheckpointer", () => {
       "graph_structures",
       "graph_workflows",
     ]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7]);
     raw.close();
     await cp.close();
   });

@@ -55,8 +55,8 @@ describe("SqliteCheckpointer schema version 6 (usage, budget)", () => {
     // Back to what version 5 left: the same steps, no usage or budget columns, migrations 1–5.
     const raw = new Database(file);
     raw.exec(
-      "ALTER TABLE graph_steps DROP COLUMN usage; ALTER TABLE graph_steps DROP COLUMN budget; " +
-        "DELETE FROM graph_migrations WHERE version = 6",
+      "ALTER TABLE graph_steps DROP COLUMN attempt; ALTER TABLE graph_steps DROP COLUMN usage; " +
+        "ALTER TABLE graph_steps DROP COLUMN budget; DELETE FROM graph_migrations WHERE version >= 6",
     );
     expect(stepColumns(raw)).toEqual(VERSION_5_STEP_COLUMNS);
     expect(raw.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([1, 2, 3, 4, 5]);
@@ -77,7 +77,7 @@ describe("SqliteCheckpointer schema version 6 (usage, budget)", () => {
     await upgraded.close();
 
     const check = new Database(file, { readonly: true });
-    expect(stepColumns(check)).toEqual([...VERSION_5_STEP_COLUMNS, "usage", "budget"]);
+    expect(stepColumns(check)).toEqual([...VERSION_5_STEP_COLUMNS, "usage", "budget", "attempt"]);
     expect(check.prepare("SELECT version, name FROM graph_migrations WHERE version = 6").get()).toEqual({
       version: 6,
       name: "step usage and budgets",

@@ -12,8 +12,11 @@ import type { CheckpointError } from "./errors.js";
 import type { CacheEntryWrite } from "./internal/cacheEntries.js";
 import type { Serializer } from "./Serializer.js";
 
-/** Status of one step (one node execution) of a workflow. */
-export type StepStatus = "completed" | "failed" | "paused" | "stopped";
+/**
+ * Status of one step (one node execution) of a workflow. `running`: an attempt of a node with `retry` started and
+ * has no result yet (the record the node's result replaces; left as it is when the process died during the attempt).
+ */
+export type StepStatus = "completed" | "failed" | "paused" | "stopped" | "running";
 
 /** Status of a workflow as a whole. `running` while a run holds it (or crashed holding it). */
 export type WorkflowStatus = "running" | "completed" | "paused" | "stopped" | "failed";
@@ -114,8 +117,27 @@ export interface StepRecord {
   /** A streaming node stopped with `completeOnStop` kept a partial output. */
   readonly truncated: boolean;
   readonly error?: StoredError;
+  /**
+   * Nodes with `retry` only: the attempt this step records — the one under way (`status: "running"`) or the one that
+   * ended the step. Read back on resume so a node continues with its attempt number and retry budget.
+   */
+  readonly attempt?: StepAttempt;
   readonly startedAt: Date;
   readonly completedAt: Date;
+}
+
+/**
+ * The attempt of a node with `retry` a {@link StepRecord} records: its number (1 for the first call) and how many
+ * times an attempt of this step was run again under the same number after a crash cut it short.
+ *
+ * @example
+ * ```ts
+ * const attempt: StepAttempt = { number: 2, repeats: 1 }; // attempt 2, run again once after a crash
+ * ```
+ */
+export interface StepAttempt {
+  readonly number: number;
+  readonly repeats: number;
 }
 
 /**

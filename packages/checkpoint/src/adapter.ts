@@ -33,6 +33,8 @@
  * @module
  */
 
+/** The attempt of a node with `retry` a step records: its check, stored form and read-back check. */
+export * from "./internal/attempts.js";
 // Each internal module below was written as part of this surface: everything it exports is public.
 /** Node-cache entries: the argument checks of `readCacheEntry` / `writeCacheEntry` and the eviction rule. */
 export * from "./internal/cacheEntries.js";

@@ -19,6 +19,7 @@ export type {
   RenewedLease,
   SkippedWorkflow,
   StartedWorkflow,
+  StepAttempt,
   StepGroup,
   StepKind,
   StepReadOptions,

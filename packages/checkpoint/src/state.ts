@@ -8,6 +8,7 @@
 import type { StepRecord, StepStatus } from "./Checkpointer.js";
 import type { CheckpointPolicy } from "./CheckpointPolicy.js";
 import { CheckpointError } from "./errors.js";
+import { attemptProblem } from "./internal/attempts.js";
 import { isInputRecord } from "./internal/records.js";
 import { usageProblem } from "./internal/usage.js";
 
@@ -129,7 +130,7 @@ export function compactSteps<S extends StepSummary>(
   );
 }
 
-const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped"];
+const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped", "running"];
 
 /** What a value is, for messages: its kind and a short preview (never throws). */
 function describeValue(value: unknown): string {
@@ -268,6 +269,8 @@ export function validateStepRecord(step: StepRecord, operation = "saveStep"): vo
     throw bad("childWorkflowId", "a string");
   }
   validateUsageFields(step, operation);
+  const wrongAttempt = attemptProblem(step);
+  if (wrongAttempt !== undefined) throw bad(wrongAttempt.path, `valid: it ${wrongAttempt.problem}`);
 }
 
 /** `usage` and `budget`: amounts a run spends, each a finite number ≥ 0; a budget only on an input record. */

@@ -216,7 +216,7 @@ describe("KyselyCheckpointer", () => {
       /^SELECT superstep, node_name FROM "graph"."graph_steps" WHERE workflow_id = \$1 AND \(\(superstep = \$2 AND node_name = \$3\)\)$/,
     );
     expect(
-      log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$16, \$17\) ON CONFLICT/.test(s)),
+      log.some((s) => /^INSERT INTO "graph"."graph_steps" .* VALUES \(\$1, \$2, .*\$17, \$18\) ON CONFLICT/.test(s)),
     ).toBe(true);
     expect(log.some((s) => /^UPDATE "graph"."graph_workflows" SET last_superstep = \$1/.test(s))).toBe(true);
     expect(log[log.length - 1]).toBe("commit");

@@ -66,7 +66,10 @@ export interface NodeContext {
    * ```
    */
   readonly idempotencyKey: string;
-  /** 1 for the first attempt, 2… for retries. */
+  /**
+   * 1 for the first attempt, 2… for retries. With a checkpointer the number survives a stop, a crash and a resume: a
+   * resumed run goes on with the attempt that was cut off (docs/durability.md, "Retries across stops and crashes").
+   */
   readonly attempt: number;
   /** Emits a progress chunk as a `StreamingChunk` event (generator nodes do this for each `yield`). */
   emit(chunk: unknown): void;
@@ -88,7 +91,8 @@ export interface NodeContext {
 }
 
 /**
- * Retry policy for a node: `attempts` in total (≥ 1), exponential backoff by default.
+ * Retry policy for a node: `attempts` in total (≥ 1), exponential backoff by default. With a checkpointer the budget
+ * holds across stops, crashes and resumes of the workflow: each attempt start is stored.
  *
  * @example
  * ```ts

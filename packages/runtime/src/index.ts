@@ -10,6 +10,7 @@ export {
   RenameError,
   RoutingError,
 } from "@graph/core";
+export { AttemptsExhaustedError, isAttemptsExhaustedError } from "./attemptErrors.js";
 export type { BulkOptions, BulkProgress, BulkReport, WorkflowFilter } from "./bulk.js";
 export { type Clock, systemClock, type TestClock, testClock } from "./Clock.js";
 export { MemoryCache, type NodeCache } from "./cache.js";

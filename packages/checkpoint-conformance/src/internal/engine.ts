@@ -29,6 +29,7 @@ import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
 import { describeCrashMatrix, sampledKillPoints } from "./crashMatrix.js";
+import { describeAttemptsCrash, describeAttemptsStop } from "./engineAttempts.js";
 import { describeBulkOperations } from "./engineBulk.js";
 import type { ComparableStep } from "./engineCommon.js";
 import {
@@ -355,6 +356,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       });
 
       describeInProcessStop(options);
+      describeAttemptsStop(options, tmp);
       describeConflictMatrix(options);
       describeBulkOperations(options);
       describeNodeLimits(options);
@@ -426,6 +428,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
     }
 
     if (child !== undefined) describeCrashMatrix(options, child, { leaseTtlMs, spawnLimit, tmp });
+    if (child !== undefined) describeAttemptsCrash(options, child, { leaseTtlMs, spawnLimit, tmp });
 
     describe("durability async", () => {
       // A crash may lose steps that were queued but not written; their nodes run again. Values must still match.

@@ -6,7 +6,9 @@
  *   the only part the retention script reads, in a form Lua can split without a JSON parser;
  * - header: `[index, status, inputVersions, decision (0 = absent), childWorkflowId, truncated, startedAt, completedAt,
  *   valuesLength, pauseLength, errorLength]` (`-1` length = absent), followed by `usage, budget` (`0` = absent) when
- *   the step has either — a step without them keeps the 11-part header earlier versions wrote and read;
+ *   the step has either — a step without them keeps the 11-part header earlier versions wrote and read — and then
+ *   `attempt` (`{ number, repeats }`, the steps of nodes with `retry`; the usage and budget parts are `0` before it
+ *   when absent): 11, 13 or 14 parts;
  * - then the serializer's texts, back to back (lengths in UTF-16 code units).
  */
 import type { Serializer, StepRecord, WorkflowRecord } from "@graph/checkpoint";
@@ -24,7 +26,7 @@ function keyToken(key: string): string {
 
 /** Encodes a step. Throws `CheckpointError` (with the value's path) before anything is written. */
 export function encodeStep(step: StepRecord, serializer: Serializer, operation: string): string {
-  const { values, pause, error, decision, usage, budget } = encodeStepTexts(step, serializer, operation);
+  const { values, pause, error, decision, usage, budget, attempt } = encodeStepTexts(step, serializer, operation);
   const header: unknown[] = [
     step.index,
     step.status,
@@ -38,13 +40,21 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     pause === undefined ? -1 : pause.length,
     error === undefined ? -1 : error.length,
   ];
-  if (usage !== undefined || budget !== undefined) header.push(usage ?? 0, budget ?? 0);
+  if (usage !== undefined || budget !== undefined || attempt !== undefined) header.push(usage ?? 0, budget ?? 0);
+  if (attempt !== undefined) header.push(attempt);
   const tokens = Object.keys(step.values).map(keyToken).join(",");
   return `${tokens}\n${JSON.stringify(header)}\n${values}${pause ?? ""}${error ?? ""}`;
 }
 
 /** The header holds the structural parts; the serializer's texts follow it. */
-const HEADER_PARTS: ReadonlySet<StepPart> = new Set(["status", "inputVersions", "decision", "usage", "budget"]);
+const HEADER_PARTS: ReadonlySet<StepPart> = new Set([
+  "status",
+  "inputVersions",
+  "decision",
+  "usage",
+  "budget",
+  "attempt",
+]);
 
 /** Decodes a step stored under `field`. Throws `CheckpointError` for corrupt data. */
 export function decodeStep(
@@ -66,10 +76,10 @@ export function decodeStep(
   } catch {
     throw bad("header");
   }
-  if (!Array.isArray(header) || (header.length !== 11 && header.length !== 13)) throw bad("header");
+  if (!Array.isArray(header) || ![11, 13, 14].includes(header.length)) throw bad("header");
   const [index, status, inputVersions, decision, child, truncated, startedAt, completedAt, vLen, pLen, eLen, ...meter] =
     header as unknown[];
-  const [usage = 0, budget = 0] = meter;
+  const [usage = 0, budget = 0, attempt] = meter;
   if (![index, vLen, pLen, eLen, startedAt, completedAt].every(Number.isSafeInteger)) throw bad("header");
   let at = second + 1;
   const take = (length: number): string | undefined => {
@@ -99,6 +109,7 @@ export function decodeStep(
       error,
       usage: usage === 0 ? undefined : usage,
       budget: budget === 0 ? undefined : budget,
+      attempt,
     },
     serializer,
     operation,

@@ -8,6 +8,7 @@ import type { CheckpointPolicy } from "../CheckpointPolicy.js";
 import type { Serializer } from "../Serializer.js";
 import { deserializeStored, serializeStored } from "../Serializer.js";
 import { compactSteps, stepKey } from "../state.js";
+import { storedAttempt } from "./attempts.js";
 import { staleFenceError, unknownWorkflowError } from "./leases.js";
 import { decodeWorkflowRecord } from "./recordCodec.js";
 import { corruptRecordError, normalizeStoredError } from "./recordGuards.js";
@@ -56,6 +57,7 @@ export interface StoredWorkflow {
 function contractFields(step: StepRecord): StepRecord {
   const decision = storedDecision(step);
   const { usage, budget } = storedUsage(step);
+  const attempt = storedAttempt(step);
   return {
     workflowId: step.workflowId,
     superstep: step.superstep,
@@ -71,6 +73,7 @@ function contractFields(step: StepRecord): StepRecord {
     ...(budget === undefined ? {} : { budget }),
     truncated: step.truncated,
     ...(step.error === undefined ? {} : { error: normalizeStoredError(step.error) }),
+    ...(attempt === undefined ? {} : { attempt }),
     startedAt: step.startedAt,
     completedAt: step.completedAt,
   };

@@ -4,10 +4,11 @@
  * a backend parses its own numbers and layout, then hands the parts to {@link decodeStepRecord} /
  * {@link decodeWorkflowRecord}.
  */
-import type { StepRecord, StoredError, UsageRecord, WorkflowRecord } from "../Checkpointer.js";
+import type { StepAttempt, StepRecord, StoredError, UsageRecord, WorkflowRecord } from "../Checkpointer.js";
 import type { CheckpointError } from "../errors.js";
 import type { Serializer, StoredValueContext } from "../Serializer.js";
 import { deserializeStored, serializeStored } from "../Serializer.js";
+import { isStepAttempt, storedAttempt } from "./attempts.js";
 import {
   isPlainRecord,
   isStepDecision,
@@ -34,6 +35,8 @@ export interface EncodedStepTexts {
   readonly decision: StepRecord["decision"];
   readonly usage: UsageRecord | undefined;
   readonly budget: UsageRecord | undefined;
+  /** A node with `retry`: the attempt the step records (a backend stores it as JSON, it holds only numbers). */
+  readonly attempt: StepAttempt | undefined;
 }
 
 /** Serialises the parts of `step` (values snapshotted by the runtime with this serializer are not serialised again). */
@@ -49,6 +52,7 @@ export function encodeStepTexts(step: StepRecord, serializer: Serializer, operat
         : serializeStored(serializer, normalizeStoredError(step.error), { ...where, path: "error" }),
     decision: storedDecision(step),
     ...storedUsage(step),
+    attempt: storedAttempt(step),
   };
 }
 
@@ -89,10 +93,21 @@ export interface StoredStepParts {
   readonly usage?: unknown;
   /** An input record's run budget, as the backend parsed it (`undefined`: none stored). */
   readonly budget?: unknown;
+  /** The attempt of a node with `retry`, as the backend parsed it (`undefined`: none stored). */
+  readonly attempt?: unknown;
 }
 
 /** The part of a stored step that did not read back (for the backend's own name of it). */
-export type StepPart = "status" | "inputVersions" | "decision" | "values" | "pause" | "error" | "usage" | "budget";
+export type StepPart =
+  | "status"
+  | "inputVersions"
+  | "decision"
+  | "values"
+  | "pause"
+  | "error"
+  | "usage"
+  | "budget"
+  | "attempt";
 
 /**
  * Reads a stored step back into the record of the contract (input records get `kind: "input"` and `turnStart`).
@@ -110,6 +125,8 @@ export function decodeStepRecord(
   if (parts.decision !== undefined && !isStepDecision(parts.decision)) throw corrupt("decision");
   if (parts.usage !== undefined && !isUsageRecord(parts.usage)) throw corrupt("usage");
   if (parts.budget !== undefined && !isUsageRecord(parts.budget)) throw corrupt("budget");
+  if (parts.attempt !== undefined && !isStepAttempt(parts.attempt)) throw corrupt("attempt");
+  if (parts.status === "running" && parts.attempt === undefined) throw corrupt("attempt");
   const where = { workflowId, nodeName, operation };
   const values = deserializeStored(serializer, parts.values, { ...where, path: "values" });
   if (!isPlainRecord(values)) throw corrupt("values");
@@ -129,6 +146,7 @@ export function decodeStepRecord(
     ...(parts.budget === undefined ? {} : { budget: normalizeUsage(parts.budget as UsageRecord) }),
     truncated: parts.truncated,
     ...(error === undefined ? {} : { error }),
+    ...(parts.attempt === undefined ? {} : { attempt: storedAttempt({ attempt: parts.attempt as StepAttempt })! }),
     startedAt: new Date(parts.startedAt),
     completedAt: new Date(parts.completedAt),
   });

@@ -10,7 +10,7 @@ import { CheckpointError } from "../errors.js";
 export const WORKFLOW_STATUSES: readonly WorkflowStatus[] = ["running", "completed", "paused", "stopped", "failed"];
 
 /** Every step status, in the order messages list them. */
-export const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped"];
+export const STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "paused", "stopped", "running"];
 
 /** Whether `value` is a workflow status. */
 export function isWorkflowStatus(value: unknown): value is WorkflowStatus {

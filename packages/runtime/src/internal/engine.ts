@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit";
 import { InvalidOptionError } from "../errors.js";
 import type { GraphEvent } from "../events.js";
 import { RunResult } from "../RunResult.js";
+import type { Attempts } from "./attempts.js";
 import { nextSpanId } from "./context.js";
 import type { ChildRun, EngineHost, EventFields } from "./host.js";
 import { inputProblem } from "./inputs.js";
@@ -79,6 +80,10 @@ export class Engine implements EngineHost, ChildRun {
       this.config.control.track(this.#signal);
     }
     return this.#signal.signal;
+  }
+
+  get attempts(): Attempts {
+    return this.#journal.attempts;
   }
 
   spawn(graph: Graph, config: RunConfig): ChildRun {

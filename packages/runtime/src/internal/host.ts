@@ -2,6 +2,7 @@ import type { FunctionNode, Graph } from "@graph/core";
 import type * as Effect from "effect/Effect";
 import type { GraphEvent } from "../events.js";
 import type { RunResult } from "../RunResult.js";
+import type { Attempts } from "./attempts.js";
 import type { Execution, RunError } from "./outcome.js";
 import type { RunConfig } from "./runConfig.js";
 import type { RunState } from "./state.js";
@@ -25,6 +26,8 @@ export interface EngineHost {
   invoke(ex: Execution, n: FunctionNode, ctx: unknown): unknown;
   /** The signal shared by this run's plain nodes, created on first use; aborted when the run is stopped. */
   runSignal(): AbortSignal;
+  /** The durable attempts of the run's nodes with `retry`. */
+  readonly attempts: Attempts;
   /** A child run (a nested GraphNode or one map item) with its own config. */
   spawn(graph: Graph, config: RunConfig): ChildRun;
 }

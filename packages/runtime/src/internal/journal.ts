@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Effect from "effect/Effect";
 import { VersionMismatchError } from "../errors.js";
 import type { RunResult } from "../RunResult.js";
+import { Attempts } from "./attempts.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
@@ -36,10 +37,15 @@ export class Journal {
   /** The budget stored by the workflow's latest input record that has one. */
   #storedBudget: UsageRecord | undefined;
 
+  /** The attempts of the run's nodes with `retry`, stored as steps of their own under the run's lease. */
+  readonly attempts: Attempts;
+
   constructor(host: EngineHost) {
     this.#host = host;
     this.#store = host.config.shared.store;
     this.#inline = this.#store === undefined || this.#store.policy.durability !== "sync";
+    const store = this.#store;
+    this.attempts = new Attempts(store === undefined ? undefined : (step) => this.#saveStep(store, step));
   }
 
   /** Nodes paused in the stored history, with the response key each asked for (empty: new; undefined: no store). */
@@ -109,6 +115,7 @@ export class Journal {
         this.#paused = folded.paused;
         this.#replay = folded.replay;
         this.#storedBudget = folded.budget;
+        if (this.#workflow !== undefined) this.attempts.restore(steps);
         this.#inputStep = this.#mergeInputs();
         // A run that goes on with its turn starts from what the turn's stored steps spent; a new turn from zero.
         if (this.#inputStep?.turnStart !== true && folded.turnUsage !== undefined) {
@@ -237,21 +244,25 @@ export class Journal {
     const store = this.#store;
     if (store === undefined) return undefined;
     const superstep = state.superstep;
-    const step = stepRecord(this.#host.config.workflowId, superstep, ex, o, usage);
-    if (this.#inline) {
-      const error = this.#saveNow(store, step);
-      if (error !== undefined) {
-        // A caller that ignores the result (plain nodes awaited directly) stops at the next superstep; finish fails.
-        this.#writeError ??= error;
-        state.failure ??= error;
-        return Effect.fail(error);
-      }
-      this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name });
-      return undefined;
-    }
-    return this.#guard(store.saveStep(step, this.#fence)).pipe(
-      Effect.tap(() => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name })),
-    );
+    const save = this.#saveStep(store, stepRecord(this.#host.config.workflowId, superstep, ex, o, usage));
+    const saved = () => this.#host.event("CheckpointSaved", { superstep, nodeName: ex.node.name });
+    if (save === undefined) saved();
+    // Inline, `save` is the failed write; otherwise the write itself.
+    return save === undefined || this.#inline ? save : save.pipe(Effect.tap(saved));
+  }
+
+  /**
+   * Saves a step: queued (undefined when done) or as an Effect the caller waits for (durability `sync`). A failed
+   * queued save also ends the run: a caller that ignores the result (plain nodes awaited directly) stops at the next
+   * superstep, and `finish` fails.
+   */
+  #saveStep(store: CheckpointStoreService, step: StepRecord): Effect.Effect<void, RunError> | undefined {
+    if (!this.#inline) return this.#guard(store.saveStep(step, this.#fence));
+    const error = this.#saveNow(store, step);
+    if (error === undefined) return undefined;
+    this.#writeError ??= error;
+    this.#host.state.failure ??= error;
+    return Effect.fail(error);
   }
 
   /** `lease.guard` of an inline save. */

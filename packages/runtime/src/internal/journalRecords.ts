@@ -68,5 +68,6 @@ export function stepRecord(
   if (o.kind === "paused") step.pause = { value: o.pause.value, responseKey: o.pause.responseKey };
   if (o.kind === "failed") step.error = toStoredError(o.error);
   if (usage !== undefined) step.usage = usage;
+  if (o.attempt !== undefined) step.attempt = o.attempt;
   return step;
 }

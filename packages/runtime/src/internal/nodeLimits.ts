@@ -56,12 +56,12 @@ function limitsOf(n: FunctionNode, inputs: Readonly<Record<string, unknown>>): L
 }
 
 /** Runs `run` (a function node's call) under the node's limits. */
-export function withNodeLimits(
+export function withNodeLimits<E>(
   host: EngineHost,
   ex: Execution,
   n: FunctionNode,
-  run: Effect.Effect<Outcome>,
-): Effect.Effect<Outcome> {
+  run: Effect.Effect<Outcome, E>,
+): Effect.Effect<Outcome, E> {
   return Effect.suspend(() => {
     let limits: Limit[];
     try {

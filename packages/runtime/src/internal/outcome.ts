@@ -1,4 +1,4 @@
-import type { UsageRecord } from "@graph/checkpoint";
+import type { StepAttempt, UsageRecord } from "@graph/checkpoint";
 import { END_DECISION, type StoredError } from "@graph/checkpoint";
 import { type AnyNode, END, type GateNode, type GraphNode, RoutingError, type Target } from "@graph/core";
 import {
@@ -57,7 +57,11 @@ export type Outcome = (
       /** NodeError was already emitted for this failure (by the retry loop). */
       reported?: boolean;
     }
-) & { index?: number | undefined };
+) & {
+  index?: number | undefined;
+  /** A node with `retry`: the attempt that ended its step (stored with it, read back on resume). */
+  attempt?: StepAttempt;
+};
 
 /** One node about to run in a superstep: its resolved inputs and their versions. */
 export class Execution {

@@ -5,6 +5,7 @@
  * suite also works when all instances share one database (SQL adapters).
  */
 import type { DescribeCheckpointerOptions } from "../options.js";
+import { describeAttempts } from "./attempts.js";
 import { describeBadInput } from "./badInput.js";
 import { describeDeletion } from "./deletion.js";
 import { describeFencedCreate } from "./fencedCreate.js";
@@ -44,6 +45,7 @@ export const STORAGE_AREAS = [
   "fencedCreate",
   "runWrites",
   "usage",
+  "attempts",
   "renewal",
   "stops",
   "times",
@@ -73,6 +75,7 @@ const REGISTER: Readonly<Record<StorageArea, (context: StorageContext) => void>>
   fencedCreate: describeFencedCreate,
   runWrites: describeRunWrites,
   usage: describeUsage,
+  attempts: describeAttempts,
   renewal: describeRenewal,
   stops: describeStops,
   times: describeTimes,

@@ -8,7 +8,7 @@ import type { TableLayout } from "./layout.js";
 import type { StepRow } from "./rows.js";
 import { STEP_COLUMNS, STEP_KEY } from "./statements.js";
 
-/** Rows per multi-row statement: 17 columns × 200 rows stays far below every driver's parameter limit. */
+/** Rows per multi-row statement: 18 columns × 200 rows stays far below every driver's parameter limit. */
 export const ROWS_PER_STATEMENT = 200;
 
 /** The columns a final update may set, in a fixed order (the cache key of a rendered shape). */

@@ -58,6 +58,8 @@ export interface StepRow {
   /** What the step spent and an input record's budget, as JSON (schema version 6); `null`: none. */
   usage: string | null;
   budget: string | null;
+  /** The attempt of a node with `retry`, as JSON `{ number, repeats }` (schema version 7); `null`: none. */
+  attempt: string | null;
 }
 
 /** The columns retention looks at. */
@@ -80,6 +82,7 @@ const STEP_COLUMNS: Readonly<Record<StepPart, string>> = {
   error: "error",
   usage: "usage",
   budget: "budget",
+  attempt: "attempt",
 };
 
 const WORKFLOW_COLUMNS: Readonly<Record<WorkflowPart, string>> = {
@@ -125,6 +128,7 @@ export function encodeStep(step: StepRecord, serializer: Serializer, operation: 
     completed_at: step.completedAt.getTime(),
     usage: texts.usage === undefined ? null : JSON.stringify(texts.usage),
     budget: texts.budget === undefined ? null : JSON.stringify(texts.budget),
+    attempt: texts.attempt === undefined ? null : JSON.stringify(texts.attempt),
   };
 }
 
@@ -152,6 +156,7 @@ export function decodeStep(row: StepRow, serializer: Serializer, operation: stri
       error: row.error ?? undefined,
       usage: row.usage == null ? undefined : parseJson(row.usage, bad("usage")),
       budget: row.budget == null ? undefined : parseJson(row.budget, bad("budget")),
+      attempt: row.attempt == null ? undefined : parseJson(row.attempt, bad("attempt")),
     },
     serializer,
     operation,

@@ -162,6 +162,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${c.table("steps")} ADD COLUMN "budget" TEXT`,
     ],
   },
+  {
+    version: 7,
+    name: "step attempts",
+    // A nullable JSON text ({ number, repeats }) on the steps of nodes with `retry`: written by the same upsert as
+    // the rest of the step, read back on resume, never queried by column, so no index. Rows written before read back
+    // without an attempt.
+    statements: (c) => [`ALTER TABLE ${c.table("steps")} ADD COLUMN "attempt" TEXT`],
+  },
 ];
 
 /** The newest schema version this code knows. */

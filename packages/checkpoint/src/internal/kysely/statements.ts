@@ -26,6 +26,7 @@ export const STEP_COLUMNS = [
   "completed_at",
   "usage",
   "budget",
+  "attempt",
 ] as const satisfies readonly (keyof StepRow)[];
 
 /** The primary key of the steps table. */

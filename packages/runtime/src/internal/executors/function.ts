@@ -3,11 +3,12 @@ import * as Deferred from "effect/Deferred";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Schedule from "effect/Schedule";
+import { AttemptsExhaustedError } from "../../attemptErrors.js";
 import { stableKey } from "../equal.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
 import { withNodeLimits } from "../nodeLimits.js";
-import { type Execution, isIterator, isThenable, type Outcome, stopped } from "../outcome.js";
+import { type Execution, isIterator, isThenable, type Outcome, type RunError, stopped } from "../outcome.js";
 import { driveStream } from "./stream.js";
 
 // Function nodes with cache, retry, timeout or streaming, and async nodes under a concurrency limit: the general
@@ -20,7 +21,7 @@ type Retry = NonNullable<FunctionNode["retry"]>;
  * permit of the runner's shared limit when there is one (taken in that order, so a call waiting for its node's
  * permit holds none of the shared ones).
  */
-export function executeFunction(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome> {
+export function executeFunction(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome, RunError> {
   const run = cached(host, ex, n, withRetry(host, ex, n));
   const semaphore = host.config.shared.semaphore;
   const shared = semaphore === undefined ? run : semaphore.withPermits(1)(run);
@@ -44,22 +45,90 @@ export function retrySchedule(retry: Retry): Schedule.Schedule<unknown, unknown>
   );
 }
 
-function withRetry(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome> {
+/**
+ * The delays from a resumed attempt on: the ones {@link retrySchedule} has after attempt `from - 1` failed, so a step
+ * resumed at attempt 3 of 4 waits what attempt 3's failure always waits, and retries only up to the budget.
+ */
+export function retryScheduleFrom(retry: Retry, from: number): Schedule.Schedule<unknown, unknown> {
+  if (from <= 1) return retrySchedule(retry);
+  const initial = retry.initialDelayMs ?? 100;
+  const max = retry.maxDelayMs ?? 30_000;
+  const backoff = retry.backoff ?? "exponential";
+  const delays: number[] = [];
+  for (let failed = from; failed < retry.attempts; failed++) {
+    const delay =
+      backoff === "constant" ? initial : backoff === "linear" ? initial * failed : initial * 2 ** (failed - 1);
+    delays.push(Math.min(delay, max));
+  }
+  const [first, ...rest] = delays;
+  return first === undefined ? Schedule.stop : Schedule.fromDelays(first, ...rest);
+}
+
+/** An attempt start the store refused (a lost lease, storage down): the run's failure, never the node's to retry. */
+class StartNotSaved {
+  readonly error: RunError;
+  constructor(error: RunError) {
+    this.error = error;
+  }
+}
+
+function withRetry(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome, RunError> {
   const control = host.config.control;
-  let attempt = 0;
   const retry = n.retry;
-  const retryable = (error: unknown) => !control.stopRequested && (retry?.retryOn?.(error) ?? true);
-  const once = Effect.suspend(() => attemptOnce(host, ex, n, ++attempt)).pipe(
+  if (retry === undefined) return plainAttempts(host, ex, n);
+  // Durable attempts: the number and the budget go on from where the stored history left this step.
+  const first = host.attempts.first(ex);
+  if (first.number > retry.attempts) {
+    const error = new AttemptsExhaustedError(host.config.workflowId, n.name, retry.attempts);
+    const attempt = { number: retry.attempts, repeats: first.repeats };
+    return Effect.sync((): Outcome => {
+      host.event("NodeError", { nodeName: n.name, error, attempt: retry.attempts, willRetry: false }, ex.spanId);
+      return { kind: "failed", error, reported: true, attempt };
+    });
+  }
+  let attempt = first.number - 1;
+  const mark = () => ({ number: attempt, repeats: first.repeats });
+  const retryable = (error: unknown) =>
+    !(error instanceof StartNotSaved) && !control.stopRequested && (retry.retryOn?.(error) ?? true);
+  const once = Effect.suspend((): Effect.Effect<Outcome, unknown> => {
+    attempt++;
+    // Stopped before this attempt began: nothing is recorded as started, its step says where to go on.
+    if (control.stopRequested && !host.config.completeOnStop) return Effect.succeed(stopped());
+    return host.attempts.start(host, ex, mark()).pipe(
+      Effect.mapError((error) => new StartNotSaved(error)),
+      Effect.zipRight(attemptOnce(host, ex, n, attempt)),
+    );
+  }).pipe(
     Effect.tapError((error) =>
-      Effect.sync(() => {
-        const willRetry = retry !== undefined && attempt < retry.attempts && retryable(error);
-        host.event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
-      }),
+      error instanceof StartNotSaved
+        ? Effect.void
+        : Effect.sync(() => {
+            const willRetry = attempt < retry.attempts && retryable(error);
+            host.event("NodeError", { nodeName: n.name, error, attempt, willRetry }, ex.spanId);
+          }),
     ),
   );
-  const retried =
-    retry === undefined ? once : Effect.retry(once, retrySchedule(retry).pipe(Schedule.whileInput(retryable)));
-  return retried.pipe(Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, reported: true })));
+  return Effect.retry(once, retryScheduleFrom(retry, first.number).pipe(Schedule.whileInput(retryable))).pipe(
+    Effect.map((o) => {
+      o.attempt = mark();
+      return o;
+    }),
+    Effect.catchAll((error) =>
+      error instanceof StartNotSaved
+        ? Effect.fail(error.error)
+        : Effect.succeed<Outcome>({ kind: "failed", error, reported: true, attempt: mark() }),
+    ),
+  );
+}
+
+/** A node without `retry`: one attempt, nothing recorded before it. */
+function plainAttempts(host: EngineHost, ex: Execution, n: FunctionNode): Effect.Effect<Outcome> {
+  return attemptOnce(host, ex, n, 1).pipe(
+    Effect.tapError((error) =>
+      Effect.sync(() => host.event("NodeError", { nodeName: n.name, error, attempt: 1, willRetry: false }, ex.spanId)),
+    ),
+    Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, reported: true })),
+  );
 }
 
 const STOPPED = Symbol("stopped");
@@ -128,7 +197,12 @@ function callNode(
 }
 
 /** Cached nodes: a hit skips the call; a completed, untruncated outcome is stored. Cache failures are ignored. */
-function cached(host: EngineHost, ex: Execution, n: FunctionNode, run: Effect.Effect<Outcome>): Effect.Effect<Outcome> {
+function cached(
+  host: EngineHost,
+  ex: Execution,
+  n: FunctionNode,
+  run: Effect.Effect<Outcome, RunError>,
+): Effect.Effect<Outcome, RunError> {
   const cache = host.config.shared.cache;
   if (!n.cache || cache === undefined) return run;
   let key: string;
@@ -141,7 +215,7 @@ function cached(host: EngineHost, ex: Execution, n: FunctionNode, run: Effect.Ef
   }
   return Effect.promise(async () => cache.get(key)).pipe(
     Effect.catchAllDefect(() => Effect.succeed(undefined)),
-    Effect.flatMap((hit): Effect.Effect<Outcome> => {
+    Effect.flatMap((hit): Effect.Effect<Outcome, RunError> => {
       if (hit !== undefined) {
         host.event("CacheHit", { nodeName: n.name }, ex.spanId);
         return Effect.succeed({ kind: "completed", outputs: { ...hit.value }, cached: true });
