@@ -49,6 +49,7 @@ export type {
   MapDispatcher,
   MapDispatchRequest,
   MapFence,
+  PauseRef,
   PermitSignal,
   RunUpgrade,
 } from "./options.js";

@@ -251,10 +251,23 @@ export class TimeKeeper {
     const graph = record === undefined ? undefined : this.#graphs.get(record.graphHash);
     const node = graph === undefined ? undefined : waitForNode(graph, event, keys);
     if (node === undefined) return { reason: "unknown-graph" };
+    // The event answers the wait it was listed for, named by its visit: of several deliveries racing for it the
+    // store's claim takes exactly one, and one that comes after it settled is refused, never a new turn.
+    const pause = record!.pause;
+    if (record!.status !== "paused" || pause === undefined || record!.waitingFor?.event !== event)
+      return { reason: "already-resumed" };
     try {
       const result = await this.#host.run(
         graph!,
-        { workflowId, values: { [node.responseKey]: payload }, errorHandling: "continue" },
+        {
+          workflowId,
+          values: { [node.responseKey]: payload },
+          errorHandling: "continue",
+          answering: { nodeName: pause.nodeName, visit: record!.lastSuperstep },
+          // A lease held while the wait is still pending is another delivery between its claim and its first write:
+          // wait for it (bounded by the lease) and be told it was resumed, rather than guess.
+          waitForLease: true,
+        },
         undefined,
       );
       return { status: result.status };
