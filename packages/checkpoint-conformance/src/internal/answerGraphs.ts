@@ -1,10 +1,12 @@
 /**
  * The graphs of the answer tests (`engineAnswers.ts`, `sendChild.ts`): a ticket that waits for a reply event (with
  * a timeout) and an approval interrupt (with a timeout), each followed by a node that logs every run of it to a file
- * synchronously — one line per execution, whatever process ran it.
+ * synchronously — one line per execution, whatever process ran it. The nodes go through `trampoline` so every
+ * process (bundled child, test process) builds the same definition hash.
  */
 import fs from "node:fs";
 import { Graph, interrupt, node, waitFor } from "@graph/core";
+import { trampoline } from "./engineGraph.js";
 
 /** The event the ticket graph waits for, and the payload field it matches the ticket on. */
 export const REPLY_EVENT = "ticket.replied";
@@ -22,12 +24,12 @@ export function ticketGraph(logFile: string): Graph {
     payload: undefined as unknown as { ticketId: string; text: string },
   });
   const handle = node(
-    { name: "handle", output: "handled" },
-    ({ reply, noReply }: { reply: { text: string } | null; noReply: boolean }) => {
+    { name: "handle", inputs: ["reply", "noReply"], output: "handled" },
+    trampoline(({ reply, noReply }: { reply: { text: string } | null; noReply: boolean }) => {
       const line = `handle:${reply?.text ?? "none"}:${noReply}`;
       fs.appendFileSync(logFile, `${line}\n`);
       return line;
-    },
+    }),
   );
   return new Graph([wait, handle], { name: "conformance-ticket" });
 }
@@ -43,12 +45,12 @@ export function approvalGraph(logFile: string): Graph {
     timedOut: "expired",
   });
   const publish = node(
-    { name: "publish", output: "published" },
-    ({ decision, expired }: { decision: string; expired: boolean }) => {
+    { name: "publish", inputs: ["decision", "expired"], output: "published" },
+    trampoline(({ decision, expired }: { decision: string; expired: boolean }) => {
       const line = `publish:${decision}:${expired}`;
       fs.appendFileSync(logFile, `${line}\n`);
       return line;
-    },
+    }),
   );
   return new Graph([ask, publish], { name: "conformance-approval" });
 }

@@ -259,7 +259,7 @@ async function concurrentSends(options: DescribeCheckpointerOptions, child: Chil
         }
         const delivered = results.flatMap((r) => r.delivered);
         const skipped = results.flatMap((r) => r.skipped);
-        expect(delivered, `trial ${trial}: exactly one delivery`).toHaveLength(1);
+        expect(delivered, `trial ${trial}: exactly one delivery (got ${JSON.stringify(results)})`).toHaveLength(1);
         expect(delivered[0]).toStrictEqual({ workflowId: id, status: "completed" });
         for (const s of skipped) expect(s).toStrictEqual({ workflowId: id, reason: "already-resumed" });
         const lines = logLines(log);
