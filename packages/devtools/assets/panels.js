@@ -91,9 +91,10 @@ export function renderPause(pause, id, graphName) {
   box.dataset.for = key;
   state.errors.answer = undefined;
   const form = answerFormFor(pause, graphName);
+  // The pause's visit goes with the answer: one for a pause settled meanwhile is refused, never taken by a later one.
   const send = (body) =>
     attempt("answer", async () => {
-      await api(workflowPath(id, "answer"), body);
+      await api(workflowPath(id, "answer"), pause.visit === undefined ? body : { ...body, visit: pause.visit });
       box.dataset.for = "";
       follow(id);
     });
