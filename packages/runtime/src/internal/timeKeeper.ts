@@ -32,6 +32,8 @@ export class TimeKeeper {
   readonly #enabled: boolean;
   /** After a firing that left something due it could not resume (busy, unknown graph): look again this much later. */
   readonly #retryMs: number;
+  /** How long a delivery waits for a workflow another delivery holds (the lease TTL) before reporting it busy. */
+  readonly #busyWaitMs: number;
   readonly #graphs = new Map<string, Graph>();
   #started = false;
   #closed = false;
@@ -42,13 +44,14 @@ export class TimeKeeper {
   constructor(
     checkpointer: Checkpointer | undefined,
     clock: Clock,
-    options: { readonly enabled: boolean; readonly retryMs: number },
+    options: { readonly enabled: boolean; readonly retryMs: number; readonly busyWaitMs: number },
     host: TimeHost,
   ) {
     this.#checkpointer = checkpointer;
     this.clock = clock;
     this.#enabled = options.enabled;
     this.#retryMs = options.retryMs;
+    this.#busyWaitMs = options.busyWaitMs;
     this.#host = host;
   }
 
@@ -256,27 +259,26 @@ export class TimeKeeper {
     const pause = record!.pause;
     if (record!.status !== "paused" || pause === undefined || record!.waitingFor?.event !== event)
       return { reason: "already-resumed" };
-    try {
-      const result = await this.#host.run(
-        graph!,
-        {
-          workflowId,
-          values: { [node.responseKey]: payload },
-          errorHandling: "continue",
-          answering: { nodeName: pause.nodeName, visit: record!.lastSuperstep },
-          // A lease held while the wait is still pending is another delivery between its claim and its first write:
-          // wait for it (bounded by the lease) and be told it was resumed, rather than guess.
-          waitForLease: true,
-        },
-        undefined,
-      );
-      return { status: result.status };
-    } catch (error) {
-      if (WorkflowConflictError.is(error))
-        return { reason: error.reason === "lease-held" ? "busy" : "already-resumed" };
-      // It stopped waiting between the lookup and the resume (answered, timed out).
-      if (UnexpectedAnswerError.is(error)) return { reason: "already-resumed" };
-      throw error;
+    const answering = { nodeName: pause.nodeName, visit: record!.lastSuperstep };
+    const deadline = Date.now() + this.#busyWaitMs;
+    for (let delay = 25; ; delay = Math.min(delay * 2, 1_000)) {
+      try {
+        const options = { workflowId, values: { [node.responseKey]: payload }, errorHandling: "continue", answering };
+        const result = await this.#host.run(graph!, options as RunOptions, undefined);
+        return { status: result.status };
+      } catch (error) {
+        // Held (another delivery, here or elsewhere, between its claim and its end): look again shortly, for at most
+        // a lease. Once that one settled the wait the claim refuses this one, so the answer is "already-resumed".
+        if (WorkflowConflictError.is(error) && error.reason === "lease-held") {
+          if (this.#closed || Date.now() + delay >= deadline) return { reason: "busy" };
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          continue;
+        }
+        if (WorkflowConflictError.is(error)) return { reason: "already-resumed" };
+        // It stopped waiting between the lookup and the resume (answered, timed out, another delivery).
+        if (UnexpectedAnswerError.is(error)) return { reason: "already-resumed" };
+        throw error;
+      }
     }
   }
 
