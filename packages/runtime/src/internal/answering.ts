@@ -5,9 +5,12 @@
  * is taken and the others write nothing.
  */
 import { WorkflowConflictError, type WorkflowRecord } from "@graph/checkpoint";
+import type { CheckpointStoreService } from "@graph/checkpoint/effect";
+import * as Effect from "effect/Effect";
 import { UnexpectedAnswerError } from "../errors.js";
 import type { PauseRef } from "../options.js";
 import { fail } from "./options.js";
+import type { RunError } from "./outcome.js";
 
 /** A pause named with `answering` (checked by the options: it has a visit). */
 export interface NamedPause {
@@ -27,7 +30,7 @@ export function refuseAnsweringWithoutStore(where: string, ref: PauseRef | undef
 }
 
 /** Whether `workflow` (as read) is still paused at `pause`. */
-export function isPausedAt(workflow: WorkflowRecord | undefined, pause: NamedPause): boolean {
+function isPausedAt(workflow: WorkflowRecord | undefined, pause: NamedPause): boolean {
   return (
     workflow?.status === "paused" &&
     workflow.pause?.nodeName === pause.nodeName &&
@@ -36,8 +39,39 @@ export function isPausedAt(workflow: WorkflowRecord | undefined, pause: NamedPau
 }
 
 /** A claim the store refused because the named pause was settled in the meantime. */
-export const isPauseSettled = (error: unknown): boolean =>
-  WorkflowConflictError.is(error) && error.reason === "pause-settled";
+const isPauseSettled = (error: unknown): boolean => WorkflowConflictError.is(error) && error.reason === "pause-settled";
+
+/** The refusal of an answer whose pause the restore read shows settled (undefined: none named, or still pending). */
+export function staleAnswer(
+  workflowId: string,
+  pause: NamedPause | undefined,
+  values: Readonly<Record<string, unknown>>,
+  workflow: WorkflowRecord | undefined,
+): UnexpectedAnswerError | undefined {
+  return pause === undefined || isPausedAt(workflow, pause)
+    ? undefined
+    : stalePauseError(workflowId, pause, values, workflow);
+}
+
+/**
+ * The claim of an answer, with the store's `"pause-settled"` refusal (the pause was settled between the restore
+ * read and the claim: another answer, an event, a timeout) turned into the caller's `UnexpectedAnswerError`.
+ */
+export function refusedWhenSettled<A>(
+  claim: Effect.Effect<A, RunError>,
+  store: CheckpointStoreService,
+  workflowId: string,
+  pause: NamedPause | undefined,
+  values: Readonly<Record<string, unknown>>,
+): Effect.Effect<A, RunError> {
+  if (pause === undefined) return claim;
+  return Effect.catchIf(claim, isPauseSettled, () =>
+    Effect.flatMap(
+      Effect.orElseSucceed(store.getWorkflow(workflowId), () => undefined),
+      (now) => Effect.fail(stalePauseError(workflowId, pause, values, now)),
+    ),
+  );
+}
 
 /** The refusal of an answer whose pause is no longer pending: what it named, what the workflow is now, what to do. */
 export function stalePauseError(

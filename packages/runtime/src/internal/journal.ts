@@ -3,7 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Effect from "effect/Effect";
 import { VersionMismatchError } from "../errors.js";
 import type { RunResult } from "../RunResult.js";
-import { isPausedAt, isPauseSettled, stalePauseError } from "./answering.js";
+import { refusedWhenSettled, staleAnswer } from "./answering.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
 import type { EngineHost } from "./host.js";
@@ -100,10 +100,9 @@ export class Journal {
     return store.getWorkflow(id).pipe(
       Effect.flatMap((workflow): Effect.Effect<{ steps: readonly StepRecord[]; turn: boolean }, RunError> => {
         this.#workflow = workflow;
-        // An answer naming a pause that is already settled is refused before anything is read or written.
-        const answering = config.answering;
-        if (answering !== undefined && !isPausedAt(workflow, answering))
-          return Effect.fail(stalePauseError(id, answering, config.values, workflow));
+        // An answer naming a pause already settled is refused before its steps are read or anything is written.
+        const stale = staleAnswer(id, config.answering, config.values, workflow);
+        if (stale !== undefined) return Effect.fail(stale);
         if (workflow !== undefined && workflow.graphHash !== graph.definitionHash && !config.force)
           return Effect.fail(new VersionMismatchError(id, workflow.graphHash, graph.definitionHash));
         if (workflow !== undefined)
@@ -186,13 +185,7 @@ export class Journal {
         config.answering?.visit,
       )
       .pipe(
-        // The pause was settled between the restore read and the claim (another answer, an event, a timeout).
-        Effect.catchIf(isPauseSettled, () =>
-          Effect.flatMap(
-            Effect.orElseSucceed(store.getWorkflow(id), () => undefined),
-            (now) => Effect.fail(stalePauseError(id, config.answering!, config.values, now)),
-          ),
-        ),
+        (claimed) => refusedWhenSettled(claimed, store, id, config.answering, config.values),
         // A stop asked for after restore read the workflow stops the run before any node; and a workflow that
         // another runner resumed in between is left to it (see `stillAsRestored`). A workflow this run creates skips the
         // read (a round trip per run): a request racing its creation is seen at the first stop poll.
