@@ -6,7 +6,8 @@
  *   `UnexpectedAnswerError`, and the stored workflow (record and every step, input records included) is the same
  *   before and after. It never starts a new turn.
  * - **A late event.** A `send` whose lookup saw the workflow waiting but whose delivery comes after another
- *   delivery completed it is `skipped` with `"already-resumed"`; the node after the `waitFor` runs once.
+ *   delivery or the wait's timeout completed it is `skipped` with `"already-resumed"`; the node after the `waitFor`
+ *   runs once (never with both the reply and the timeout).
  * - **Racing answers.** Several runners answer one pause at the same instant: exactly one is taken.
  * - **Concurrent sends across processes** (with `engine.childProcess`, `sendChild.ts`): N processes send the same
  *   event to one waiting workflow at the same instant: one delivery, the others `skipped`, the node after the
@@ -128,13 +129,14 @@ async function lateAnswer(options: DescribeCheckpointerOptions, settle: Settle):
  * (`"already-resumed"`), nothing written. The late sender's lookup is held (a real store, its `listWaiting` answer
  * kept back) until the first delivery has completed the workflow.
  */
-async function lateEvent(options: DescribeCheckpointerOptions): Promise<void> {
+async function lateEvent(options: DescribeCheckpointerOptions, settle: "event" | "timeout"): Promise<void> {
   const storage = await openStorage(options);
   try {
     await withLogDir(async (dir) => {
       const checkpointer = await storage.open("sync");
       const log = path.join(dir, "nodes.log");
-      const id = ids("late-event")();
+      const id = ids(`late-event-after-${settle}`)();
+      const clock = testClock(T0);
       const graph = ticketGraph(log);
       let release: () => void = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -149,22 +151,29 @@ async function lateEvent(options: DescribeCheckpointerOptions): Promise<void> {
           return found;
         },
       };
-      const first = new Runner({ checkpointer: borrowed(checkpointer), scheduler: false, graphs: [graph] });
-      const late = new Runner({ checkpointer: slow, scheduler: false, graphs: [graph] });
+      const first = new Runner({ checkpointer: borrowed(checkpointer), clock, scheduler: false, graphs: [graph] });
+      const late = new Runner({ checkpointer: slow, clock, scheduler: false, graphs: [graph] });
       try {
         expect((await first.run(graph, { workflowId: id, values: { ticketId: id } })).status).toBe("paused");
         const lateSend = late.send(REPLY_EVENT, { ticketId: id, text: "late" });
         await lookedUp;
-        const sent = await first.send(REPLY_EVENT, { ticketId: id, text: "first" });
-        expect(sent).toStrictEqual({ delivered: [{ workflowId: id, status: "completed" }], skipped: [] });
+        if (settle === "event") {
+          const sent = await first.send(REPLY_EVENT, { ticketId: id, text: "first" });
+          expect(sent).toStrictEqual({ delivered: [{ workflowId: id, status: "completed" }], skipped: [] });
+        } else {
+          await clock.advance(HOUR);
+          expect(await first.wake(id)).toMatchObject({ woken: true, workflowId: id });
+        }
         const before = await stored(checkpointer, id);
+        expect(before.workflow?.status).toBe("completed");
         release();
         expect(await lateSend).toStrictEqual({
           delivered: [],
           skipped: [{ workflowId: id, reason: "already-resumed" }],
         });
         expect(await stored(checkpointer, id), "a late event writes nothing").toStrictEqual(before);
-        expect(logLines(log)).toStrictEqual(["handle:first:false"]);
+        // Never both: the reply and the timeout.
+        expect(logLines(log)).toStrictEqual([settle === "event" ? "handle:first:false" : "handle:none:true"]);
       } finally {
         release();
         await first.close();
@@ -288,13 +297,12 @@ export function describeAnswers(
           },
           () => lateAnswer(options, settle),
         );
-      it(
-        "a send that delivers after another delivery completed the workflow: skipped already-resumed, nothing written",
-        {
-          timeout: SLOW,
-        },
-        () => lateEvent(options),
-      );
+      for (const settle of ["event", "timeout"] as const)
+        it(
+          `a send whose lookup saw the workflow waiting, delivering after the ${settle} completed it: skipped already-resumed, nothing written`,
+          { timeout: SLOW },
+          () => lateEvent(options, settle),
+        );
       it(
         `${ANSWER_RACERS} runners answer one pause at once: exactly one is taken (${ANSWER_TRIALS} trials)`,
         {
