@@ -81,7 +81,7 @@ export function renderPause(pause, id, graphName) {
     box.dataset.for = "";
     return;
   }
-  const key = `${id}|${pause.nodeName}|${pause.value}`;
+  const key = `${id}|${pause.nodeName}|${pause.visit}|${pause.value}`;
   const errorEl = box.querySelector('[data-field="answer-error"]');
   if (box.dataset.for === key) {
     // Keep what the person is typing; only the error line follows the model.
