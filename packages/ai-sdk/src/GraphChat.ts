@@ -5,7 +5,7 @@ import { compile, type Matcher } from "@graph/select";
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } from "ai";
 import type { ZodType } from "zod";
 import { ChatRequestError, isChatRequestError } from "./errors.js";
-import { checkAnswer, type PendingPause } from "./internal/answers.js";
+import { answering, checkAnswer, type PendingPause } from "./internal/answers.js";
 import { LiveRun } from "./internal/liveRun.js";
 import type { GraphUIMessage, GraphUIMessageChunk } from "./parts.js";
 import { runChunks, type StreamOptions } from "./toUIMessageStream.js";
@@ -23,8 +23,12 @@ export interface ChatRequest {
   /** The chat's id, used as the workflow id: every turn of one chat is one durable workflow. */
   readonly id: string;
   readonly messages?: readonly UIMessage[];
-  /** An answer to the pending pause: resumes the workflow with `{ [responseKey]: value }`. */
-  readonly resume?: { readonly responseKey: string; readonly value: unknown };
+  /**
+   * An answer to the pending pause: resumes the workflow with `{ [responseKey]: value }`. `visit` (from the
+   * `data-node-suspense` part) names the pause answered: once it was settled (answered elsewhere, timed out) the
+   * answer is refused (`stale_answer`, or `no_pending_pause` when nothing waits) and never taken by a later pause.
+   */
+  readonly resume?: { readonly responseKey: string; readonly value: unknown; readonly visit?: number };
 }
 
 /** What {@link GraphChatOptions.input} receives for a new turn. */
@@ -115,9 +119,18 @@ export class GraphChat<G extends Graph = Graph> {
       );
     const pause = await this.#pendingPause(workflowId);
     let values: Readonly<Record<string, unknown>>;
+    let named: PendingPause | undefined;
     if (request.resume !== undefined) {
+      const visit = request.resume.visit;
+      if (visit !== undefined && !Number.isSafeInteger(visit))
+        throw new ChatRequestError(
+          "invalid_request",
+          `An answer's 'visit' is the integer of the data-node-suspense part it answers, got ${JSON.stringify(visit)}.`,
+          { workflowId },
+        );
       const answer = checkAnswer(this.#options.graph, workflowId, pause, request.resume, this.#options.answerSchemas);
       values = { [request.resume.responseKey]: answer };
+      named = pause;
     } else {
       const messages = request.messages ?? [];
       const last = messages.at(-1);
@@ -138,7 +151,7 @@ export class GraphChat<G extends Graph = Graph> {
       const text = last.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
       values = this.#options.input({ text, messages, workflowId });
     }
-    return this.#start(workflowId, values).stream() as ReadableStream<GraphUIMessageChunk<G>>;
+    return this.#start(workflowId, values, named).stream() as ReadableStream<GraphUIMessageChunk<G>>;
   }
 
   /** {@link GraphChat.stream} as a Web handler: the stream as SSE, or the refusal as JSON with its status. */
@@ -179,7 +192,13 @@ export class GraphChat<G extends Graph = Graph> {
           } as GraphUIMessageChunk<G>);
         writer.write({
           type: "data-node-suspense",
-          data: { name: pause.nodeName, responseKey: pause.responseKey, value: pause.value, workflowId },
+          data: {
+            name: pause.nodeName,
+            responseKey: pause.responseKey,
+            value: pause.value,
+            workflowId,
+            ...(pause.visit === undefined ? {} : { visit: pause.visit }),
+          },
         } as GraphUIMessageChunk<G>);
         writer.write({ type: "data-run", data: { status: "paused", workflowId, runId: "" } });
         writer.write({ type: "finish" });
@@ -208,8 +227,10 @@ export class GraphChat<G extends Graph = Graph> {
     return this.#live.has(workflowId);
   }
 
-  #start(workflowId: string, values: Readonly<Record<string, unknown>>): LiveRun {
-    const handle = this.#options.runner.start(this.#options.graph as Graph, { workflowId, values });
+  #start(workflowId: string, values: Readonly<Record<string, unknown>>, pause?: PendingPause): LiveRun {
+    // An answer is taken only while the pause it was checked against is pending (compared in the runner's claim).
+    const named = pause === undefined ? {} : answering(pause);
+    const handle = this.#options.runner.start(this.#options.graph as Graph, { workflowId, values, ...named });
     this.#pauses.delete(workflowId);
     const run = new LiveRun(
       runChunks(handle, {
@@ -232,7 +253,9 @@ export class GraphChat<G extends Graph = Graph> {
     const checkpointer = this.#options.checkpointer;
     if (checkpointer === undefined) return this.#pauses.get(workflowId);
     const record = await checkpointer.getWorkflow(workflowId);
-    return record?.status === "paused" ? record.pause : undefined;
+    return record?.status === "paused" && record.pause !== undefined
+      ? { ...record.pause, visit: record.lastSuperstep }
+      : undefined;
   }
 
   #selected(values: Readonly<Record<string, unknown>>): Record<string, unknown> {

@@ -6,7 +6,8 @@ import { TaggedError } from "@graph/errors";
  * - `no_pending_pause` (400): an answer came for a workflow that waits for none;
  * - `wrong_response_key` (400): the answer is keyed by another name than the pending pause's `responseKey`;
  * - `invalid_answer` (400): the answer does not match the schema the graph declares for it;
- * - `run_in_progress` (409): the workflow is running; reconnect to it or stop it first.
+ * - `run_in_progress` (409): the workflow is running; reconnect to it or stop it first;
+ * - `stale_answer` (409): the answer names a pause (its `visit`) that was settled since: answered, timed out.
  *
  * @example
  * ```ts
@@ -18,7 +19,8 @@ export type ChatRequestCode =
   | "no_pending_pause"
   | "wrong_response_key"
   | "invalid_answer"
-  | "run_in_progress";
+  | "run_in_progress"
+  | "stale_answer";
 
 /**
  * A chat request the server refuses before anything runs or is stored. `status` is the HTTP status to answer with,
@@ -47,7 +49,7 @@ export class ChatRequestError extends TaggedError("ChatRequestError")<{
     super({
       message,
       code,
-      status: code === "run_in_progress" ? 409 : 400,
+      status: code === "run_in_progress" || code === "stale_answer" ? 409 : 400,
       workflowId: fields.workflowId,
       issues: fields.issues ?? [],
     });

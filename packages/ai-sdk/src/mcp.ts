@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Graph } from "@graph/core";
-import type { Runner, RunResult } from "@graph/runtime";
+import { isUnexpectedAnswerError, type Runner, type RunResult } from "@graph/runtime";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isChatRequestError } from "./errors.js";
 import { graphInputSchema } from "./graphTool.js";
-import { checkAnswer, elicitationSchema, type PendingPause } from "./internal/answers.js";
+import { answering, checkAnswer, elicitationSchema, type PendingPause } from "./internal/answers.js";
 
 /**
  * One graph served as an MCP tool.
@@ -90,8 +90,28 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const { runner } = options;
 
   /** Runs (or resumes) a tool's graph; a pause is answered by elicitation while the client can, else reported. */
-  async function run(tool: McpGraphTool, values: Record<string, unknown>, workflowId: string, signal: AbortSignal) {
-    let result = await runner.run(tool.graph, { values, workflowId, signal, errorHandling: "continue" });
+  async function run(
+    tool: McpGraphTool,
+    values: Record<string, unknown>,
+    workflowId: string,
+    signal: AbortSignal,
+    answered?: PendingPause,
+  ) {
+    // An answer names the pause it was checked against: the runner takes it only while that pause is pending.
+    const first = await runner
+      .run(tool.graph, {
+        values,
+        workflowId,
+        signal,
+        errorHandling: "continue",
+        ...(answered === undefined ? {} : answering(answered)),
+      })
+      .catch((error: unknown) => {
+        if (isUnexpectedAnswerError(error)) return error;
+        throw error;
+      });
+    if (isUnexpectedAnswerError(first)) return text(first.message, true);
+    let result = first;
     while (result.status === "paused" && result.pause?.reason === "human_input") {
       const pause = result.pause;
       if (server.server.getClientCapabilities()?.elicitation === undefined) break;
@@ -117,12 +137,20 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         if (isChatRequestError(error)) return text(error.message, true);
         throw error;
       }
-      result = await runner.run(tool.graph, {
-        values: { [pause.responseKey]: answer },
-        workflowId,
-        signal,
-        errorHandling: "continue",
-      });
+      const next = await runner
+        .run(tool.graph, {
+          values: { [pause.responseKey]: answer },
+          workflowId,
+          signal,
+          errorHandling: "continue",
+          ...answering(pause),
+        })
+        .catch((error: unknown) => {
+          if (isUnexpectedAnswerError(error)) return error;
+          throw error;
+        });
+      if (isUnexpectedAnswerError(next)) return text(next.message, true);
+      result = next;
     }
     return report(tool, result, workflowId);
   }
@@ -183,7 +211,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             tool.answerSchemas,
           );
           pauses.delete(workflowId);
-          return await run(tool, { [pause.responseKey]: value }, workflowId, extra.signal);
+          return await run(tool, { [pause.responseKey]: value }, workflowId, extra.signal, pause);
         } catch (error) {
           if (isChatRequestError(error)) return text(error.message, true);
           throw error;

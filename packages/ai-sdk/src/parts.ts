@@ -52,7 +52,8 @@ export interface StateData<G = any> {
 
 /**
  * `data-node-suspense`: the run paused at an interrupt. Answer it by resuming `workflowId` with
- * `{ [responseKey]: answer }` (the `@graph/react` hook's `suspense.resume(answer)` does it).
+ * `{ [responseKey]: answer }`, naming the pause with `visit` (the `@graph/react` hook's `suspense.resume(answer)`
+ * does both).
  *
  * @example
  * ```ts
@@ -64,7 +65,14 @@ export type SuspenseData<G = any> =
 
 type SuspenseOf<P> =
   P extends PauseOf<infer N, infer V, infer K>
-    ? { readonly name: N; readonly responseKey: K; readonly value: V; readonly workflowId: string }
+    ? {
+        readonly name: N;
+        readonly responseKey: K;
+        readonly value: V;
+        readonly workflowId: string;
+        /** Which visit of the interrupt (with a checkpointer): send it back with the answer (`resume.visit`). */
+        readonly visit?: number;
+      }
     : never;
 
 /**

@@ -63,7 +63,13 @@ describe("GraphChat", () => {
       { type: "text", text: "Your refund is on its way.", state: "done", providerMetadata: undefined },
     ]);
     expect(first.parts.filter((p) => p.type === "data-node-suspense").map((p) => p.data)).toEqual([
-      { name: "approval", responseKey: "decision", value: "Your refund is on its way.", workflowId: "chat-1" },
+      {
+        name: "approval",
+        responseKey: "decision",
+        value: "Your refund is on its way.",
+        workflowId: "chat-1",
+        visit: 3,
+      },
     ]);
 
     // The answer must be an object { approved: boolean }: the zod schema of `send`, the node that reads it.
@@ -117,6 +123,44 @@ describe("GraphChat", () => {
     expect(late).toMatchObject({ code: "no_pending_pause", status: 400 });
   });
 
+  it("an answer naming a pause settled meanwhile is refused (stale_answer 409), nothing stored, never a new turn", async () => {
+    const { runner, checkpointer } = sqliteRunner();
+    const model = textModel(["Refund ", "approved."]);
+    const graph = supportGraph(model);
+    const chat = new GraphChat({ runner, graph, checkpointer, input: ({ text }) => ({ question: text }) });
+    const stored = async () => ({
+      record: await checkpointer.getWorkflow("chat-s"),
+      steps: await checkpointer.getSteps("chat-s", { includeInputs: true }),
+    });
+    const first = await messageOf(await chat.stream({ id: "chat-s", messages: [userMessage("refund?")] }));
+    const shown = first.parts.find((p) => p.type === "data-node-suspense")?.data as { visit: number };
+    expect(shown.visit).toBe((await checkpointer.getWorkflow("chat-s"))?.lastSuperstep);
+    // Another tab answers it; then the chat's next turn pauses at the approval again, at a new visit.
+    await messageOf(
+      await chat.stream({
+        id: "chat-s",
+        resume: { responseKey: "decision", value: { approved: true }, visit: shown.visit },
+      }),
+    );
+    const second = await messageOf(await chat.stream({ id: "chat-s", messages: [userMessage("and another?")] }));
+    const again = second.parts.find((p) => p.type === "data-node-suspense")?.data as { visit: number };
+    expect(again.visit).toBeGreaterThan(shown.visit);
+    const before = await stored();
+    const stale = await chat
+      .stream({ id: "chat-s", resume: { responseKey: "decision", value: { approved: false }, visit: shown.visit } })
+      .catch((e: unknown) => e);
+    expect(stale).toMatchObject({ _tag: "ChatRequestError", code: "stale_answer", status: 409, workflowId: "chat-s" });
+    expect((stale as Error).message).toBe(
+      `Workflow 'chat-s' is no longer paused at the pause this answer is for (visit ${shown.visit}): it waits at 'approval' (visit ${again.visit}); nothing was stored.\n  How to fix: reconnect to show the current pause, and answer that one.`,
+    );
+    const badVisit = await chat
+      .stream({ id: "chat-s", resume: { responseKey: "decision", value: { approved: false }, visit: "3" as never } })
+      .catch((e: unknown) => e);
+    expect(badVisit).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(await stored()).toEqual(before);
+    expect(model.doStreamCalls).toHaveLength(2);
+  });
+
   it("a client that reloads mid-run gets the answer from its first token and the rest live, from the one run", async () => {
     const { runner, checkpointer } = sqliteRunner();
     const words = Array.from({ length: 12 }, (_, i) => `w${i} `);
@@ -166,7 +210,7 @@ describe("GraphChat", () => {
       { type: "data-state", data: { node: "", values: { question: "hello", draft: words.join("") } } },
       {
         type: "data-node-suspense",
-        data: { name: "approval", responseKey: "decision", value: words.join(""), workflowId: "chat-2" },
+        data: { name: "approval", responseKey: "decision", value: words.join(""), workflowId: "chat-2", visit: 3 },
       },
       { type: "data-run", data: { status: "paused", workflowId: "chat-2", runId: "" } },
     ]);

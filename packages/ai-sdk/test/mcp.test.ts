@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { MemoryCheckpointer } from "@graph/checkpoint";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -10,9 +11,10 @@ import { mcpOptions } from "./fixtures/graphs.js";
 let http: Server;
 let url: URL;
 const clients: Client[] = [];
+const checkpointer = new MemoryCheckpointer();
+const options = mcpOptions(checkpointer);
 
 beforeAll(async () => {
-  const options = mcpOptions();
   const handler = mcpHttpHandler(() => createMcpServer(options));
   http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
@@ -105,5 +107,33 @@ describe("@graph/ai-sdk/mcp", () => {
       arguments: { workflowId: paused.workflowId, answer: { approved: true } },
     });
     expect(textOf(again)).toBe(`Workflow '${paused.workflowId}' is not waiting for an answer.`);
+  });
+
+  it("resume_workflow for a pause answered elsewhere meanwhile: refused with the reason, never a new turn", async () => {
+    const { client } = await connect(false);
+    const paused = JSON.parse(textOf(await client.callTool({ name: "refund", arguments: { customer: "Al" } })));
+    const graph = options.tools.refund!.graph;
+    // Another client (or process) answered it first: the workflow completed.
+    const other = await options.runner.run(graph, {
+      workflowId: paused.workflowId,
+      values: { decision: { approved: true } },
+    });
+    expect(other.status).toBe("completed");
+    const before = {
+      record: await checkpointer.getWorkflow(paused.workflowId),
+      steps: await checkpointer.getSteps(paused.workflowId, { includeInputs: true }),
+    };
+    const late = await client.callTool({
+      name: "resume_workflow",
+      arguments: { workflowId: paused.workflowId, answer: { approved: false } },
+    });
+    expect(late.isError).toBe(true);
+    expect(textOf(late)).toContain(
+      `Workflow '${paused.workflowId}' got an answer to the pause at 'approval' (visit 3), but that pause is no longer pending: it is completed.`,
+    );
+    expect({
+      record: await checkpointer.getWorkflow(paused.workflowId),
+      steps: await checkpointer.getSteps(paused.workflowId, { includeInputs: true }),
+    }).toEqual(before);
   });
 });

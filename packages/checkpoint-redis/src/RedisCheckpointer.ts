@@ -8,6 +8,7 @@ import type {
   Checkpoint,
   Checkpointer,
   CheckpointPolicy,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,
@@ -242,7 +243,7 @@ export class RedisCheckpointer implements Checkpointer {
   }
 
   /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */
-  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+  claimWorkflow(id: string, options: ClaimOptions): Promise<Lease> {
     return this.#run("claimWorkflow", id, () => this.#operations.claimWorkflow(id, options));
   }
 

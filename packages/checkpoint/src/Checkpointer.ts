@@ -439,6 +439,28 @@ export interface LeaseClaim {
 }
 
 /**
+ * Options of {@link Checkpointer.claimWorkflow}: the lease asked for and, for a claim that answers a pause, the
+ * pause it answers.
+ *
+ * `ifPausedAt` makes the claim conditional on the pause still being pending: it is taken only while the workflow is
+ * `paused` and its `lastSuperstep` is this number (the value it had when it paused there — a pause's visit), checked
+ * in the same statement / script as the claim. Every resume moves it on (its claim sets `running`, its steps raise
+ * `lastSuperstep`), so of several answers to one pause exactly one is claimed; the others fail with
+ * `WorkflowConflictError` (reason `"pause-settled"`) and write nothing — not even the epoch moves. A workflow that
+ * is no longer paused there is `"pause-settled"` even while someone holds its lease; one still paused there with a
+ * live lease of another owner is `"lease-held"` as usual.
+ *
+ * @example
+ * ```ts
+ * const wf = await checkpointer.getWorkflow("wf-1");
+ * const lease = await checkpointer.claimWorkflow("wf-1", { owner: "me", ttlMs: 30_000, ifPausedAt: wf!.lastSuperstep });
+ * ```
+ */
+export interface ClaimOptions extends LeaseClaim {
+  readonly ifPausedAt?: number;
+}
+
+/**
  * The result of {@link Checkpointer.startWorkflow}: the stored workflow (as created — before the start's steps —, or
  * as it was before the claim),
  * whether it was created now, and the lease taken.
@@ -522,6 +544,8 @@ export interface SkippedWorkflow {
  * - A value that cannot be serialised → `CheckpointError` naming workflow, node and value path; nothing written.
  * - `claimWorkflow` is exclusive across processes: while an unexpired lease is held by another owner it throws
  *   `WorkflowConflictError`; claiming by the same owner renews; an expired lease can be taken (epoch + 1).
+ *   With `ifPausedAt` it is also a compare-and-set on the pause: a workflow no longer paused at that visit is
+ *   refused (reason `"pause-settled"`) in the same statement / script, nothing written.
  * - A fenced write (`createWorkflow`, `saveStep`, `saveSteps`, `saveStepBatch`, `updateWorkflow`, `finishWorkflow`)
  *   checks the guarding workflow's epoch
  *   (the written one, or for a child workflow its root: {@link Fence.workflowId}) in the same transaction / script
@@ -568,8 +592,11 @@ export interface Checkpointer {
     workflow: NewWorkflow,
     fence?: Fence,
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }>;
-  /** Take (or renew, for the same owner) the exclusive lease. */
-  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease>;
+  /**
+   * Take (or renew, for the same owner) the exclusive lease; with `ifPausedAt`, only while the workflow is still
+   * paused where the caller saw it (see {@link ClaimOptions}).
+   */
+  claimWorkflow(id: string, options: ClaimOptions): Promise<Lease>;
   /** Give the lease up. A release by a stale epoch is ignored. */
   releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void>;
   /**

@@ -23,6 +23,7 @@ import {
   isStorableText,
   leaseHeldError,
   leaseLostError,
+  pauseSettledError,
   requireStorableText,
   resolveDueOptions,
   resolveListLimit,
@@ -43,6 +44,7 @@ import {
 import type {
   Checkpoint,
   Checkpointer,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,
@@ -189,11 +191,16 @@ export class MemoryCheckpointer implements Checkpointer {
     };
   }
 
-  async claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+  async claimWorkflow(id: string, options: ClaimOptions): Promise<Lease> {
     this.#open("claimWorkflow");
     requireStorableText(id, "claimWorkflow");
     validateClaimOptions(id, options);
-    return this.#claim(this.#require(id, "claimWorkflow"), options);
+    const workflow = this.#require(id, "claimWorkflow");
+    // The pause is compared before the lease: a settled pause is settled whoever holds the workflow now.
+    const at = options.ifPausedAt;
+    if (at !== undefined && (workflow.status !== "paused" || workflow.lastSuperstep !== at))
+      throw pauseSettledError(id, at, workflow);
+    return this.#claim(workflow, options);
   }
 
   async releaseWorkflow(id: string, lease: Pick<Lease, "owner" | "epoch">): Promise<void> {

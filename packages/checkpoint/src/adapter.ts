@@ -13,7 +13,7 @@
  *    {@link encodeStopRequest} — a value that cannot be stored then writes nothing;
  * 3. in one transaction / script: check the fence against the guarding workflow's epoch, write, apply retention
  *    ({@link compactSteps}); report conflicts with {@link staleFenceError}, {@link leaseHeldError},
- *    {@link leaseLostError}, unknown workflows with {@link unknownWorkflowError}.
+ *    {@link leaseLostError}, {@link pauseSettledError}, unknown workflows with {@link unknownWorkflowError}.
  *
  * And a read: parse the backend's layout, then {@link decodeStepRecord} / {@link decodeWorkflowRecord} (a part that
  * does not fit is a {@link corruptRecordError}); {@link selectSteps} for `getSteps`, {@link foldSteps} for `getState`,

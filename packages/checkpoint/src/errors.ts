@@ -93,7 +93,9 @@ export interface WorkflowConflictErrorOptions {
  * Why a {@link WorkflowConflictError} happened:
  * - `"lease-held"`: a claim met another owner's live lease (wait, or resume after it expires);
  * - `"stale-fence"`: a write carried an old lease epoch, someone claimed the workflow since: nothing was written;
- * - `"lease-lost"`: a renewal found the lease released, taken by another owner, or ended by a stop request.
+ * - `"lease-lost"`: a renewal found the lease released, taken by another owner, or ended by a stop request;
+ * - `"pause-settled"`: a claim that answers a pause (`ifPausedAt`) found it no longer pending (another answer, an
+ *   event, a timeout or a stop settled it): nothing was written, the answer is stale.
  * For the run that got `"stale-fence"` or `"lease-lost"` the lease is gone: it must stop at once.
  *
  * @example
@@ -101,7 +103,7 @@ export interface WorkflowConflictErrorOptions {
  * const lost = (e: WorkflowConflictError) => e.reason !== "lease-held";
  * ```
  */
-export type WorkflowConflictReason = "lease-held" | "stale-fence" | "lease-lost";
+export type WorkflowConflictReason = "lease-held" | "stale-fence" | "lease-lost" | "pause-settled";
 
 /**
  * Another run holds the workflow: a claim met an unexpired lease of another owner, or a write carried a stale

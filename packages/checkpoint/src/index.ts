@@ -9,6 +9,7 @@
 export type {
   Checkpoint,
   Checkpointer,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,

@@ -21,6 +21,7 @@ import type { Kysely } from "kysely";
 import type {
   Checkpoint,
   Checkpointer,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,
@@ -139,7 +140,7 @@ export class KyselyCheckpointer implements Checkpointer {
   }
 
   /** Takes or renews the exclusive lease; `WorkflowConflictError` while another owner's lease is live. */
-  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+  claimWorkflow(id: string, options: ClaimOptions): Promise<Lease> {
     return this.#store.claimWorkflow(id, options);
   }
 

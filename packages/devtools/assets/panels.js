@@ -81,7 +81,7 @@ export function renderPause(pause, id, graphName) {
     box.dataset.for = "";
     return;
   }
-  const key = `${id}|${pause.nodeName}|${pause.value}`;
+  const key = `${id}|${pause.nodeName}|${pause.visit}|${pause.value}`;
   const errorEl = box.querySelector('[data-field="answer-error"]');
   if (box.dataset.for === key) {
     // Keep what the person is typing; only the error line follows the model.
@@ -91,9 +91,10 @@ export function renderPause(pause, id, graphName) {
   box.dataset.for = key;
   state.errors.answer = undefined;
   const form = answerFormFor(pause, graphName);
+  // The pause's visit goes with the answer: one for a pause settled meanwhile is refused, never taken by a later one.
   const send = (body) =>
     attempt("answer", async () => {
-      await api(workflowPath(id, "answer"), body);
+      await api(workflowPath(id, "answer"), pause.visit === undefined ? body : { ...body, visit: pause.visit });
       box.dataset.for = "";
       follow(id);
     });

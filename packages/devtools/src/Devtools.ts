@@ -18,13 +18,20 @@ export type { AnswerSchema } from "./internal/schema.js";
  * An answer from the page: a typed value (`{ value }`, from the form built from the interrupt's schema or the
  * free-JSON editor), or a click on the Approve / Reject / text buttons that `toAnswer` turns into a value.
  */
-export type Answer =
+export type Answer = (
   | { readonly value: unknown }
   | {
       readonly action: "approve" | "reject" | "text";
       /** The free-text answer (for "text"), or an optional comment with approve/reject. */
       readonly text?: string;
-    };
+    }
+) & {
+  /**
+   * The visit of the pause the answer is for (as the page was shown it): an answer for a pause that was settled
+   * since (answered elsewhere, timed out) is refused and stores nothing. Default: the pause pending now.
+   */
+  readonly visit?: number;
+};
 
 /** The action button answers (what {@link DevtoolsOptions.toAnswer} receives). */
 export type ButtonAnswer = Extract<Answer, { action: string }>;
@@ -150,18 +157,32 @@ export class Devtools {
     const root = this.#events.roots.get(workflowId);
     let pause = root?.pause;
     let graphName = root?.graph;
-    if (pause === undefined && this.options.checkpointer !== undefined) {
+    // With the store the stored pause is the one pending (a live one may be from before another process answered).
+    let visit: number | undefined;
+    if (this.options.checkpointer !== undefined) {
       const record = await this.options.checkpointer.getWorkflow(workflowId);
-      if (record?.status === "paused" && record.pause !== undefined) pause = record.pause;
+      pause = record?.status === "paused" ? record.pause : undefined;
+      visit = pause === undefined ? undefined : record!.lastSuperstep;
       graphName ??= record?.graphName;
     }
     if (pause === undefined)
       throw new DevtoolsError(`Workflow '${workflowId}' is not paused at an interrupt: there is nothing to answer.`);
+    if (answer.visit !== undefined && visit !== undefined && answer.visit !== visit)
+      throw new DevtoolsError(
+        `Workflow '${workflowId}' is no longer paused at the pause this answer is for (visit ${answer.visit}): it now waits at '${pause.nodeName}' (visit ${visit}). Nothing was stored; reload the workflow and answer its current pause.`,
+        { kind: "conflict" },
+      );
     const graph = this.#graph(graphName, workflowId);
     const given = "value" in answer ? answer.value : (this.options.toAnswer ?? defaultButtonAnswer)(answer, pause);
     const value = await checkAnswer(this.options.answerSchemas?.[pause.nodeName], given, pause.nodeName);
     if (root !== undefined) root.pause = undefined;
-    this.#background(runner.run(graph, { workflowId, values: { [pause.responseKey]: value } }), workflowId);
+    // Named by its visit: the runner takes the answer only while that pause is still pending (compared in the claim).
+    const named = visit ?? answer.visit;
+    const answering = named === undefined ? {} : { answering: { nodeName: pause.nodeName, visit: named } };
+    this.#background(
+      runner.run(graph, { workflowId, values: { [pause.responseKey]: value }, ...answering }),
+      workflowId,
+    );
   }
 
   /**

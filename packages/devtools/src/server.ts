@@ -163,9 +163,13 @@ async function read(devtools: Devtools, id: string, action: string | undefined, 
 }
 
 function toAnswer(body: Record<string, unknown>): Answer {
-  if (Object.hasOwn(body, "value")) return { value: body.value };
+  const { visit } = body;
+  if (visit !== undefined && !Number.isSafeInteger(visit))
+    throw new HttpError(400, "An answer's visit is the integer the workflow's pause was shown with.");
+  const named = visit === undefined ? {} : { visit: visit as number };
+  if (Object.hasOwn(body, "value")) return { value: body.value, ...named };
   const { action, text } = body;
   if (action !== "approve" && action !== "reject" && action !== "text")
     throw new HttpError(400, 'An answer is { value: <the answer> }, or { action: "approve" | "reject" | "text" }.');
-  return { action, ...(typeof text === "string" ? { text } : {}) };
+  return { action, ...(typeof text === "string" ? { text } : {}), ...named };
 }

@@ -78,6 +78,50 @@ describe("devtools API: driving runs", () => {
     expect((again.json() as { error: string }).error).toContain(`Workflow '${workflowId}' already exists`);
   });
 
+  it("an answer sent with the visit of a pause settled meanwhile is refused, nothing stored; the page is shown the visit", async () => {
+    const { post, get, runner, checkpointer } = await setup();
+    const stored = async () => ({
+      record: await checkpointer.getWorkflow("v1"),
+      steps: await checkpointer.getSteps("v1", { includeInputs: true }),
+    });
+    const first = await runner.run(typedReview(), { workflowId: "v1", values: { topic: "t" } });
+    const visit = first.pause?.visit;
+    expect(visit).toBe((await checkpointer.getWorkflow("v1"))?.lastSuperstep);
+    expect(((await get("/api/workflows/v1")).json() as { pause: { visit: number } }).pause.visit).toBe(visit);
+    // Answered elsewhere: the pause the page showed is settled, the workflow completed.
+    const done = await runner.run(typedReview(), {
+      workflowId: "v1",
+      values: { decision: { approved: true, note: "elsewhere" } },
+      answering: first.pause,
+    });
+    expect(done.status).toBe("completed");
+    const completed = await stored();
+    const late = await post("/api/workflows/v1/answer", { value: { approved: false, note: "late" }, visit });
+    expect(late.status).toBe(400);
+    expect((late.json() as { error: string }).error).toBe(
+      "Workflow 'v1' is not paused at an interrupt: there is nothing to answer.",
+    );
+    expect(await stored()).toEqual(completed);
+    // The next turn pauses at the same interrupt again, at a new visit: the old answer is not taken by it.
+    const next = await runner.run(typedReview(), { workflowId: "v1", values: { topic: "u" } });
+    expect(next.pause?.nodeName).toBe("approval");
+    expect(next.pause?.visit).toBeGreaterThan(visit!);
+    const paused = await stored();
+    const stale = await post("/api/workflows/v1/answer", { value: { approved: false, note: "late" }, visit });
+    expect(stale.status).toBe(409);
+    expect((stale.json() as { error: string }).error).toBe(
+      `Workflow 'v1' is no longer paused at the pause this answer is for (visit ${visit}): it now waits at 'approval' (visit ${next.pause?.visit}). Nothing was stored; reload the workflow and answer its current pause.`,
+    );
+    expect(await stored()).toEqual(paused);
+    const ok = await post("/api/workflows/v1/answer", {
+      value: { approved: true, note: "now" },
+      visit: next.pause?.visit,
+    });
+    expect(ok.status).toBe(202);
+    await until(async () => (await checkpointer.getWorkflow("v1"))?.status === "completed", "completed");
+    expect((await checkpointer.getState("v1")).published).toBe("About u (now)");
+  });
+
   it("validates an answer with the interrupt's schema on the server: 400 with the issues, nothing stored", async () => {
     const { post, runner, checkpointer, devtools } = await setup();
     await runner.run(typedReview(), { workflowId: "a1", values: { topic: "t" } });

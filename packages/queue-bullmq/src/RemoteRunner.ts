@@ -5,6 +5,7 @@ import {
   type GraphEvent,
   type GraphMapOptions,
   type GraphRunner,
+  InvalidOptionError,
   type MapResultOf,
   makeRunHandle,
   type ResultOf,
@@ -367,6 +368,15 @@ export class RemoteRunner implements GraphRunner {
     submission: string,
     plan: SubmitPlan | undefined,
   ): Promise<string> {
+    // The worker's retries would re-apply the answer after a crash that already took it: refused rather than
+    // carried without the pause check, which would make a late answer a new turn again.
+    if (options.answering !== undefined)
+      return Promise.reject(
+        new InvalidOptionError(
+          "RemoteRunner: option 'answering' is not carried to the workers (a redelivered job could not tell an answer it already took from a stale one).\n  How to fix: answer a pause with runner.run(graph, { workflowId, values, answering }) on a Runner over the same checkpointer; its claim checks the pause.",
+          "answering",
+        ),
+      );
     const values = options.values;
     const created = this.#checkpointer
       .createWorkflow({ id: workflowId, graphName: graph.name ?? "graph", graphHash: graph.definitionHash })

@@ -102,6 +102,40 @@ describe("RemoteRunner.send", () => {
         .map((l) => l.tag),
     ).toEqual(["r1"]);
   }, 60_000);
+
+  it("4 sends of one event at once, on 2 workers, 3 trials: one delivery each, the others skipped already-resumed", async () => {
+    // Only this test's workers take its jobs (their log is the one counted).
+    await Promise.all(workers.map((w) => w.close()));
+    workers = [];
+    const log = logFile("send-race");
+    workers.push(await startWorker({ ...shared.env.workerEnv, LOG_FILE: log }));
+    workers.push(await startWorker({ ...shared.env.workerEnv, LOG_FILE: log }));
+    for (let trial = 0; trial < 3; trial++) {
+      const id = `race-ticket-${trial}`;
+      const paused = await shared.remote.run(replies, { values: { ticketId: id, tag: id }, workflowId: id });
+      expect(paused.status).toBe("paused");
+      const sent = await Promise.all(
+        [0, 1, 2, 3].map((i) => shared.remote.send("ticket.replied", { ticketId: id, text: `p${i}` })),
+      );
+      const delivered = sent.flatMap((r) => r.delivered);
+      expect(delivered, `trial ${trial}: ${JSON.stringify(sent)}`).toEqual([{ workflowId: id, status: "completed" }]);
+      for (const s of sent.flatMap((r) => r.skipped)) expect(s).toEqual({ workflowId: id, reason: "already-resumed" });
+      expect(readLog(log).filter((l) => l.node === "close" && l.tag === id)).toHaveLength(1);
+    }
+  }, 90_000);
+
+  it("an answer naming its pause is refused by RemoteRunner (InvalidOptionError): the workers could not check it", async () => {
+    const refused = await shared.remote
+      .run(replies, {
+        values: { ticketId: "T-9", tag: "r9" },
+        workflowId: "ticket-9",
+        answering: { nodeName: "await-reply", visit: 2 },
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ _tag: "InvalidOptionError", option: "answering" });
+    expect((refused as Error).message).toContain("option 'answering' is not carried to the workers");
+    expect(await shared.env.checkpointer.getWorkflow("ticket-9")).toBeUndefined();
+  }, 30_000);
 });
 
 describe("the food-delivery sample on 3 workers", () => {

@@ -120,13 +120,22 @@ export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptio
   const pending = view.pending;
   const suspense = useMemo<GraphSuspense<G> | undefined>(() => {
     if (pending === undefined) return undefined;
-    const data = pending as SuspenseData<G> & { responseKey: string };
+    const data = pending as SuspenseData<G> & { responseKey: string; visit?: number };
     return {
       ...data,
       resume: (answer: unknown, resumeOptions?: { readonly text?: string }) =>
         chatRef.current.sendMessage(
           { text: resumeOptions?.text ?? answerText(answer) },
-          { body: { resume: { responseKey: data.responseKey, value: answer } } },
+          {
+            body: {
+              resume: {
+                responseKey: data.responseKey,
+                value: answer,
+                // Names the pause: an answer to one settled meanwhile is refused, never taken by a later one.
+                ...(data.visit === undefined ? {} : { visit: data.visit }),
+              },
+            },
+          },
         ),
     } as GraphSuspense<G>;
   }, [pending]);

@@ -51,6 +51,7 @@ export type {
   MapDispatcher,
   MapDispatchRequest,
   MapFence,
+  PauseRef,
   PermitSignal,
   RunUpgrade,
 } from "./options.js";

@@ -320,10 +320,34 @@ export interface RunOptions {
    * passing it again replaces it. Totals count from the start of the current turn. See `docs/flow-control.md`.
    */
   readonly budget?: Budget;
+  /**
+   * The pause these values answer: `result.pause` of the run that paused (only its `nodeName` and `visit` are read).
+   * The answer is then taken only while that pause is still pending — compared in the same store write that claims
+   * the workflow — and refused with `UnexpectedAnswerError` (nothing written) once another answer, an event, a
+   * timeout or a stop settled it, or the workflow completed: an answer that names its pause never starts a new turn.
+   * Needs a checkpointer and a `workflowId`.
+   */
+  readonly answering?: PauseRef | undefined;
+}
+
+/**
+ * Which pause an answer is for: the interrupt's path and the visit (the workflow's `lastSuperstep` when it paused
+ * there), as `result.pause`, the `data-node-suspense` stream part and the devtools report them.
+ *
+ * @example
+ * ```ts
+ * const paused = await runner.run(graph, { workflowId: "w", values: { draft } });
+ * await runner.run(graph, { workflowId: "w", values: { approval: "yes" }, answering: paused.pause });
+ * ```
+ */
+export interface PauseRef {
+  readonly nodeName: string;
+  /** Set on the pauses of runs with a checkpointer; a pause without one can't be named. */
+  readonly visit?: number;
 }
 
 /** Options of `runner.map`. */
-export interface MapOptions extends Omit<RunOptions, "checkpoint"> {
+export interface MapOptions extends Omit<RunOptions, "checkpoint" | "answering"> {
   readonly mapOver: string | readonly string[];
   readonly mapMode?: "zip" | "product";
   readonly maxConcurrency?: number;

@@ -314,12 +314,14 @@ describe("interrupt: loops", () => {
     pauses.push(r.pause);
     r = await runner.run(g, { workflowId: "loop-1", values: { decision: "ok" } });
 
+    // Each visit of the interrupt is its own pause: the workflow's last superstep when it paused there.
     expect(pauses).toEqual(
-      ["v0", "v1", "v2", "v3"].map((value) => ({
+      ["v0", "v1", "v2", "v3"].map((value, i) => ({
         reason: "human_input",
         nodeName: "review",
         value,
         responseKey: "decision",
+        visit: 2 + 5 * i,
       })),
     );
     expect(r.status).toBe("completed");
@@ -345,7 +347,13 @@ describe("interrupt: loops", () => {
     const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
     const r1 = await runner.run(g, { workflowId: "loop-2" });
     expect(r1.status).toBe("paused");
-    expect(r1.pause).toEqual({ reason: "human_input", nodeName: "review", value: "v2", responseKey: "decision" });
+    expect(r1.pause).toEqual({
+      reason: "human_input",
+      nodeName: "review",
+      value: "v2",
+      responseKey: "decision",
+      visit: 8,
+    });
     expect(r1.values.feedback).toEqual(["again", "again"]);
     expect(asked).toEqual(["v0", "v1", "v2"]);
 
@@ -466,6 +474,7 @@ describe("interrupt: nested graphs", () => {
       nodeName: "review/approval",
       value: "draft about cats",
       responseKey: "approved",
+      visit: 3,
     });
 
     const r2 = await runner.run(g, { values: { approved: "yes" }, workflowId: "n1" });
@@ -500,6 +509,7 @@ describe("interrupt: nested graphs", () => {
       nodeName: "legal/inner/approval",
       value: "draft about cats",
       responseKey: "legalOk",
+      visit: 3,
     });
     expect((r1.get("legal") as RunResult).status).toBe("paused");
     expect((r1.get("legal/inner") as RunResult).status).toBe("paused");
@@ -539,6 +549,7 @@ describe("interrupt: nested graphs", () => {
       nodeName: "review/approval",
       value: "draft about cats",
       responseKey: "approved",
+      visit: 3,
     });
 
     const r2 = await runner.run(g, { values: { approved: "yes" }, workflowId: "solo" });

@@ -159,6 +159,7 @@ describe("mapDispatcher", () => {
       nodeName: "items",
       value: { items: 6 },
       responseKey: "",
+      visit: 3,
     });
     expect((await checkpointer.getWorkflow("p"))?.status).toBe("paused");
     // The lease is given back while the items run elsewhere; their writes carry the parked run's fence.
@@ -250,6 +251,7 @@ describe("mapDispatcher", () => {
       nodeName: "inner/items",
       value: { items: 3 },
       responseKey: "",
+      visit: 2,
     });
     expect(seen[0]!.rootWorkflowId).toBe("o");
     expect(seen[0]!.parentWorkflowId).toBe("o/inner");

@@ -10,6 +10,13 @@ export interface PendingPause {
   readonly nodeName: string;
   readonly responseKey: string;
   readonly value: unknown;
+  /** Which visit of the interrupt (set with a checkpointer): an answer naming it is taken only while it is pending. */
+  readonly visit?: number;
+}
+
+/** The run option that makes an answer conditional on its pause (nothing when the pause has no visit). */
+export function answering(pause: PendingPause): { answering?: { nodeName: string; visit: number } } {
+  return pause.visit === undefined ? {} : { answering: { nodeName: pause.nodeName, visit: pause.visit } };
 }
 
 /** The zod schemas the answer under `responseKey` must satisfy. */
@@ -35,13 +42,20 @@ export function checkAnswer(
   graph: Graph,
   workflowId: string,
   pause: PendingPause | undefined,
-  answer: { readonly responseKey: string; readonly value: unknown },
+  answer: { readonly responseKey: string; readonly value: unknown; readonly visit?: number | undefined },
   explicit: Readonly<Record<string, ZodType>> | undefined,
 ): unknown {
   if (pause === undefined)
     throw new ChatRequestError(
       "no_pending_pause",
       `Workflow '${workflowId}' is not waiting for an answer, so '${answer.responseKey}' was not stored.\n  How to fix: send a message to start a turn, or answer only while a data-node-suspense part is pending.`,
+      { workflowId },
+    );
+  // An answer for an earlier visit (the pause it saw was settled, and the workflow paused there again) is stale.
+  if (answer.visit !== undefined && pause.visit !== undefined && answer.visit !== pause.visit)
+    throw new ChatRequestError(
+      "stale_answer",
+      `Workflow '${workflowId}' is no longer paused at the pause this answer is for (visit ${answer.visit}): it waits at '${pause.nodeName}' (visit ${pause.visit}); nothing was stored.\n  How to fix: reconnect to show the current pause, and answer that one.`,
       { workflowId },
     );
   if (answer.responseKey !== pause.responseKey)

@@ -43,7 +43,7 @@ export class Translator {
   #runId = "";
   #status: RunData["status"] | undefined;
   #error: unknown;
-  #pause: { nodeName: string; responseKey: string; value: unknown } | undefined;
+  #pause: { nodeName: string; responseKey: string; value: unknown; visit?: number } | undefined;
 
   constructor(options: TranslateOptions) {
     this.#matcher = options.select === undefined ? undefined : compile(options.select);
@@ -155,7 +155,13 @@ export class Translator {
       out.push({
         type: "data-node-suspense",
         id: runId,
-        data: { name: pause.nodeName, responseKey: pause.responseKey, value: pause.value, workflowId },
+        data: {
+          name: pause.nodeName,
+          responseKey: pause.responseKey,
+          value: pause.value,
+          workflowId,
+          ...(pause.visit === undefined ? {} : { visit: pause.visit }),
+        },
       });
     const error = failure?.error ?? result?.error ?? this.#error;
     const run: RunData =

@@ -29,6 +29,7 @@ import { Runner, type RunResult } from "@graph/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeConflictMatrix } from "./conflictMatrix.js";
 import { describeCrashMatrix, sampledKillPoints } from "./crashMatrix.js";
+import { describeAnswers } from "./engineAnswers.js";
 import { describeAttemptsCrash, describeAttemptsStop } from "./engineAttempts.js";
 import { describeBulkOperations } from "./engineBulk.js";
 import type { ComparableStep } from "./engineCommon.js";
@@ -364,6 +365,7 @@ export function describeEngine(options: DescribeCheckpointerOptions): void {
       describeFramesNested(options);
     }
 
+    describeAnswers(options, inProcess, child);
     if (child !== undefined) describeEngineLeases(options, child);
     if (child !== undefined) describeZombieMatrix(options, child);
     if (child !== undefined) describeFramesCrash(options, child);

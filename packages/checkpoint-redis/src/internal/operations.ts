@@ -3,6 +3,7 @@
  */
 import type {
   CheckpointPolicy,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,
@@ -28,6 +29,7 @@ import {
   isStorableText,
   leaseHeldError,
   leaseLostError,
+  pauseSettledError,
   requireStorableText,
   resolveDueOptions,
   resolveWaitingOptions,
@@ -117,18 +119,22 @@ export class WorkflowOperations {
     );
   }
 
-  async claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+  async claimWorkflow(id: string, options: ClaimOptions): Promise<Lease> {
     requireStorableText(id, "claimWorkflow");
     validateClaimOptions(id, options);
+    const at = options.ifPausedAt;
     const reply = (await this.#context.scripts.graphClaim(
       this.#context.keys.workflow(id).workflow,
       options.owner,
       String(options.ttlMs),
+      at === undefined ? "" : String(at),
     )) as string[];
     if (reply[0] === "ok") {
       return { workflowId: id, owner: options.owner, epoch: Number(reply[1]), expiresAt: new Date(Number(reply[2])) };
     }
     if (reply[0] === "held") throw leaseHeldError(id, reply[1]!, new Date(Number(reply[2])));
+    if (reply[0] === "settled" && at !== undefined)
+      throw pauseSettledError(id, at, { status: reply[1] ?? "unknown", lastSuperstep: Number(reply[2]) });
     return rejected(reply, id, "claimWorkflow", undefined);
   }
 

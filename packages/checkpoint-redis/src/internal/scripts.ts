@@ -46,12 +46,18 @@ return 1
 `;
 
 /**
- * KEYS: w. ARGV: owner, ttlMs. → {'ok', epoch, expiresAt} | {'held', owner, expiresAt} | {'missing'}
+ * KEYS: w. ARGV: owner, ttlMs, ifPausedAt ("" for none). → {'ok', epoch, expiresAt} | {'held', owner, expiresAt}
+ * | {'settled', status, lastSuperstep} | {'missing'}
  * A live lease of the same owner is renewed with its epoch kept (even just after expiry: nobody claimed in
- * between, since a claim changes the owner); every other successful claim bumps the epoch.
+ * between, since a claim changes the owner); every other successful claim bumps the epoch. An answer's claim
+ * (ifPausedAt) is taken only while the workflow is still paused at that visit, checked before the lease.
  */
 const CLAIM = `${PRELUDE}${WRITES}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+if ARGV[3] ~= '' then
+  local p = redis.call('HMGET', KEYS[1], 'st', 'ls')
+  if p[1] ~= 'paused' or tonumber(p[2]) ~= tonumber(ARGV[3]) then return {'settled', p[1], p[2]} end
+end
 return claim(KEYS[1], ARGV[1], ARGV[2])
 `;
 
@@ -229,7 +235,7 @@ export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands 
   ): Promise<Reply>;
   graphIndexAdd(all: string, roots: string, ids: string, ttl: string, ...args: string[]): Promise<Reply>;
   graphIndexRemove(all: string, roots: string, ids: string, ttl: string, ...ids_: string[]): Promise<Reply>;
-  graphClaim(w: string, owner: string, ttlMs: string): Promise<Reply>;
+  graphClaim(w: string, owner: string, ttlMs: string, ifPausedAt: string): Promise<Reply>;
   graphRelease(w: string, owner: string, epoch: string): Promise<Reply>;
   graphUpdate(w: string, g: string, ...args: string[]): Promise<Reply>;
   graphSave(w: string, s: string, o: string, g: string, ...args: string[]): Promise<Reply>;

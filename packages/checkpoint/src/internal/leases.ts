@@ -2,6 +2,8 @@
  * Lease and fencing rules shared by every adapter (memory, SQL, Redis): the checks of claim, fence and renewal
  * arguments, the decision of a stop request, and the conflict errors, worded the same on every backend.
  */
+
+import type { ClaimOptions } from "../Checkpointer.js";
 import { CheckpointError, WorkflowConflictError } from "../errors.js";
 import { isStorableText } from "../state.js";
 
@@ -37,6 +39,37 @@ export function validateClaimOptions(id: string, options: { readonly owner: stri
       path: "ttlMs",
     });
   }
+  const at = (options as ClaimOptions).ifPausedAt;
+  if (at !== undefined && !(Number.isSafeInteger(at) && at >= -1)) {
+    throw new CheckpointError({
+      message: `claimWorkflow('${id}'): ifPausedAt must be the workflow's lastSuperstep when it paused (an integer ≥ -1), got ${String(at)}.`,
+      workflowId: id,
+      operation: "claimWorkflow",
+      path: "ifPausedAt",
+    });
+  }
+}
+
+/**
+ * The error for a claim that answers a pause (`ifPausedAt`) when the workflow is no longer paused there: another
+ * answer, an event, a timeout or a stop settled the pause first.
+ */
+export function pauseSettledError(
+  id: string,
+  pausedAt: number,
+  current: { readonly status: string; readonly lastSuperstep: number },
+): WorkflowConflictError {
+  const now =
+    current.status === "paused"
+      ? `paused at another visit (lastSuperstep ${current.lastSuperstep})`
+      : `${current.status} (lastSuperstep ${current.lastSuperstep})`;
+  return new WorkflowConflictError({
+    workflowId: id,
+    reason: "pause-settled",
+    message:
+      `Workflow '${id}' is no longer paused at the pause this claim answers (lastSuperstep ${pausedAt}): it is ${now}. ` +
+      "Another answer, an event, a timeout or a stop settled it first; nothing was written.",
+  });
 }
 
 /**

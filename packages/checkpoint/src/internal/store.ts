@@ -9,6 +9,7 @@ import type * as Scope from "effect/Scope";
 import type {
   Checkpoint,
   Checkpointer,
+  ClaimOptions,
   Fence,
   Lease,
   LeaseClaim,
@@ -43,10 +44,7 @@ export interface CheckpointStoreService {
     workflow: NewWorkflow,
     fence?: Fence,
   ) => Effect.Effect<{ readonly workflow: WorkflowRecord; readonly created: boolean }, CheckpointStoreError>;
-  readonly claimWorkflow: (
-    id: string,
-    options: { readonly owner: string; readonly ttlMs: number },
-  ) => Effect.Effect<Lease, CheckpointStoreError>;
+  readonly claimWorkflow: (id: string, options: ClaimOptions) => Effect.Effect<Lease, CheckpointStoreError>;
   readonly releaseWorkflow: (
     id: string,
     lease: Pick<Lease, "owner" | "epoch">,

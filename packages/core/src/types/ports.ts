@@ -69,6 +69,11 @@ export interface PauseOf<N extends string = string, V = unknown, K extends strin
   readonly wakeAt?: Date;
   /** A `waitFor` pause: the event it waits for and the run values the payload must match (payload field → value). */
   readonly waitingFor?: { readonly event: string; readonly match: Readonly<Record<string, unknown>> };
+  /**
+   * Which visit of `nodeName` this pause is (with a checkpointer: the workflow's `lastSuperstep` when it paused).
+   * An answer that passes this pause as the run's `answering` option is taken only while it is still pending.
+   */
+  readonly visit?: number;
 }
 
 /**

@@ -28,7 +28,8 @@ export function summary(record: WorkflowRecord, status: ShownStatus) {
     pause:
       record.pause === undefined
         ? undefined
-        : { nodeName: record.pause.nodeName, responseKey: record.pause.responseKey },
+        : // The visit names this pause: an answer sent with it is refused once the pause was settled.
+          { nodeName: record.pause.nodeName, responseKey: record.pause.responseKey, visit: record.lastSuperstep },
   };
 }
 
@@ -70,6 +71,7 @@ export async function workflowDetail(
         : {
             nodeName: record.pause.nodeName,
             responseKey: record.pause.responseKey,
+            visit: record.lastSuperstep,
             value: preview(record.pause.value, max),
           },
     error: errorText(record.error),

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import { InvalidOptionError } from "../errors.js";
 import type { GraphEvent } from "../events.js";
-import { RunResult } from "../RunResult.js";
+import { type PauseInfo, RunResult } from "../RunResult.js";
 import type { Attempts } from "./attempts.js";
 import { nextSpanId } from "./context.js";
 import type { ChildRun, EngineHost, EventFields } from "./host.js";
@@ -308,10 +308,10 @@ export class Engine implements EngineHost, ChildRun {
     return crossed?.startsWith(prefix) === true ? crossed.slice(prefix.length) : undefined;
   }
 
-  #result(): RunResult {
+  #result(stored?: PauseInfo): RunResult {
     const { state, config } = this;
     const status = config.time?.startAt !== undefined ? "paused" : state.status(config.control.stopRequested);
-    let pause = status === "paused" ? state.pause : undefined;
+    let pause = status === "paused" ? (stored ?? state.pause) : undefined;
     // A root's budget pause names the node that crossed it, wherever in the tree that was.
     const crossed = pause?.reason === "budget" && !config.isChild ? this.#crossedHere() : undefined;
     if (crossed !== undefined) pause = { ...pause!, nodeName: crossed };
@@ -337,9 +337,13 @@ export class Engine implements EngineHost, ChildRun {
 
   #finish(): Effect.Effect<RunResult, RunError> {
     this.#releaseSignal();
-    const result = this.#result();
-    return this.#journal.finish(result).pipe(
+    const written = this.#result();
+    return this.#journal.finish(written).pipe(
       Effect.map(() => {
+        // A stored pause is named by its visit too (known once written): an answer can say which pause it answers.
+        const visit = this.#journal.visit;
+        const result =
+          visit === undefined || written.pause === undefined ? written : this.#result({ ...written.pause, visit });
         this.event("RunEnd", {
           status: result.status,
           durationMs: Date.now() - this.#startedAt,

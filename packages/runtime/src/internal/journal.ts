@@ -3,6 +3,7 @@ import type { CheckpointStoreService } from "@graph/checkpoint/effect";
 import * as Effect from "effect/Effect";
 import { VersionMismatchError } from "../errors.js";
 import type { RunResult } from "../RunResult.js";
+import { refusedWhenSettled, staleAnswer } from "./answering.js";
 import { Attempts } from "./attempts.js";
 import { deepEqual } from "./equal.js";
 import { foldSteps } from "./fold.js";
@@ -36,6 +37,8 @@ export class Journal {
   #writeError: RunError | undefined;
   /** The budget stored by the workflow's latest input record that has one. */
   #storedBudget: UsageRecord | undefined;
+  /** A root run that paused: the workflow's `lastSuperstep` as its final write stored it (the pause's visit). */
+  #visit: number | undefined;
 
   /** The attempts of the run's nodes with `retry`, stored as steps of their own under the run's lease. */
   readonly attempts: Attempts;
@@ -51,6 +54,11 @@ export class Journal {
   /** Nodes paused in the stored history, with the response key each asked for (empty: new; undefined: no store). */
   get paused(): ReadonlyMap<string, string> | undefined {
     return this.#store === undefined ? undefined : this.#paused;
+  }
+
+  /** The visit of the pause this root run stored (undefined: it did not pause, or nothing is stored). */
+  get visit(): number | undefined {
+    return this.#visit;
   }
 
   /** The stored workflow as it was before this run (undefined: new, or no store). */
@@ -98,6 +106,9 @@ export class Journal {
     return store.getWorkflow(id).pipe(
       Effect.flatMap((workflow): Effect.Effect<{ steps: readonly StepRecord[]; turn: boolean }, RunError> => {
         this.#workflow = workflow;
+        // An answer naming a pause already settled is refused before its steps are read or anything is written.
+        const stale = staleAnswer(id, config.answering, config.values, workflow);
+        if (stale !== undefined) return Effect.fail(stale);
         if (workflow !== undefined && workflow.graphHash !== graph.definitionHash && !config.force)
           return Effect.fail(new VersionMismatchError(id, workflow.graphHash, graph.definitionHash));
         if (workflow !== undefined)
@@ -178,8 +189,10 @@ export class Journal {
               (started) => started.lease,
             )
           : undefined,
+        config.answering?.visit,
       )
       .pipe(
+        (claimed) => refusedWhenSettled(claimed, store, id, config.answering, config.values),
         // A stop asked for after restore read the workflow stops the run before any node; and a workflow that
         // another runner resumed in between is left to it (see `stillAsRestored`). A workflow this run creates skips the
         // read (a round trip per run): a request racing its creation is seen at the first stop poll.
@@ -308,6 +321,11 @@ export class Journal {
                 update,
                 ...(this.#fence === undefined ? {} : { fence: this.#fence }),
                 ...(release === undefined ? {} : { release }),
+              }),
+            ).pipe(
+              Effect.tap((stored) => {
+                // The pause's visit: the stored position an answer names to be taken only while it is pending.
+                if (stored.status === "paused") this.#visit = stored.lastSuperstep;
               }),
             ),
           );

@@ -136,7 +136,8 @@ export class RootLease {
   }
 
   /**
-   * Claims the lease (with `acquire` when given: a claim merged with the workflow's creation) and arms its keeper:
+   * Claims the lease (with `acquire` when given: a claim merged with the workflow's creation; with `ifPausedAt`
+   * only while the workflow is still paused at that visit) and arms its keeper:
    * one timer, due at the first stop poll or renewal. Most runs end before it fires, so they never start a fiber;
    * a run that outlives it gets the fiber that renews the lease and polls for stop requests from then on.
    */
@@ -145,13 +146,17 @@ export class RootLease {
     timing: LeaseTiming,
     warn: (message: string) => void,
     acquire?: Effect.Effect<Lease, RunError>,
+    ifPausedAt?: number,
   ): Effect.Effect<void, RunError> {
     const id = this.workflowId;
     const owner = this.owner;
+    // An answer that names its pause claims only while that pause is pending (see `ClaimOptions.ifPausedAt`).
+    const options =
+      ifPausedAt === undefined ? { owner, ttlMs: timing.ttlMs } : { owner, ttlMs: timing.ttlMs, ifPausedAt };
     const taken =
       acquire ??
       this.#waiting(
-        Effect.suspend(() => store.claimWorkflow(id, { owner, ttlMs: timing.ttlMs })),
+        Effect.suspend(() => store.claimWorkflow(id, options)),
         this.#waitMs,
       );
     return Effect.map(taken, (lease) => {

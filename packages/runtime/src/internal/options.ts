@@ -151,6 +151,23 @@ export function checkRunOptions(options: unknown, method: string): void {
     fail(where, "unknownValues", unknownValues, '"error" or "ignore"');
   for (const key of ["force", "recover"])
     if (options[key] !== undefined && typeof options[key] !== "boolean") fail(where, key, options[key], "a boolean");
+  const answering = options["answering"];
+  if (answering !== undefined) {
+    const visit = isRecord(answering) ? answering["visit"] : undefined;
+    if (
+      !isRecord(answering) ||
+      typeof answering["nodeName"] !== "string" ||
+      answering["nodeName"] === "" ||
+      !(typeof visit === "number" && Number.isSafeInteger(visit) && visit >= -1)
+    )
+      fail(
+        where,
+        "answering",
+        answering,
+        "the pause the values answer: result.pause of the run that paused ({ nodeName, visit }; only pauses of runs with a checkpointer have a visit)",
+      );
+    if (id === undefined) fail(where, "answering", answering, "used with the workflowId of the paused workflow");
+  }
   const cp = options["checkpoint"];
   if (cp !== undefined && !(isRecord(cp) && Array.isArray(cp["steps"])))
     fail(where, "checkpoint", cp, "a Checkpoint (from checkpointer.getCheckpoint / listCheckpoints)");

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Checkpoint, UsageRecord } from "@graph/checkpoint";
 import { BUDGET_KEY, type Graph } from "@graph/core";
 import type { MapItemRunOptions, RunOptions } from "../options.js";
+import { type NamedPause, namedPause } from "./answering.js";
 import { type Emitter, makeEmitter, type RunControl, type Shared, type Subscriber } from "./context.js";
 import { RootLease } from "./lease.js";
 import { Meter } from "./meter.js";
@@ -49,6 +50,8 @@ export interface RunConfig {
    * a budget pause (`values[BUDGET_KEY]`, taken out of `values`). Stored on the run's input record.
    */
   readonly budget: { readonly given: UsageRecord | undefined; readonly grant: UsageRecord | undefined } | undefined;
+  /** Root runs only: the pause the caller's values answer (`answering`): taken only while it is pending. */
+  readonly answering: NamedPause | undefined;
 }
 
 /** What a top-level run is built from besides its caller's options. */
@@ -99,6 +102,7 @@ function make(c: RunConfig): RunConfig {
     time: c.time,
     meter: c.meter,
     budget: c.budget,
+    answering: c.answering,
   };
 }
 
@@ -149,6 +153,7 @@ export const RunConfig = {
       time: input.time,
       meter: new Meter(given, Date.now()),
       budget: given === undefined && grant === undefined ? undefined : { given, grant },
+      answering: namedPause(options.answering),
     });
   },
 
@@ -179,6 +184,7 @@ export const RunConfig = {
       time: undefined,
       meter: parent.meter,
       budget: undefined,
+      answering: undefined,
     });
   },
 
@@ -213,6 +219,7 @@ export const RunConfig = {
       // Its totals reach the root through its stored steps (the map's step sums them); the root checks the budget.
       meter: new Meter(undefined, Date.now()),
       budget: undefined,
+      answering: undefined,
     });
   },
 };

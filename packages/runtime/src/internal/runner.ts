@@ -15,6 +15,7 @@ import { keepExplanation } from "../explain.js";
 import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { resolveRunnerCache } from "../storeCache.js";
+import { refuseAnsweringWithoutStore } from "./answering.js";
 import { checkChildIdRoom } from "./childIds.js";
 import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
@@ -89,7 +90,7 @@ export class RunnerCore {
     this.time = new TimeKeeper(
       options.checkpointer,
       options.clock ?? systemClock,
-      { enabled: options.scheduler !== false, retryMs: 1_000 },
+      { enabled: options.scheduler !== false, retryMs: 1_000, busyWaitMs: leaseTiming(options).ttlMs },
       {
         ready: () => runPromise(Effect.asVoid(this.store())),
         run: (graph, runOptions, time) => runPromise(this.run(graph, runOptions, undefined, new RunControl(), time)),
@@ -205,6 +206,7 @@ export class RunnerCore {
       // Options are checked before the run is registered as live: a rejected call leaves nothing behind.
       try {
         checkRunOptions(options, "run");
+        refuseAnsweringWithoutStore("runner.run()", options.answering, this.hasCheckpointer);
         const startAt = delayedStart(options, "run", this.time.clock, this.hasCheckpointer);
         if (startAt !== undefined) time = { startAt };
         // Child ids (`<id>/<node>`, `<id>/<node>/<i>`) are stored: a root id too long for them fails now, not half-way.
@@ -243,6 +245,7 @@ export class RunnerCore {
     if (rejected !== undefined) return Promise.reject(rejected);
     try {
       checkRunOptions(options, "run");
+      refuseAnsweringWithoutStore("runner.run()", options.answering, false);
       delayedStart(options, "run", this.time.clock, false);
     } catch (error) {
       return Promise.reject(error);

@@ -32,6 +32,8 @@ export class TimeKeeper {
   readonly #enabled: boolean;
   /** After a firing that left something due it could not resume (busy, unknown graph): look again this much later. */
   readonly #retryMs: number;
+  /** How long a delivery waits for a workflow another delivery holds (the lease TTL) before reporting it busy. */
+  readonly #busyWaitMs: number;
   readonly #graphs = new Map<string, Graph>();
   #started = false;
   #closed = false;
@@ -42,13 +44,14 @@ export class TimeKeeper {
   constructor(
     checkpointer: Checkpointer | undefined,
     clock: Clock,
-    options: { readonly enabled: boolean; readonly retryMs: number },
+    options: { readonly enabled: boolean; readonly retryMs: number; readonly busyWaitMs: number },
     host: TimeHost,
   ) {
     this.#checkpointer = checkpointer;
     this.clock = clock;
     this.#enabled = options.enabled;
     this.#retryMs = options.retryMs;
+    this.#busyWaitMs = options.busyWaitMs;
     this.#host = host;
   }
 
@@ -251,19 +254,31 @@ export class TimeKeeper {
     const graph = record === undefined ? undefined : this.#graphs.get(record.graphHash);
     const node = graph === undefined ? undefined : waitForNode(graph, event, keys);
     if (node === undefined) return { reason: "unknown-graph" };
-    try {
-      const result = await this.#host.run(
-        graph!,
-        { workflowId, values: { [node.responseKey]: payload }, errorHandling: "continue" },
-        undefined,
-      );
-      return { status: result.status };
-    } catch (error) {
-      if (WorkflowConflictError.is(error))
-        return { reason: error.reason === "lease-held" ? "busy" : "already-resumed" };
-      // It stopped waiting between the lookup and the resume (answered, timed out).
-      if (UnexpectedAnswerError.is(error)) return { reason: "already-resumed" };
-      throw error;
+    // The event answers the wait it was listed for, named by its visit: of several deliveries racing for it the
+    // store's claim takes exactly one, and one that comes after it settled is refused, never a new turn.
+    const pause = record!.pause;
+    if (record!.status !== "paused" || pause === undefined || record!.waitingFor?.event !== event)
+      return { reason: "already-resumed" };
+    const answering = { nodeName: pause.nodeName, visit: record!.lastSuperstep };
+    const deadline = Date.now() + this.#busyWaitMs;
+    for (let delay = 25; ; delay = Math.min(delay * 2, 1_000)) {
+      try {
+        const options = { workflowId, values: { [node.responseKey]: payload }, errorHandling: "continue", answering };
+        const result = await this.#host.run(graph!, options as RunOptions, undefined);
+        return { status: result.status };
+      } catch (error) {
+        // Held (another delivery, here or elsewhere, between its claim and its end): look again shortly, for at most
+        // a lease. Once that one settled the wait the claim refuses this one, so the answer is "already-resumed".
+        if (WorkflowConflictError.is(error) && error.reason === "lease-held") {
+          if (this.#closed || Date.now() + delay >= deadline) return { reason: "busy" };
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          continue;
+        }
+        if (WorkflowConflictError.is(error)) return { reason: "already-resumed" };
+        // It stopped waiting between the lookup and the resume (answered, timed out, another delivery).
+        if (UnexpectedAnswerError.is(error)) return { reason: "already-resumed" };
+        throw error;
+      }
     }
   }
 

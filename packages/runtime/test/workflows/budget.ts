@@ -55,6 +55,8 @@ export function describeBudgetScenarios(where: string, fresh: () => Checkpointer
         nodeName: "think",
         value: { spent: { tokens: 1_200, costUsd: 0.04, calls: 4 }, budget: { tokens: 1_000 }, exceeded: ["tokens"] },
         responseKey: BUDGET_KEY,
+        // With a store the pause is named by its visit (the workflow's last superstep when it paused).
+        ...(checkpointer === undefined ? {} : { visit: 8 }),
       });
       expect(first.usage).toEqual({ tokens: 1_200, costUsd: 0.04, calls: 4 });
       expect(first.get("history")).toHaveLength(4);

@@ -55,6 +55,7 @@ async function foodDeliveredOnTime(store: NewCheckpointer): Promise<void> {
     responseKey: "pickup",
     wakeAt: new Date(T0 + MINUTE),
     waitingFor: { event: "order.pickedUp", match: { orderNumber: "N-42" } },
+    visit: 3,
   });
   await clock.advance(30_000);
   const sent = await runner.send("order.pickedUp", { orderNumber: "N-42", driver: "Ada" });

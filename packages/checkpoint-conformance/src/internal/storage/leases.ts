@@ -3,10 +3,13 @@ import { describe, expect, it } from "vitest";
 import { assertConflictError, ids, rejection, sleep, step } from "../fixtures.js";
 import type { StorageContext } from "./helpers.js";
 import { create } from "./helpers.js";
+import { describePauseClaims } from "./pauseClaims.js";
 
 /** Registers the "leases" tests. */
-export function describeLeases({ run }: StorageContext): void {
+export function describeLeases(context: StorageContext): void {
+  const { run } = context;
   describe("leases", () => {
+    describePauseClaims(context);
     it("claim grants a lease with an epoch; the same owner renews and keeps the epoch", async () => {
       await run(async (checkpointer) => {
         const id = ids("claim")();

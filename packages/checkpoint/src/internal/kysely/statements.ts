@@ -61,6 +61,8 @@ export class HotStatements {
   readonly #upsertStep: string;
   readonly #afterStep: string;
   readonly #claim: string;
+  /** The claim of an answer: also only while the workflow is still paused at the visit it answers. */
+  readonly #claimPaused: string;
   readonly #release: string;
   readonly #lockWorkflow: string;
   readonly #lockCounters: string;
@@ -102,11 +104,12 @@ export class HotStatements {
       `UPDATE ${workflows} SET last_superstep = ?, step_count = ?, updated_at = ? WHERE id = ?`,
     );
     // One conditional UPDATE decides atomically who wins a claim (see KyselyStore.claimWorkflow).
-    this.#claim = d.numbered(
+    const claim =
       `UPDATE ${workflows} SET lease_epoch = CASE WHEN lease_owner = ? THEN lease_epoch ELSE lease_epoch + 1 END, ` +
-        `lease_owner = ?, lease_expires_at = ? ` +
-        `WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ? OR lease_owner = ?) RETURNING lease_epoch`,
-    );
+      `lease_owner = ?, lease_expires_at = ? ` +
+      `WHERE id = ? AND (lease_owner IS NULL OR lease_expires_at <= ? OR lease_owner = ?)`;
+    this.#claim = d.numbered(`${claim} RETURNING lease_epoch`);
+    this.#claimPaused = d.numbered(`${claim} AND status = 'paused' AND last_superstep = ? RETURNING lease_epoch`);
     this.#renew = d.numbered(
       `UPDATE ${workflows} SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND lease_epoch = ? ` +
         "RETURNING lease_epoch, stop_requested",
@@ -152,8 +155,10 @@ export class HotStatements {
   }
 
   /** Takes or renews the lease; returns a row `{ lease_epoch }` only when the claim won. */
-  claim(workflowId: string, owner: string, expiresAt: number, now: number): CompiledQuery {
-    return CompiledQuery.raw(this.#claim, [owner, owner, expiresAt, workflowId, now, owner]);
+  claim(workflowId: string, owner: string, expiresAt: number, now: number, ifPausedAt?: number): CompiledQuery {
+    return ifPausedAt === undefined
+      ? CompiledQuery.raw(this.#claim, [owner, owner, expiresAt, workflowId, now, owner])
+      : CompiledQuery.raw(this.#claimPaused, [owner, owner, expiresAt, workflowId, now, owner, ifPausedAt]);
   }
 
   /** Locks the workflow row (where the dialect locks rows) and reads its lease, for a read-then-write. */

@@ -6,6 +6,7 @@
  */
 import type {
   Checkpoint,
+  ClaimOptions,
   DueWorkflow,
   EventWait,
   Fence,
@@ -189,11 +190,13 @@ export class KyselyStore {
     return this.#session.transact(() => startIn(this.#context, workflow, claim.owner, claim.ttlMs));
   }
 
-  claimWorkflow(id: string, options: { readonly owner: string; readonly ttlMs: number }): Promise<Lease> {
+  claimWorkflow(id: string, options: ClaimOptions): Promise<Lease> {
     return this.#session.run("claimWorkflow", id, async () => {
       requireStorableText(id, "claimWorkflow");
       validateClaimOptions(id, options);
-      return this.#session.transact(() => claimIn(this.#context, id, options.owner, options.ttlMs, "claimWorkflow"));
+      return this.#session.transact(() =>
+        claimIn(this.#context, id, options.owner, options.ttlMs, "claimWorkflow", options.ifPausedAt),
+      );
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Fence, Lease, NewWorkflow, WorkflowUpdate } from "../../Checkpointer.js";
 import type { Serializer } from "../../Serializer.js";
-import { leaseHeldError, staleFenceError, unknownWorkflowError } from "../leases.js";
+import { leaseHeldError, pauseSettledError, staleFenceError, unknownWorkflowError } from "../leases.js";
 import { encodeWorkflowUpdate } from "../updates.js";
 import type { BulkStatements, FinalUpdate } from "./bulkStatements.js";
 import type { AnyDb, TableLayout } from "./layout.js";
@@ -115,15 +115,23 @@ export function* claimIn(
   owner: string,
   ttlMs: number,
   operation: string,
+  ifPausedAt?: number,
 ): Program<Lease> {
   const now = Date.now();
   const expiresAt = now + Math.ceil(ttlMs);
-  const claimed = firstRow<{ lease_epoch: number | string }>(yield context.statements.claim(id, owner, expiresAt, now));
+  // An answer's claim carries the pause in the same UPDATE: a statement that waited for a row lock rechecks its
+  // WHERE on the committed row, so of several answers to one pause exactly one matches.
+  const claimed = firstRow<{ lease_epoch: number | string }>(
+    yield context.statements.claim(id, owner, expiresAt, now, ifPausedAt),
+  );
   if (claimed !== undefined) {
     return { workflowId: id, owner, epoch: Number(claimed.lease_epoch), expiresAt: new Date(expiresAt) };
   }
   const current = firstRow<WorkflowRow>(yield context.bulk.selectWorkflow(id));
   if (current === undefined) throw unknownWorkflowError(id, operation);
+  const lastSuperstep = Number(current.last_superstep);
+  if (ifPausedAt !== undefined && (current.status !== "paused" || lastSuperstep !== ifPausedAt))
+    throw pauseSettledError(id, ifPausedAt, { status: current.status, lastSuperstep });
   throw leaseHeldError(id, current.lease_owner ?? "unknown", new Date(Number(current.lease_expires_at ?? 0)));
 }
 
