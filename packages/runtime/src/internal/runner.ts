@@ -89,7 +89,7 @@ export class RunnerCore {
     this.time = new TimeKeeper(
       options.checkpointer,
       options.clock ?? systemClock,
-      { enabled: options.scheduler !== false, retryMs: 1_000 },
+      { enabled: options.scheduler !== false, retryMs: 1_000, pollMs: options.duePollIntervalMs },
       {
         ready: () => runPromise(Effect.asVoid(this.store())),
         run: (graph, runOptions, time) => runPromise(this.run(graph, runOptions, undefined, new RunControl(), time)),

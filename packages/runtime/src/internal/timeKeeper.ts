@@ -18,6 +18,11 @@ export interface TimeHost {
 /** How many due workflows one firing takes from the store (more are taken by the next firing, at once). */
 const BATCH = 100;
 
+/** The re-read of `nextDue` without pushes: the bound on how late another process's due time is found. */
+const POLL_MS = 1_000;
+/** The re-read with a store that pushes due times (`watchDue`): it only covers a notification that was lost. */
+const POLL_WITH_PUSH_MS = 5_000;
+
 /**
  * The runner's side of time: the graphs it may resume on its own (by definition hash), one timer armed for the
  * earliest due time in the store, `wake` (resume one due workflow, fenced) and `send` (resume the workflows waiting
@@ -38,17 +43,24 @@ export class TimeKeeper {
   #armedAt: number | undefined;
   #cancel: (() => void) | undefined;
   #firing: Promise<void> | undefined;
+  /** The `duePollIntervalMs` option (undefined: the default, which depends on whether the store pushes). */
+  readonly #pollMs: number | undefined;
+  #pollTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The store's `watchDue` subscription once it listens (undefined: it has none, or it failed to listen). */
+  #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
+  #pushes = false;
 
   constructor(
     checkpointer: Checkpointer | undefined,
     clock: Clock,
-    options: { readonly enabled: boolean; readonly retryMs: number },
+    options: { readonly enabled: boolean; readonly retryMs: number; readonly pollMs?: number | undefined },
     host: TimeHost,
   ) {
     this.#checkpointer = checkpointer;
     this.clock = clock;
     this.#enabled = options.enabled;
     this.#retryMs = options.retryMs;
+    this.#pollMs = options.pollMs;
     this.#host = host;
   }
 
@@ -68,14 +80,69 @@ export class TimeKeeper {
   async close(): Promise<void> {
     this.#closed = true;
     this.#disarm();
+    if (this.#pollTimer !== undefined) clearTimeout(this.#pollTimer);
+    this.#pollTimer = undefined;
+    const unwatch = await this.#unwatch;
+    await unwatch?.().catch(() => undefined);
     await this.#firing;
   }
 
-  /** Arms from the store: catch-up of what came due while no runner was up, then the next due time. */
+  /**
+   * Arms from the store: catch-up of what came due while no runner was up, then the next due time. From then on,
+   * due times other processes store reach this runner too: pushed by the store when it can (`watchDue`), and
+   * found by a re-read of `nextDue` every `duePollIntervalMs` (the fallback, and the only way for SQLite).
+   */
   #start(): void {
     if (this.#started || !this.#enabled || this.#closed || this.#checkpointer?.nextDue === undefined) return;
     this.#started = true;
     this.#arm(this.clock.now());
+    this.#watch(this.#checkpointer);
+    this.#schedulePoll();
+  }
+
+  #watch(cp: Checkpointer): void {
+    if (typeof cp.watchDue !== "function") return;
+    let pending: Promise<() => Promise<void>>;
+    try {
+      pending = cp.watchDue((at) => this.noteDue(at.getTime()));
+    } catch {
+      return;
+    }
+    this.#unwatch = pending.then(
+      async (stop) => {
+        if (!this.#closed) {
+          this.#pushes = true;
+          return stop;
+        }
+        await stop().catch(() => undefined);
+        return undefined;
+      },
+      // Not listening (the store refused or is down): the re-read alone finds other processes' due times.
+      () => undefined,
+    );
+  }
+
+  #schedulePoll(): void {
+    if (this.#closed) return;
+    const every = this.#pollMs ?? (this.#pushes ? POLL_WITH_PUSH_MS : POLL_MS);
+    // Wall time, not the runner's clock: this bounds real lateness, and a test clock's pending timers stay its own.
+    const timer = setTimeout(() => void this.#poll(), every);
+    timer.unref?.();
+    this.#pollTimer = timer;
+  }
+
+  /** Re-reads the earliest due time: one written by another process arms the timer like one of this runner's own. */
+  async #poll(): Promise<void> {
+    this.#pollTimer = undefined;
+    try {
+      await this.#host.ready();
+      const next = this.#closed ? undefined : await this.#checkpointer!.nextDue?.();
+      if (next !== undefined) this.noteDue(next.getTime());
+    } catch {
+      // The store is briefly unreachable: the due times are still there; the next re-read finds them.
+    } finally {
+      this.#schedulePoll();
+    }
   }
 
   #arm(at: number): void {
