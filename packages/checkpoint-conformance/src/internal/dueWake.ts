@@ -14,13 +14,14 @@ import type { DueSpec } from "./dueChild.js";
 import { dueGraph, NAP_MS } from "./dueGraph.js";
 import type { DescribeCheckpointerOptions } from "./options.js";
 import { adapterRef, spawnScript } from "./processes.js";
+import { reportTrials, trialCount } from "./trials.js";
 
 /** The runner's default re-read of `nextDue` (documented in docs/time.md). */
 const DEFAULT_RECHECK_MS = 1_000;
 /** Room for a loaded 2-core machine: the resume itself (claim, replay, `b`, finish) and event-loop lag. */
 const SLACK_MS = 3_000;
-/** Trials per test (`GRAPH_DUE_WAKE_TRIALS` to measure more); every trial's lateness is checked. */
-const TRIALS = Math.max(1, Number(process.env["GRAPH_DUE_WAKE_TRIALS"] ?? 1) || 1);
+/** Trials per test (`GRAPH_CONFORMANCE_TRIALS` to measure more); every trial's lateness is checked. */
+const TRIALS = trialCount();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,13 +85,7 @@ export function describeDueWake(options: DescribeCheckpointerOptions): void {
     }
   }
 
-  const report = (label: string, late: readonly number[]) => {
-    if (TRIALS > 1)
-      console.info(
-        `[due-wake ${options.name}] ${label}: ${late.length} trials, lateness ms: max ${Math.max(...late)}, ` +
-          `p50 ${[...late].sort((a, b) => a - b)[Math.floor(late.length / 2)]}`,
-      );
-  };
+  const report = (label: string, late: readonly number[]) => reportTrials(`due-wake ${options.name} ${label}`, late);
 
   describe(`an idle runner wakes a due time another process stored: ${options.name}`, () => {
     it(`runs b within the re-read bound (${DEFAULT_RECHECK_MS} ms) of the due time, the pausing process dead`, {
