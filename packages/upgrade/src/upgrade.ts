@@ -32,8 +32,8 @@ export interface UpgradeWorkflowOptions {
 }
 
 /**
- * Moves the stored workflow `workflowId` onto `graph`: claims it, checks it (blocked → {@link UpgradeBlockedError},
- * nothing written), then writes in ONE transaction the `.upgrade` step (the migrated values), the steps that move
+ * Moves the stored workflow `workflowId` onto `graph`: checks it (blocked → {@link UpgradeBlockedError}, nothing
+ * written: no claim, no structure record), claims it, checks it again under the claim, then writes in ONE transaction the `.upgrade` step (the migrated values), the steps that move
  * or end the pending pause, the new graph hash and pause, and gives the claim back. A crash before the commit leaves
  * the workflow as it was; after it, the hash matches and a second call does nothing: applied once.
  * Returns the report, or `undefined` for unknown ids.
@@ -59,10 +59,13 @@ export async function upgradeWorkflow(
       workflowId,
       operation: "upgradeWorkflow",
     });
+  // Checked before anything is written: a refused upgrade leaves the stored workflow (its lease epoch included) and
+  // the store's structure records exactly as they were.
+  const checked = await planCompatibility(checkpointer, workflowId, graph);
+  if (checked === undefined || checked.plan === undefined) return checked === undefined ? undefined : report(checked);
+  if (checked.verdict === "blocked") throw new UpgradeBlockedError(workflowId, checked.blockers);
   await writeStructure(checkpointer, graph);
   const owner = options.owner ?? `graph-upgrade:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const before = await checkpointer.getWorkflow(workflowId);
-  if (before === undefined) return undefined;
   const lease = await checkpointer.claimWorkflow(workflowId, { owner, ttlMs: options.leaseTtlMs ?? 10_000 });
   const release = () => checkpointer.releaseWorkflow(workflowId, lease);
   let planned: Awaited<ReturnType<typeof planCompatibility>>;
@@ -75,8 +78,9 @@ export async function upgradeWorkflow(
   }
   if (planned === undefined || planned.plan === undefined) {
     await release();
-    return planned;
+    return planned === undefined ? undefined : report(planned);
   }
+  // Changed between the check and the claim (another process wrote to it): refused, the claim given back.
   if (planned.verdict === "blocked") {
     await release();
     throw new UpgradeBlockedError(workflowId, planned.blockers);
@@ -132,8 +136,13 @@ export async function upgradeWorkflow(
     await release().catch(() => undefined);
     throw error;
   });
-  const { plan: _plan, nextIndex: _next, ...report } = planned;
-  return report;
+  return report(planned);
+}
+
+/** The report part of a plan (what callers see). */
+function report(planned: NonNullable<Awaited<ReturnType<typeof planCompatibility>>>): Compatibility {
+  const { plan: _plan, nextIndex: _next, ...compatibility } = planned;
+  return compatibility;
 }
 
 /**
@@ -154,12 +163,13 @@ export async function upgradeWorkflow(
 export function upgrades(options: UpgradeWorkflowOptions = {}): RunUpgrade {
   return {
     async prepare({ graph, workflowId, checkpointer, force }) {
+      const workflow = force ? undefined : await checkpointer.getWorkflow(workflowId);
+      // Another version's workflow: upgradeWorkflow stores this version's structure once the upgrade is allowed
+      // (a refused one writes nothing at all).
+      if (workflow !== undefined && workflow.graphHash !== graph.definitionHash)
+        return void (await upgradeWorkflow(checkpointer, workflowId, graph, options));
+      // A new workflow, the same version, or `force: true` (the caller's own call: no check, no migration).
       await writeStructure(checkpointer, graph);
-      // `force: true` is the caller's own call: the run goes on as without the hook (no check, no migration).
-      if (force) return;
-      const workflow = await checkpointer.getWorkflow(workflowId);
-      if (workflow === undefined || workflow.graphHash === graph.definitionHash) return;
-      await upgradeWorkflow(checkpointer, workflowId, graph, options);
     },
   };
 }
