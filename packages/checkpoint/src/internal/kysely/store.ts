@@ -49,7 +49,7 @@ import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
-import { decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
+import { decodeStop, encodeStop, lockInOrder, renewedLease, renewIn, requestStopIn } from "./leases.js";
 import { deleteTreeIn, pruneExpiredIn } from "./maintenance.js";
 import { readCacheEntryIn, writeCacheEntryIn } from "./nodeCache.js";
 import { firstRow } from "./program.js";
@@ -215,14 +215,16 @@ export class KyselyStore {
     return this.#session.run("renewWorkflow", id, async () => {
       requireStorableText(id, "renewWorkflow");
       validateRenewal(id, lease, options);
-      return this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
+      const renewed = await this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
+      return renewedLease(this.#context, id, lease, renewed);
     });
   }
 
   requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
     return this.#session.run("requestStop", id, async () => {
       if (!isStorableText(id)) return undefined;
-      const row = await this.#session.transact(() => requestStopIn(this.#context, id, options?.info));
+      const encoded = encodeStop(this.#context, id, options?.info);
+      const row = await this.#session.transact(() => requestStopIn(this.#context, id, encoded));
       return row === undefined ? undefined : this.#decode(row, "requestStop");
     });
   }
