@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { CheckpointError, type Checkpointer, type StepRecord } from "@graph/checkpoint";
+import { CheckpointError, type Checkpointer, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunUpgrade } from "@graph/runtime";
 import { type Compatibility, planCompatibility } from "./compatibility.js";
@@ -61,8 +61,11 @@ export async function upgradeWorkflow(
     });
   // Checked before anything is written: a refused upgrade leaves the stored workflow (its lease epoch included) and
   // the store's structure records exactly as they were.
+  const seen = await checkpointer.getWorkflow(workflowId);
   const checked = await planCompatibility(checkpointer, workflowId, graph);
   if (checked === undefined || checked.plan === undefined) return checked === undefined ? undefined : report(checked);
+  // The plan is of the state read before and after it (nothing was written in between).
+  const planFor = sameHistory(seen, await checkpointer.getWorkflow(workflowId)) ? seen : undefined;
   if (checked.verdict === "blocked") throw new UpgradeBlockedError(workflowId, checked.blockers);
   await writeStructure(checkpointer, graph);
   const owner = options.owner ?? `graph-upgrade:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -70,8 +73,12 @@ export async function upgradeWorkflow(
   const release = () => checkpointer.releaseWorkflow(workflowId, lease);
   let planned: Awaited<ReturnType<typeof planCompatibility>>;
   try {
-    // Read again under the claim: what was checked is what is written.
-    planned = await planCompatibility(checkpointer, workflowId, graph);
+    // Under the claim, what was checked is what is written: the same stored history keeps the plan (a migration's
+    // transform runs once), anything written since is planned again.
+    planned =
+      planFor !== undefined && sameHistory(planFor, await checkpointer.getWorkflow(workflowId))
+        ? checked
+        : await planCompatibility(checkpointer, workflowId, graph);
   } catch (error) {
     await release();
     throw error;
@@ -137,6 +144,24 @@ export async function upgradeWorkflow(
     throw error;
   });
   return report(planned);
+}
+
+/** Whether two reads of a workflow show the same stored history (leases and timestamps aside). */
+function sameHistory(a: WorkflowRecord | undefined, b: WorkflowRecord | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const history = (w: WorkflowRecord) =>
+    JSON.stringify([
+      w.status,
+      w.graphHash,
+      w.lastSuperstep,
+      w.stepCount,
+      w.pause?.nodeName,
+      w.pause?.responseKey,
+      w.wakeAt?.getTime(),
+      w.waitingFor,
+      w.stopRequested?.requestedAt.getTime(),
+    ]);
+  return history(a) === history(b);
 }
 
 /** The report part of a plan (what callers see). */
