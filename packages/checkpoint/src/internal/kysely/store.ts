@@ -215,6 +215,21 @@ export class KyselyStore {
     return this.#session.run("renewWorkflow", id, async () => {
       requireStorableText(id, "renewWorkflow");
       validateRenewal(id, lease, options);
+      // One conditional UPDATE: where the dialect can run it alone (autocommit), it commits the moment it ran. In a
+      // transaction, a renewal queued behind the row lock of the holder's own write would, if the holder froze,
+      // get that lock once the server ended the frozen write, and then hold it again while idle in its own
+      // transaction: a second wait for the next holder.
+      const single = this.dialect.dialect.writeStatement;
+      if (single !== undefined && this.dialect.dialect.writeNow === undefined) {
+        const expiresAt = Date.now() + Math.ceil(options.ttlMs);
+        const query = this.#context.statements.renew(id, lease.owner, lease.epoch, expiresAt);
+        const row = firstRow<{ stop_requested: string | null }>(
+          await this.#session.read((db) => single.call(this.dialect.dialect, db, query)),
+        );
+        if (row !== undefined)
+          return renewedLease(this.#context, id, lease, { expiresAt, stopText: row.stop_requested });
+        // Not renewed: the transaction below says why (lost, or an unknown id).
+      }
       const renewed = await this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
       return renewedLease(this.#context, id, lease, renewed);
     });
