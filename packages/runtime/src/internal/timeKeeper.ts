@@ -5,9 +5,10 @@ import { InvalidOptionError, UnexpectedAnswerError } from "../errors.js";
 import type { RunOptions } from "../options.js";
 import type { RunResult } from "../RunResult.js";
 import type { SendOptions, SendResult, WakeResult } from "../time.js";
-import { keepEvent, MAX_BUFFERED_EVENT_BYTES, takeKeptEvent } from "./eventBuffer.js";
+import { keepEvent, takeKeptEvent } from "./eventBuffer.js";
 import { eventKey } from "./eventKey.js";
 import type { RunConfig } from "./runConfig.js";
+import { bufferOf, describe } from "./sendOptions.js";
 
 /** What the time keeper needs from its runner: the store set up, and a run with its time settings. */
 export interface TimeHost {
@@ -371,31 +372,4 @@ function waitForNode(graph: Graph, event: string, keys: readonly string[]): Inte
       n.eventMatch !== undefined &&
       JSON.stringify(Object.keys(n.eventMatch).sort()) === wanted,
   );
-}
-
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value) ?? ""}`.trim();
-
-/** The `buffer` option of `send` in milliseconds (undefined: drop events nobody waits for), checked. */
-function bufferOf(event: string, options: SendOptions | undefined): number | undefined {
-  if (options === undefined) return undefined;
-  if (typeof options !== "object" || options === null || Object.keys(options).some((k) => k !== "buffer"))
-    throw new InvalidOptionError(
-      `runner.send("${event}"): the options must be { buffer } , got ${describe(options)}.\n  How to fix: runner.send("${event}", payload, { buffer: "10m" }).`,
-      "options",
-    );
-  if (options.buffer === undefined) return undefined;
-  let ms: number;
-  try {
-    ms = parseDuration(options.buffer, `buffer of runner.send("${event}")`);
-  } catch (error) {
-    if (isGraphConfigError(error)) throw new InvalidOptionError(error.message, "buffer");
-    throw error;
-  }
-  if (new TextEncoder().encode(event).length > MAX_BUFFERED_EVENT_BYTES)
-    throw new InvalidOptionError(
-      `runner.send("${event.slice(0, 40)}…"): an event kept with { buffer } may have at most ${MAX_BUFFERED_EVENT_BYTES} bytes in its name.\n  How to fix: use a shorter event name.`,
-      "buffer",
-    );
-  return ms;
 }
