@@ -1,5 +1,5 @@
 import { type Checkpointer, type EventWait, WorkflowConflictError } from "@graph/checkpoint";
-import { type Graph, type InterruptNode, isGraphConfigError, parseDuration } from "@graph/core";
+import type { Graph, InterruptNode } from "@graph/core";
 import type { Clock } from "../Clock.js";
 import { InvalidOptionError, UnexpectedAnswerError } from "../errors.js";
 import type { RunOptions } from "../options.js";
