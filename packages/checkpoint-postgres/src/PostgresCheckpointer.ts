@@ -217,7 +217,6 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
         );
       }
       server = addressOf(connectionString);
-      listen = { connectionString };
       const max = connection.max ?? 10;
       if (!Number.isSafeInteger(max) || max < 1) {
         throw configError(`max must be a positive integer (the pool size), got ${String(max)}.`, "max");
@@ -230,6 +229,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
         );
       }
       settings = resolveTimeouts(connection.timeouts);
+      listen = { connectionString, connectionTimeoutMillis: timeout };
       const pool = new pg.Pool({
         connectionString,
         max,

@@ -129,6 +129,8 @@ export class DueListener {
   async #open(): Promise<void> {
     const client = new pg.Client({
       ...this.#config,
+      // pg waits forever for a connection by default: an unreachable server must not hold a watcher (or close()).
+      connectionTimeoutMillis: this.#config?.connectionTimeoutMillis || 10_000,
       keepAlive: true,
       application_name: "graph-checkpoint-due",
     });

@@ -47,8 +47,8 @@ export class TimeKeeper {
   /** The `duePollIntervalMs` option (undefined: the default, which depends on whether the store pushes). */
   readonly #pollMs: number | undefined;
   #pollTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The store's `watchDue` subscription once it listens (undefined: it has none, or it failed to listen). */
-  #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
+  /** Stops the store's `watchDue` subscription once it listens (undefined: none, not yet, or it failed). */
+  #unwatch: (() => Promise<void>) | undefined;
   #pushes = false;
 
   constructor(
@@ -83,7 +83,9 @@ export class TimeKeeper {
     this.#disarm();
     if (this.#pollTimer !== undefined) clearTimeout(this.#pollTimer);
     this.#pollTimer = undefined;
-    const unwatch = await this.#unwatch;
+    // A subscription still connecting is stopped when it resolves (see #watch): close never waits for a store.
+    const unwatch = this.#unwatch;
+    this.#unwatch = undefined;
     await unwatch?.().catch(() => undefined);
     await this.#firing;
   }
@@ -109,14 +111,11 @@ export class TimeKeeper {
     } catch {
       return;
     }
-    this.#unwatch = pending.then(
-      async (stop) => {
-        if (!this.#closed) {
-          this.#pushes = true;
-          return stop;
-        }
-        await stop().catch(() => undefined);
-        return undefined;
+    pending.then(
+      (stop) => {
+        if (this.#closed) return void stop().catch(() => undefined);
+        this.#pushes = true;
+        this.#unwatch = stop;
       },
       // Not listening (the store refused or is down): the re-read alone finds other processes' due times.
       () => undefined,
