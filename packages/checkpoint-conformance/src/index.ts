@@ -138,6 +138,8 @@ export {
   storedWorkflowTree,
   workflowTreeChanges,
 } from "./conflicts.js";
+export { describeDueWake } from "./crossProcess.js";
+export { describeFrozenWriter, type FrozenWriterOptions } from "./frozenWriter.js";
 export { CRASH_MATRIX_ENV, sampledKillPoints } from "./internal/crashMatrix.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";

@@ -13,6 +13,7 @@ import pg from "pg";
 import type { ServerAddress } from "./internal/connection.js";
 import { addressOf, describePostgresError, guardPool } from "./internal/connection.js";
 import { PostgresStoreDialect } from "./internal/dialect.js";
+import { DueListener, dueChannel, installDueTriggers } from "./internal/dueNotify.js";
 
 /**
  * Options every way of connecting shares.
@@ -177,6 +178,10 @@ function resolveTimeouts(timeouts: PostgresTimeouts | undefined): Required<Postg
 export class PostgresCheckpointer extends KyselyCheckpointer {
   /** The schema holding the tables. */
   readonly schema: string;
+  readonly #db: Kysely<any>;
+  readonly #tablePrefix: string;
+  readonly #due: DueListener;
+  #ready: Promise<void> | undefined;
 
   constructor(options: PostgresCheckpointerOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -190,6 +195,8 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
     let ownsDb = true; // for { pool }, destroying our Kysely instance leaves the application's pool open
     let server: ServerAddress | undefined;
     let settings: Required<PostgresTimeouts> | undefined;
+    // How the LISTEN connection of watchDue connects (none for an application's own Kysely instance).
+    let listen: pg.ClientConfig | undefined;
     if ("db" in options && options.db !== undefined) {
       db = options.db;
       ownsDb = false;
@@ -197,6 +204,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
       const pool = options.pool;
       if (typeof pool.connect !== "function") throw configError("pool must be a pg.Pool.", "pool");
       server = addressOf(pool.options.connectionString, pool.options);
+      listen = { ...pool.options };
       db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPool(pool, false) }) });
     } else {
       const connection = options as PostgresConnectionStringOptions;
@@ -221,6 +229,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
         );
       }
       settings = resolveTimeouts(connection.timeouts);
+      listen = { connectionString, connectionTimeoutMillis: timeout };
       const pool = new pg.Pool({
         connectionString,
         max,
@@ -248,5 +257,37 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
       destroyOnClose: ownsDb,
     });
     this.schema = schema;
+    this.#db = db;
+    this.#tablePrefix = options.tablePrefix ?? "";
+    this.#due = new DueListener(listen, dueChannel(schema, this.#tablePrefix));
+  }
+
+  /** Creates or migrates the tables, then installs the triggers that announce due times (see `watchDue`). */
+  override setup(): Promise<void> {
+    this.#ready ??= (async () => {
+      await super.setup();
+      await installDueTriggers(this.#db, this.schema, this.#tablePrefix);
+    })().catch((error: unknown) => {
+      this.#ready = undefined; // a failed setup is tried again by the next call
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /**
+   * Tells `onDue` of every due time stored in this schema, by any process, as its transaction commits: one
+   * dedicated `LISTEN` connection (outside the pool) while someone watches, reconnecting when it is lost. Not
+   * available on a checkpointer built on your own Kysely instance (`{ db }`): it rejects, and runners re-read
+   * `nextDue` instead. See `Checkpointer.watchDue`.
+   */
+  async watchDue(onDue: (at: Date) => void): Promise<() => Promise<void>> {
+    await this.setup();
+    return this.#due.watch(onDue);
+  }
+
+  /** Stops listening for due times, then closes the store (see `KyselyCheckpointer.close`). */
+  override async close(): Promise<void> {
+    await this.#due.close();
+    await super.close();
   }
 }

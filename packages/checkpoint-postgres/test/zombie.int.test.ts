@@ -28,8 +28,11 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   }
 }
 
-/** Starts a holder that freezes inside a transaction on the root's row, and waits until it is frozen. */
-async function frozenHolder(idleInTransactionTimeoutMs: number) {
+/**
+ * Starts a holder that freezes inside a transaction on the root's row (or, `"serializer"`, in its serializer during
+ * requestStop), and waits until it is frozen.
+ */
+async function frozenHolder(idleInTransactionTimeoutMs: number, where: "transaction" | "serializer" = "transaction") {
   const schema = randomSchema("zombie");
   schemas.push(schema);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "graph-zombie-"));
@@ -40,7 +43,7 @@ async function frozenHolder(idleInTransactionTimeoutMs: number) {
   await seed.createWorkflow({ id: `${rootId}/inner`, graphName: "g", graphHash: "h", parentId: rootId });
   await seed.close();
   const command = scriptCommand(holderScript);
-  const child = fork(command.script, [schema, rootId, dir, String(idleInTransactionTimeoutMs)], {
+  const child = fork(command.script, [schema, rootId, dir, String(idleInTransactionTimeoutMs), where], {
     execArgv: [...command.execArgv],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
@@ -58,8 +61,14 @@ async function frozenHolder(idleInTransactionTimeoutMs: number) {
   const locks = await admin<{ n: string }>(
     "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'graph-checkpoint' AND state = 'idle in transaction'",
   );
-  expect(Number(locks[0]?.n)).toBeGreaterThanOrEqual(1);
+  if (where === "transaction") expect(Number(locks[0]?.n)).toBeGreaterThanOrEqual(1);
+  // Locks held on this schema's tables (other tests may run transactions on the server meanwhile).
+  const held = await admin<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+       JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = '${schema}'`,
+  );
   return {
+    schemaLocks: Number(held[0]?.n),
     schema,
     rootId,
     thaw: () => {
@@ -140,6 +149,26 @@ describe("a holder frozen inside an open transaction (PostgreSQL)", () => {
       expect(isCheckpointError(error)).toBe(true);
       expect((error as Error).message).toContain("timeouts.lockTimeoutMs (1000 ms)");
       expect((error as Error).message).toContain("Nothing was written");
+    } finally {
+      holder.kill();
+      await rescuer.close();
+    }
+  });
+
+  it("the application's serializer never runs inside a transaction: a holder frozen in it (requestStop) locks nothing, and a claim after its lease goes through at once", {
+    timeout: 60_000,
+  }, async () => {
+    const holder = await frozenHolder(5_000, "serializer");
+    const rescuer = new PostgresCheckpointer({ connectionString: DATABASE_URL, schema: holder.schema });
+    try {
+      expect(holder.schemaLocks).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the frozen holder's 1 s lease
+      const started = Date.now();
+      const lease = await rescuer.claimWorkflow(holder.rootId, { owner: "rescuer", ttlMs: 60_000 });
+      // No lock to wait for: a claim is one round trip (slack for a loaded machine), far below the 5 s idle timeout.
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(lease.epoch).toBe(2);
+      await rescuer.releaseWorkflow(holder.rootId, lease);
     } finally {
       holder.kill();
       await rescuer.close();

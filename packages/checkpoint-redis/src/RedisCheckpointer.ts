@@ -46,6 +46,7 @@ import {
   describeRedisError,
   evictionPolicies,
 } from "./internal/connection.js";
+import { DueSubscriber, dueChannel } from "./internal/dueNotify.js";
 import type { IndexContext } from "./internal/indexes.js";
 import { clearAll, storageBytes } from "./internal/indexes.js";
 import { KeySpace } from "./internal/keys.js";
@@ -84,6 +85,7 @@ export class RedisCheckpointer implements Checkpointer {
   readonly #owned: boolean;
   readonly #context: IndexContext;
   readonly #operations: WorkflowOperations;
+  readonly #due: DueSubscriber;
   readonly #evictionPolicy: EvictionPolicyCheck;
   readonly #onWarning: (message: string) => void;
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -145,6 +147,7 @@ export class RedisCheckpointer implements Checkpointer {
       serializer: this.serializer,
     };
     this.#operations = new WorkflowOperations(this.#context, this.policy);
+    this.#due = new DueSubscriber(this.#client, dueChannel(keys.prefix));
   }
 
   /** Runs one operation: refuses after close, sets up once, tracks it for close(), classifies failures. */
@@ -399,10 +402,19 @@ export class RedisCheckpointer implements Checkpointer {
     return this.#run("clear", undefined, () => clearAll(this.#context), false);
   }
 
+  /**
+   * Tells `onDue` of every due time stored under this prefix, by any process (Redis pub/sub on one subscriber
+   * connection, a duplicate of the client, open while someone watches). See `Checkpointer.watchDue`.
+   */
+  watchDue(onDue: (at: Date) => void): Promise<() => Promise<void>> {
+    return this.#run("watchDue", undefined, () => this.#due.watch(onDue));
+  }
+
   /** Waits for running calls, then closes the client it created (an application's client is left open). */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await Promise.allSettled([...this.#inFlight]);
+      await this.#due.close();
       if (!this.#owned) return;
       if (this.#client.status === "ready") {
         await this.#client.quit().catch(() => this.#client.disconnect());

@@ -677,6 +677,16 @@ export interface Checkpointer {
   /** The earliest `wakeAt` of any paused or running workflow, or `undefined`: what an in-process timer arms for. */
   nextDue(): Promise<Date | undefined>;
   /**
+   * Optional: tells `onDue` about due times as they are stored — by any process on this storage, this one included —
+   * so a runner that is idle (or armed for a later time) wakes a workflow another process paused without waiting
+   * for its next re-read of {@link Checkpointer.nextDue}. Called with the stored `wakeAt` after the write that
+   * stored it committed; it may come more than once, late, or (when the store's connection was lost) not at all:
+   * it is a hint, the store stays the truth. Resolves once listening, with the function that stops listening.
+   * PostgreSQL uses `LISTEN/NOTIFY`, Redis pub/sub, the memory store its own listeners; without it a runner only
+   * re-reads `nextDue` (every `duePollIntervalMs`).
+   */
+  watchDue?(onDue: (at: Date) => void): Promise<() => Promise<void>>;
+  /**
    * Ids of the paused workflows waiting for `wait` (same event, same key, compared verbatim), oldest first (by
    * `createdAt`, ties by id), at most `limit` (100).
    */

@@ -72,6 +72,7 @@ import {
   evictCacheEntries,
   type HeldCacheEntry,
 } from "./internal/cacheEntries.js";
+import { DueWatchers } from "./internal/dueWatchers.js";
 import type { StoredStep, StoredWorkflow } from "./internal/memoryRecords.js";
 import {
   applyUpdate,
@@ -130,6 +131,8 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly #structures = new Map<string, string>();
   readonly #cache = new Map<string, HeldCacheEntry>();
   #closed = false;
+  /** Runners on this instance told of due times any of them stores (see `watchDue`). */
+  readonly #dueWatchers = new DueWatchers();
 
   constructor(options: MemoryCheckpointerOptions = {}) {
     checkOptionsObject(options, "MemoryCheckpointer", "{ policy?, serializer? }");
@@ -159,7 +162,9 @@ export class MemoryCheckpointer implements Checkpointer {
     }
     if (existing !== undefined)
       return { workflow: toRecord(existing, this.serializer, "createWorkflow"), created: false };
-    return { workflow: toRecord(this.#insert(workflow), this.serializer, "createWorkflow"), created: true };
+    const created = this.#insert(workflow);
+    this.#told(created);
+    return { workflow: toRecord(created, this.serializer, "createWorkflow"), created: true };
   }
 
   /**
@@ -183,6 +188,7 @@ export class MemoryCheckpointer implements Checkpointer {
     const stored = existing ?? this.#insert(workflow);
     const lease = this.#claim(stored, claim);
     if (encoded.length > 0) writeSteps(stored, encoded, this.policy);
+    if (existing === undefined) this.#told(stored);
     // As created (with its lease, before the steps), or as it was before the claim.
     return {
       workflow: before ?? toRecord(stored, this.serializer, "startWorkflow"),
@@ -271,6 +277,7 @@ export class MemoryCheckpointer implements Checkpointer {
     const workflow = this.#require(id, "updateWorkflow");
     checkFence(workflow, fence, "updateWorkflow", this.#find);
     applyUpdate(workflow, changes);
+    if (update.wakeAt instanceof Date) this.#told(workflow);
     return toRecord(workflow, this.serializer, "updateWorkflow");
   }
 
@@ -290,6 +297,7 @@ export class MemoryCheckpointer implements Checkpointer {
     checkFence(workflow, finish.fence, operation, this.#find);
     for (const [i, group] of encoded.entries()) writeSteps(targets[i]!, group.steps, this.policy);
     applyUpdate(workflow, changes);
+    if (finish.update.wakeAt instanceof Date) this.#told(workflow);
     if (finish.release !== undefined) this.#release(workflow, finish.release);
     return toRecord(workflow, this.serializer, operation);
   }
@@ -353,6 +361,23 @@ export class MemoryCheckpointer implements Checkpointer {
   async nextDue(): Promise<Date | undefined> {
     this.#open("nextDue");
     return nextDueOf(this.#workflows.values());
+  }
+
+  /** Tells `onDue` of every due time stored on this instance (by any runner using it) from now on. */
+  async watchDue(onDue: (at: Date) => void): Promise<() => Promise<void>> {
+    this.#open("watchDue");
+    if (typeof onDue !== "function")
+      throw new CheckpointError({
+        message: "MemoryCheckpointer.watchDue(onDue): onDue must be a function (at: Date) => void.",
+        operation: "watchDue",
+      });
+    const remove = this.#dueWatchers.add(onDue);
+    return async () => remove();
+  }
+
+  /** A due time was just stored on `workflow`: tell the watchers. */
+  #told(workflow: StoredWorkflow): void {
+    if (workflow.wakeAt !== undefined) this.#dueWatchers.notify(workflow.wakeAt);
   }
 
   async listWaiting(wait: EventWait, options?: { readonly limit?: number }): Promise<readonly string[]> {

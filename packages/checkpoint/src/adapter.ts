@@ -40,6 +40,8 @@ export * from "./internal/attempts.js";
 export * from "./internal/cacheEntries.js";
 /** Building a `getCheckpoint` answer from one snapshot: `assembleCheckpoint`. */
 export * from "./internal/checkpoints.js";
+/** The listeners of `watchDue`: `DueWatchers`. */
+export * from "./internal/dueWatchers.js";
 /**
  * Input checks: ids and names every store keeps verbatim (`requireStorableText`), new workflows, step groups, the
  * steps of a start, the frame of a finish, the status filter, and lease references a release can match.

@@ -199,3 +199,28 @@ describe("guardCheckpointer and the time queries", () => {
     }
   });
 });
+
+describe("MemoryCheckpointer.watchDue", () => {
+  it("tells every watcher each due time stored on the instance, until it stops watching; refuses a non-function", async () => {
+    const cp = new MemoryCheckpointer();
+    const seen: number[] = [];
+    const other: number[] = [];
+    const stop = await cp.watchDue((at) => void seen.push(at.getTime()));
+    const stopOther = await cp.watchDue((at) => void other.push(at.getTime()));
+    await cp.createWorkflow({ id: "delayed", graphName: "g", graphHash: "h", wakeAt: new Date(5_000) });
+    await cp.createWorkflow({ id: "plain", graphName: "g", graphHash: "h" });
+    const lease = await cp.claimWorkflow("plain", { owner: "me", ttlMs: 10_000 });
+    await cp.updateWorkflow("plain", { status: "paused", wakeAt: new Date(7_000) }, { epoch: lease.epoch });
+    await cp.updateWorkflow("plain", { status: "completed", wakeAt: new Date(9_000) }, { epoch: lease.epoch });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([5_000, 7_000]);
+    expect(other).toEqual([5_000, 7_000]);
+    await stop();
+    await cp.updateWorkflow("plain", { status: "paused", wakeAt: new Date(11_000) }, { epoch: lease.epoch });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([5_000, 7_000]);
+    expect(other).toEqual([5_000, 7_000, 11_000]);
+    await stopOther();
+    await expect(cp.watchDue(42 as never)).rejects.toMatchObject({ _tag: "CheckpointError" });
+  });
+});

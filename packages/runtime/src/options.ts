@@ -71,6 +71,13 @@ export interface RunnerOptions {
    */
   readonly scheduler?: boolean;
   /**
+   * How often the scheduler re-reads the earliest due time in the store (`nextDue`), so due times that OTHER
+   * processes stored wake this runner even while it is idle (its own runs arm the timer at once). Default 1000 ms;
+   * 5000 ms when the checkpointer pushes due times itself (`watchDue`: PostgreSQL, Redis, memory), where the re-read
+   * only covers a lost notification. A due time another process stored is resumed at most about this long late.
+   */
+  readonly duePollIntervalMs?: number;
+  /**
    * Called before every top-level run, once the checkpointer is set up: `@graph/upgrade`'s `upgrades()` records the
    * graph's structure with new workflows and, when a stored workflow was made by another graph version, checks
    * it and applies its migrations (or refuses the run with the reasons). Needs a checkpointer.

@@ -103,6 +103,21 @@ describe("bad input to the time API: InvalidOptionError naming the option and th
     }
   });
 
+  it("runner option duePollIntervalMs: an integer of ms from 10 to 3600000", () => {
+    for (const bad of [0, 9, 1.5, -1, 3_600_001, Number.NaN, "1s", null]) {
+      let error: unknown;
+      try {
+        new Runner({ checkpointer: new MemoryCheckpointer(), duePollIntervalMs: bad as never });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).option).toBe("duePollIntervalMs");
+      expect((error as Error).message).toContain("How to fix");
+    }
+    for (const good of [10, 2_000, 3_600_000]) expect(() => new Runner({ duePollIntervalMs: good })).not.toThrow();
+  });
+
   it("a sleep until a value that is no time fails its node, naming the value", async () => {
     const clock = testClock(T0);
     const until = sleep({ name: "wait", until: "deadline", output: "reached" });

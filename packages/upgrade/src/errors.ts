@@ -28,7 +28,7 @@ export class UpgradeBlockedError extends TaggedError("UpgradeBlockedError")<{
       message:
         `Workflow '${workflowId}' can't continue on the new graph version:\n` +
         reasons.map((r) => `  - ${r}`).join("\n") +
-        "\n  How to fix: add the migrations named above (upgradable(graph, { migrations })), or finish the workflow on the old code.",
+        "\n  Nothing was written: the stored workflow is as it was.\n  How to fix: add the migrations named above (upgradable(graph, { migrations })), or finish the workflow on the old code.",
       workflowId,
       reasons,
     });

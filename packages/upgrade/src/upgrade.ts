@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { CheckpointError, type Checkpointer, type StepRecord } from "@graph/checkpoint";
+import { CheckpointError, type Checkpointer, type StepRecord, type WorkflowRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { RunUpgrade } from "@graph/runtime";
 import { type Compatibility, planCompatibility } from "./compatibility.js";
@@ -32,8 +32,8 @@ export interface UpgradeWorkflowOptions {
 }
 
 /**
- * Moves the stored workflow `workflowId` onto `graph`: claims it, checks it (blocked → {@link UpgradeBlockedError},
- * nothing written), then writes in ONE transaction the `.upgrade` step (the migrated values), the steps that move
+ * Moves the stored workflow `workflowId` onto `graph`: checks it (blocked → {@link UpgradeBlockedError}, nothing
+ * written: no claim, no structure record), claims it, checks it again under the claim, then writes in ONE transaction the `.upgrade` step (the migrated values), the steps that move
  * or end the pending pause, the new graph hash and pause, and gives the claim back. A crash before the commit leaves
  * the workflow as it was; after it, the hash matches and a second call does nothing: applied once.
  * Returns the report, or `undefined` for unknown ids.
@@ -59,24 +59,35 @@ export async function upgradeWorkflow(
       workflowId,
       operation: "upgradeWorkflow",
     });
+  // Checked before anything is written: a refused upgrade leaves the stored workflow (its lease epoch included) and
+  // the store's structure records exactly as they were.
+  const seen = await checkpointer.getWorkflow(workflowId);
+  const checked = await planCompatibility(checkpointer, workflowId, graph);
+  if (checked === undefined || checked.plan === undefined) return checked === undefined ? undefined : report(checked);
+  // The plan is of the state read before and after it (nothing was written in between).
+  const planFor = sameHistory(seen, await checkpointer.getWorkflow(workflowId)) ? seen : undefined;
+  if (checked.verdict === "blocked") throw new UpgradeBlockedError(workflowId, checked.blockers);
   await writeStructure(checkpointer, graph);
   const owner = options.owner ?? `graph-upgrade:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const before = await checkpointer.getWorkflow(workflowId);
-  if (before === undefined) return undefined;
   const lease = await checkpointer.claimWorkflow(workflowId, { owner, ttlMs: options.leaseTtlMs ?? 10_000 });
   const release = () => checkpointer.releaseWorkflow(workflowId, lease);
   let planned: Awaited<ReturnType<typeof planCompatibility>>;
   try {
-    // Read again under the claim: what was checked is what is written.
-    planned = await planCompatibility(checkpointer, workflowId, graph);
+    // Under the claim, what was checked is what is written: the same stored history keeps the plan (a migration's
+    // transform runs once), anything written since is planned again.
+    planned =
+      planFor !== undefined && sameHistory(planFor, await checkpointer.getWorkflow(workflowId))
+        ? checked
+        : await planCompatibility(checkpointer, workflowId, graph);
   } catch (error) {
     await release();
     throw error;
   }
   if (planned === undefined || planned.plan === undefined) {
     await release();
-    return planned;
+    return planned === undefined ? undefined : report(planned);
   }
+  // Changed between the check and the claim (another process wrote to it): refused, the claim given back.
   if (planned.verdict === "blocked") {
     await release();
     throw new UpgradeBlockedError(workflowId, planned.blockers);
@@ -132,8 +143,31 @@ export async function upgradeWorkflow(
     await release().catch(() => undefined);
     throw error;
   });
-  const { plan: _plan, nextIndex: _next, ...report } = planned;
-  return report;
+  return report(planned);
+}
+
+/** Whether two reads of a workflow show the same stored history (leases and timestamps aside). */
+function sameHistory(a: WorkflowRecord | undefined, b: WorkflowRecord | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const history = (w: WorkflowRecord) =>
+    JSON.stringify([
+      w.status,
+      w.graphHash,
+      w.lastSuperstep,
+      w.stepCount,
+      w.pause?.nodeName,
+      w.pause?.responseKey,
+      w.wakeAt?.getTime(),
+      w.waitingFor,
+      w.stopRequested?.requestedAt.getTime(),
+    ]);
+  return history(a) === history(b);
+}
+
+/** The report part of a plan (what callers see). */
+function report(planned: NonNullable<Awaited<ReturnType<typeof planCompatibility>>>): Compatibility {
+  const { plan: _plan, nextIndex: _next, ...compatibility } = planned;
+  return compatibility;
 }
 
 /**
@@ -154,12 +188,13 @@ export async function upgradeWorkflow(
 export function upgrades(options: UpgradeWorkflowOptions = {}): RunUpgrade {
   return {
     async prepare({ graph, workflowId, checkpointer, force }) {
+      const workflow = force ? undefined : await checkpointer.getWorkflow(workflowId);
+      // Another version's workflow: upgradeWorkflow stores this version's structure once the upgrade is allowed
+      // (a refused one writes nothing at all).
+      if (workflow !== undefined && workflow.graphHash !== graph.definitionHash)
+        return void (await upgradeWorkflow(checkpointer, workflowId, graph, options));
+      // A new workflow, the same version, or `force: true` (the caller's own call: no check, no migration).
       await writeStructure(checkpointer, graph);
-      // `force: true` is the caller's own call: the run goes on as without the hook (no check, no migration).
-      if (force) return;
-      const workflow = await checkpointer.getWorkflow(workflowId);
-      if (workflow === undefined || workflow.graphHash === graph.definitionHash) return;
-      await upgradeWorkflow(checkpointer, workflowId, graph, options);
     },
   };
 }

@@ -129,6 +129,16 @@ export async function loadFactory(ref: AdapterRef): Promise<EngineCheckpointerFa
   return factory as EngineCheckpointerFactory;
 }
 
+/** Another named export of the adapter module (a test hook), with a clear error when it is missing. */
+export async function loadExport(ref: AdapterRef, name: string): Promise<unknown> {
+  const loaded = await adapterModule(ref);
+  if (!(name in loaded))
+    throw new Error(
+      `engine.childProcess.module '${ref.module}' has no export '${name}' (it exports: ${Object.keys(loaded).join(", ") || "nothing"}).`,
+    );
+  return loaded[name];
+}
+
 /** How to start the child script `script` for this adapter: bundled with its module unless `execArgv` is given. */
 export function childCommand(options: ChildProcessOptions, script: string): ScriptCommand {
   if (options.execArgv !== undefined) return { script, execArgv: options.execArgv };

@@ -101,5 +101,59 @@ export function describeWaitForLease(options: DescribeCheckpointerOptions): void
         await runner.close();
       }
     });
+
+    it("an upgrade hook that claims the workflow before the run waits out the dead lease too (waitForLease: true)", {
+      timeout: 90_000,
+    }, async () => {
+      const workflowId = `wait-for-lease-upgrade-${process.pid}-${Date.now()}`;
+      const spec: HolderSpec = { adapter: adapterRef(child), workflowId, leaseTtlMs: HOLDER_TTL_MS };
+      const holder = spawnScript<{ readonly type: string }, never>(child, "holderChild", spec);
+      try {
+        expect(await holder.next(), holder.stderr()).toEqual({ type: "holding" });
+      } finally {
+        holder.kill();
+      }
+      await holder.exit;
+      const checkpointer: Checkpointer = await options.create({});
+      const calls = { first: 0, second: 0 };
+      const graph = holderGraph({
+        first: () => void calls.first++,
+        second: async (x) => {
+          calls.second++;
+          return x * 10;
+        },
+      });
+      // What @graph/upgrade's hook does before a run on another version: claim the workflow, write, give it back.
+      const prepared: number[] = [];
+      const runner = new Runner({
+        checkpointer,
+        upgrade: {
+          prepare: async (context) => {
+            const lease = await context.checkpointer.claimWorkflow(context.workflowId, {
+              owner: "upgrade-hook",
+              ttlMs: 5_000,
+            });
+            prepared.push(Date.now());
+            await context.checkpointer.releaseWorkflow(context.workflowId, lease);
+          },
+        },
+      });
+      try {
+        const deadLease = (await checkpointer.getWorkflow(workflowId))!.lease!;
+        await expect(runner.run(graph, { workflowId })).rejects.toMatchObject({
+          _tag: "WorkflowConflictError",
+          reason: "lease-held",
+          heldBy: deadLease.owner,
+        });
+        const result = await runner.run(graph, { workflowId, waitForLease: true });
+        expect(result.status).toBe("completed");
+        expect(result.values).toEqual({ x: 2, y: 20 });
+        expect(calls).toEqual({ first: 0, second: 1 });
+        expect(prepared).toHaveLength(1);
+        expect(prepared[0]).toBeGreaterThanOrEqual(deadLease.expiresAt.getTime());
+      } finally {
+        await runner.close();
+      }
+    });
   });
 }

@@ -18,6 +18,7 @@
  */
 import type { DueWorkflow, EventWait } from "@graph/checkpoint";
 import { compareDue, compareWorkflowPosition } from "@graph/checkpoint/adapter";
+import { dueChannel } from "./dueNotify.js";
 import type { IndexContext } from "./indexes.js";
 
 /** The most index entries one round trip reads (each is then checked against its record). */
@@ -71,6 +72,9 @@ export class TimeIndex {
       throw error;
     }
     if (announced || outcome[1]) await this.reconcile(id, announced);
+    // Wakes idle runners of other processes (a hint: the index above is the truth, and re-reads find it anyway).
+    if (write.wakeAt !== undefined)
+      this.#context.client.publish(dueChannel(this.#context.keys.prefix), String(write.wakeAt)).catch(() => undefined);
     return outcome[0];
   }
 

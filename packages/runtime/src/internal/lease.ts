@@ -178,19 +178,7 @@ export class RootLease {
    * ends the wait at once.
    */
   #waiting(claim: Effect.Effect<Lease, RunError>, waitMs: number | undefined): Effect.Effect<Lease, RunError> {
-    if (waitMs === undefined || waitMs <= 0) return claim;
-    const deadline = Date.now() + waitMs;
-    const attempt = (delay: number): Effect.Effect<Lease, RunError> =>
-      claim.pipe(
-        Effect.catchIf(
-          (e) => isHeld(e) && Date.now() < deadline && !this.#control.stopRequested,
-          () =>
-            Effect.sleep(Math.min(delay, Math.max(0, deadline - Date.now()))).pipe(
-              Effect.zipRight(Effect.suspend(() => attempt(Math.min(delay * 2, 1000)))),
-            ),
-        ),
-      );
-    return attempt(25);
+    return whileHeld(claim, waitMs, this.#control);
   }
 
   /** Stops renewing and gives the lease back (nothing to give back once lost). */
@@ -262,6 +250,31 @@ export class RootLease {
       }
     });
   }
+}
+
+/**
+ * `attempt` (a claim, or anything that claims first, like an upgrade) retried while it fails because another holder
+ * has the lease, with backoff from 25 ms to 1 s, for at most `waitMs` (undefined or 0: once); the last attempt's
+ * error is the result. A stop ends the wait at once.
+ */
+export function whileHeld<A, E>(
+  attempt: Effect.Effect<A, E>,
+  waitMs: number | undefined,
+  control: RunControl,
+): Effect.Effect<A, E> {
+  if (waitMs === undefined || waitMs <= 0) return attempt;
+  const deadline = Date.now() + waitMs;
+  const retry = (delay: number): Effect.Effect<A, E> =>
+    attempt.pipe(
+      Effect.catchIf(
+        (e) => isHeld(e) && Date.now() < deadline && !control.stopRequested,
+        () =>
+          Effect.sleep(Math.min(delay, Math.max(0, deadline - Date.now()))).pipe(
+            Effect.zipRight(Effect.suspend(() => retry(Math.min(delay * 2, 1000)))),
+          ),
+      ),
+    );
+  return retry(25);
 }
 
 /** A claim refused because another holder has the lease (live, or crashed and not yet expired). */

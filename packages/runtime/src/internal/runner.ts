@@ -21,6 +21,7 @@ import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { ExplainRecorder } from "./explainRecord.js";
 import { withRecorder } from "./explainShared.js";
+import { whileHeld } from "./lease.js";
 import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
 import { NodePermits } from "./nodePermits.js";
@@ -90,7 +91,12 @@ export class RunnerCore {
     this.time = new TimeKeeper(
       options.checkpointer,
       options.clock ?? systemClock,
-      { enabled: options.scheduler !== false, retryMs: 1_000, busyWaitMs: leaseTiming(options).ttlMs },
+      {
+        enabled: options.scheduler !== false,
+        retryMs: 1_000,
+        busyWaitMs: leaseTiming(options).ttlMs,
+        pollMs: options.duePollIntervalMs,
+      },
       {
         ready: () => runPromise(Effect.asVoid(this.store())),
         run: (graph, runOptions, time) => runPromise(this.run(graph, runOptions, undefined, new RunControl(), time)),
@@ -291,11 +297,15 @@ export class RunnerCore {
       return this.#start(graph, options, store, subscriber, control, time);
     const workflowId = options.workflowId ?? randomUUID();
     const withId = options.workflowId === undefined ? { ...options, workflowId } : options;
-    return Effect.tryPromise({
+    const prepare = Effect.tryPromise({
       try: () => upgrade.prepare({ graph, workflowId, checkpointer, force: options.force === true }),
       // The hook's own tagged errors (a blocked upgrade, a conflict) reach the caller as they are.
       catch: (error) => error as RunError,
-    }).pipe(Effect.zipRight(Effect.suspend(() => this.#start(graph, withId, store, subscriber, control, time))));
+    });
+    // An upgrade claims the workflow like the run does: `waitForLease` waits for a held lease there too.
+    return whileHeld(prepare, waitMs(options, this.options), control).pipe(
+      Effect.zipRight(Effect.suspend(() => this.#start(graph, withId, store, subscriber, control, time))),
+    );
   }
 
   #start(

@@ -1,13 +1,14 @@
 import { type Checkpointer, type EventWait, WorkflowConflictError } from "@graph/checkpoint";
-import { type Graph, type InterruptNode, isGraphConfigError, parseDuration } from "@graph/core";
+import type { Graph, InterruptNode } from "@graph/core";
 import type { Clock } from "../Clock.js";
 import { InvalidOptionError, UnexpectedAnswerError } from "../errors.js";
 import type { RunOptions } from "../options.js";
 import type { RunResult } from "../RunResult.js";
 import type { SendOptions, SendResult, WakeResult } from "../time.js";
-import { keepEvent, MAX_BUFFERED_EVENT_BYTES, takeKeptEvent } from "./eventBuffer.js";
+import { keepEvent, takeKeptEvent } from "./eventBuffer.js";
 import { eventKey } from "./eventKey.js";
 import type { RunConfig } from "./runConfig.js";
+import { bufferOf, describe } from "./sendOptions.js";
 
 /** What the time keeper needs from its runner: the store set up, and a run with its time settings. */
 export interface TimeHost {
@@ -17,6 +18,11 @@ export interface TimeHost {
 
 /** How many due workflows one firing takes from the store (more are taken by the next firing, at once). */
 const BATCH = 100;
+
+/** The re-read of `nextDue` without pushes: the bound on how late another process's due time is found. */
+const POLL_MS = 1_000;
+/** The re-read with a store that pushes due times (`watchDue`): it only covers a notification that was lost. */
+const POLL_WITH_PUSH_MS = 5_000;
 
 /**
  * The runner's side of time: the graphs it may resume on its own (by definition hash), one timer armed for the
@@ -40,11 +46,22 @@ export class TimeKeeper {
   #armedAt: number | undefined;
   #cancel: (() => void) | undefined;
   #firing: Promise<void> | undefined;
+  /** The `duePollIntervalMs` option (undefined: the default, which depends on whether the store pushes). */
+  readonly #pollMs: number | undefined;
+  #pollTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Stops the store's `watchDue` subscription once it listens (undefined: none, not yet, or it failed). */
+  #unwatch: (() => Promise<void>) | undefined;
+  #pushes = false;
 
   constructor(
     checkpointer: Checkpointer | undefined,
     clock: Clock,
-    options: { readonly enabled: boolean; readonly retryMs: number; readonly busyWaitMs: number },
+    options: {
+      readonly enabled: boolean;
+      readonly retryMs: number;
+      readonly busyWaitMs: number;
+      readonly pollMs?: number | undefined;
+    },
     host: TimeHost,
   ) {
     this.#checkpointer = checkpointer;
@@ -52,6 +69,7 @@ export class TimeKeeper {
     this.#enabled = options.enabled;
     this.#retryMs = options.retryMs;
     this.#busyWaitMs = options.busyWaitMs;
+    this.#pollMs = options.pollMs;
     this.#host = host;
   }
 
@@ -71,14 +89,68 @@ export class TimeKeeper {
   async close(): Promise<void> {
     this.#closed = true;
     this.#disarm();
+    if (this.#pollTimer !== undefined) clearTimeout(this.#pollTimer);
+    this.#pollTimer = undefined;
+    // A subscription still connecting is stopped when it resolves (see #watch): close never waits for a store.
+    const unwatch = this.#unwatch;
+    this.#unwatch = undefined;
+    await unwatch?.().catch(() => undefined);
     await this.#firing;
   }
 
-  /** Arms from the store: catch-up of what came due while no runner was up, then the next due time. */
+  /**
+   * Arms from the store: catch-up of what came due while no runner was up, then the next due time. From then on,
+   * due times other processes store reach this runner too: pushed by the store when it can (`watchDue`), and
+   * found by a re-read of `nextDue` every `duePollIntervalMs` (the fallback, and the only way for SQLite).
+   */
   #start(): void {
     if (this.#started || !this.#enabled || this.#closed || this.#checkpointer?.nextDue === undefined) return;
     this.#started = true;
     this.#arm(this.clock.now());
+    this.#watch(this.#checkpointer);
+    this.#schedulePoll();
+  }
+
+  #watch(cp: Checkpointer): void {
+    if (typeof cp.watchDue !== "function") return;
+    let pending: Promise<() => Promise<void>>;
+    try {
+      pending = cp.watchDue((at) => this.noteDue(at.getTime()));
+    } catch {
+      return;
+    }
+    pending.then(
+      (stop) => {
+        if (this.#closed) return void stop().catch(() => undefined);
+        this.#pushes = true;
+        this.#unwatch = stop;
+      },
+      // Not listening (the store refused or is down): the re-read alone finds other processes' due times.
+      () => undefined,
+    );
+  }
+
+  #schedulePoll(): void {
+    if (this.#closed) return;
+    const every = this.#pollMs ?? (this.#pushes ? POLL_WITH_PUSH_MS : POLL_MS);
+    // Wall time, not the runner's clock: this bounds real lateness, and a test clock's pending timers stay its own.
+    const timer = setTimeout(() => void this.#poll(), every);
+    timer.unref?.();
+    this.#pollTimer = timer;
+  }
+
+  /** Re-reads the earliest due time: one written by another process arms the timer like one of this runner's own. */
+  async #poll(): Promise<void> {
+    this.#pollTimer = undefined;
+    try {
+      await this.#host.ready();
+      const next = this.#closed ? undefined : await this.#checkpointer!.nextDue?.();
+      if (next !== undefined) this.noteDue(next.getTime());
+    } catch {
+      // The store is briefly unreachable: the due times are still there; the next re-read finds them.
+    } finally {
+      this.#schedulePoll();
+    }
   }
 
   #arm(at: number): void {
@@ -319,31 +391,4 @@ function waitForNode(graph: Graph, event: string, keys: readonly string[]): Inte
       n.eventMatch !== undefined &&
       JSON.stringify(Object.keys(n.eventMatch).sort()) === wanted,
   );
-}
-
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value) ?? ""}`.trim();
-
-/** The `buffer` option of `send` in milliseconds (undefined: drop events nobody waits for), checked. */
-function bufferOf(event: string, options: SendOptions | undefined): number | undefined {
-  if (options === undefined) return undefined;
-  if (typeof options !== "object" || options === null || Object.keys(options).some((k) => k !== "buffer"))
-    throw new InvalidOptionError(
-      `runner.send("${event}"): the options must be { buffer } , got ${describe(options)}.\n  How to fix: runner.send("${event}", payload, { buffer: "10m" }).`,
-      "options",
-    );
-  if (options.buffer === undefined) return undefined;
-  let ms: number;
-  try {
-    ms = parseDuration(options.buffer, `buffer of runner.send("${event}")`);
-  } catch (error) {
-    if (isGraphConfigError(error)) throw new InvalidOptionError(error.message, "buffer");
-    throw error;
-  }
-  if (new TextEncoder().encode(event).length > MAX_BUFFERED_EVENT_BYTES)
-    throw new InvalidOptionError(
-      `runner.send("${event.slice(0, 40)}…"): an event kept with { buffer } may have at most ${MAX_BUFFERED_EVENT_BYTES} bytes in its name.\n  How to fix: use a shorter event name.`,
-      "buffer",
-    );
-  return ms;
 }

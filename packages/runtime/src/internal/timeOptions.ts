@@ -55,11 +55,12 @@ export function delayedStart(
   return at;
 }
 
-/** The runner's time options: `clock`, `graphs` and `scheduler`. */
+/** The runner's time options: `clock`, `graphs`, `scheduler` and `duePollIntervalMs`. */
 export function checkTimeOptions(options: {
   readonly clock?: unknown;
   readonly graphs?: unknown;
   readonly scheduler?: unknown;
+  readonly duePollIntervalMs?: unknown;
 }): void {
   const where = "new Runner()";
   const clock = options.clock as { now?: unknown; setTimer?: unknown } | undefined;
@@ -76,6 +77,12 @@ export function checkTimeOptions(options: {
     );
   if (options.scheduler !== undefined && typeof options.scheduler !== "boolean")
     throw new InvalidOptionError(`${where}: option 'scheduler' must be true or false.`, "scheduler");
+  const poll = options.duePollIntervalMs;
+  if (poll !== undefined && !(typeof poll === "number" && Number.isInteger(poll) && poll >= 10 && poll <= 3_600_000))
+    throw new InvalidOptionError(
+      `${where}: option 'duePollIntervalMs' must be an integer of milliseconds from 10 to 3600000, got ${typeof poll === "number" ? poll : JSON.stringify(poll)}.\n  How to fix: leave it out (1000 ms, or 5000 ms with a store that pushes due times), or pass e.g. duePollIntervalMs: 2000.`,
+      "duePollIntervalMs",
+    );
 }
 
 /** `runner.map` runs its items now: a delayed start of a batch is not a thing (start each item with `start`). */

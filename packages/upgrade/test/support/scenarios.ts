@@ -8,7 +8,7 @@ import { v1, v2Added, v2Changed, v2NoApproval, v2Renamed } from "./post.js";
 const DRAFT = "draft: outline of cats";
 
 /** Runs v1 of the post workflow until it pauses at `approve`, then closes its runner (the deploy). */
-async function pausedOnV1(checkpointer: Checkpointer, workflowId: string): Promise<void> {
+export async function pausedOnV1(checkpointer: Checkpointer, workflowId: string): Promise<void> {
   const runner = new Runner({ checkpointer, upgrade: upgrades(), closeCheckpointer: false });
   const paused = await runner.run(v1(), { workflowId, values: { topic: "cats" } });
   expect(paused.status).toBe("paused");
@@ -17,7 +17,12 @@ async function pausedOnV1(checkpointer: Checkpointer, workflowId: string): Promi
 }
 
 /** Resumes `workflowId` on `graph` with `values` through a runner with the upgrade hook. */
-async function resume(checkpointer: Checkpointer, graph: Graph, workflowId: string, values: Record<string, unknown>) {
+export async function resume(
+  checkpointer: Checkpointer,
+  graph: Graph,
+  workflowId: string,
+  values: Record<string, unknown>,
+) {
   const runner = new Runner({ checkpointer, upgrade: upgrades(), closeCheckpointer: false });
   try {
     return await runner.run(graph, { workflowId, values });

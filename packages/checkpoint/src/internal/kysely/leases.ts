@@ -89,28 +89,21 @@ export function* checkFence(
 
 /**
  * `renewWorkflow` in a write transaction: one conditional UPDATE, so only the same owner at the same epoch extends;
- * a released or re-claimed lease is never taken back.
+ * a released or re-claimed lease is never taken back. The stop request comes back as stored text: it is decoded
+ * (by the application's serializer) with {@link renewedLease} after the transaction, so no code but the store's
+ * runs while the row is locked.
  */
 export function* renewIn(
   context: LeaseContext,
   id: string,
   lease: Pick<Lease, "owner" | "epoch">,
   ttlMs: number,
-): Program<RenewedLease> {
+): Program<{ readonly expiresAt: number; readonly stopText: string | null }> {
   const expiresAt = Date.now() + Math.ceil(ttlMs);
   const renewed = firstRow<{ stop_requested: string | null }>(
     yield context.statements.renew(id, lease.owner, lease.epoch, expiresAt),
   );
-  if (renewed !== undefined) {
-    const stop = decodeStop(context.serializer, id, renewed.stop_requested, "renewWorkflow");
-    return {
-      workflowId: id,
-      owner: lease.owner,
-      epoch: lease.epoch,
-      expiresAt: new Date(expiresAt),
-      ...(stop === undefined ? {} : { stopRequested: stop }),
-    };
-  }
+  if (renewed !== undefined) return { expiresAt, stopText: renewed.stop_requested };
   const d = context.layout;
   const current = firstRow<LeaseColumns>(
     yield d
@@ -129,11 +122,49 @@ export function* renewIn(
   });
 }
 
+/** The result of `renewWorkflow` from what {@link renewIn} returned, its stop request decoded. */
+export function renewedLease(
+  context: LeaseContext,
+  id: string,
+  lease: Pick<Lease, "owner" | "epoch">,
+  renewed: { readonly expiresAt: number; readonly stopText: string | null },
+): RenewedLease {
+  const stop = decodeStop(context.serializer, id, renewed.stopText, "renewWorkflow");
+  return {
+    workflowId: id,
+    owner: lease.owner,
+    epoch: lease.epoch,
+    expiresAt: new Date(renewed.expiresAt),
+    ...(stop === undefined ? {} : { stopRequested: stop }),
+  };
+}
+
+/**
+ * The stop request `requestStop` may store, encoded BEFORE its transaction opens (the serializer is the
+ * application's code: it must never run while the workflow row is locked). A value that cannot be stored is kept
+ * as its error, thrown only when the request would be recorded.
+ */
+export function encodeStop(context: LeaseContext, id: string, info: unknown): () => string {
+  try {
+    const text = encodeStopRequest(context.serializer, id, info, Date.now(), "requestStop");
+    return () => text;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
 /**
  * `requestStop` in a write transaction: locks the row, decides with `stopAction`, and either records the request
  * (the first one is kept) or ends the workflow (stopped, lease dropped, epoch + 1). `undefined` for unknown ids.
+ * `encoded` is the request from {@link encodeStop}.
  */
-export function* requestStopIn(context: LeaseContext, id: string, info: unknown): Program<WorkflowRow | undefined> {
+export function* requestStopIn(
+  context: LeaseContext,
+  id: string,
+  encoded: () => string,
+): Program<WorkflowRow | undefined> {
   const d = context.layout;
   const q = d.scoped(context.db);
   const current = firstRow<WorkflowRow>(
@@ -149,7 +180,7 @@ export function* requestStopIn(context: LeaseContext, id: string, info: unknown)
   const live = current.lease_owner !== null && Number(current.lease_expires_at ?? 0) > now;
   const action = stopAction(current.status, live);
   if (action === "none") return current;
-  const stop = current.stop_requested ?? encodeStopRequest(context.serializer, id, info, now, "requestStop");
+  const stop = current.stop_requested ?? encoded();
   const updated = yield q
     .updateTable(d.names.workflows)
     .set(

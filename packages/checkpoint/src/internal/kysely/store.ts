@@ -50,7 +50,7 @@ import { BulkStatements } from "./bulkStatements.js";
 import { checkKyselyOptions } from "./config.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
-import { decodeStop, lockInOrder, renewIn, requestStopIn } from "./leases.js";
+import { decodeStop, encodeStop, lockInOrder, renewedLease, renewIn, requestStopIn } from "./leases.js";
 import { deleteTreeIn, pruneExpiredIn } from "./maintenance.js";
 import { readCacheEntryIn, writeCacheEntryIn } from "./nodeCache.js";
 import { firstRow } from "./program.js";
@@ -218,14 +218,31 @@ export class KyselyStore {
     return this.#session.run("renewWorkflow", id, async () => {
       requireStorableText(id, "renewWorkflow");
       validateRenewal(id, lease, options);
-      return this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
+      // One conditional UPDATE: where the dialect can run it alone (autocommit), it commits the moment it ran. In a
+      // transaction, a renewal queued behind the row lock of the holder's own write would, if the holder froze,
+      // get that lock once the server ended the frozen write, and then hold it again while idle in its own
+      // transaction: a second wait for the next holder.
+      const single = this.dialect.dialect.writeStatement;
+      if (single !== undefined && this.dialect.dialect.writeNow === undefined) {
+        const expiresAt = Date.now() + Math.ceil(options.ttlMs);
+        const query = this.#context.statements.renew(id, lease.owner, lease.epoch, expiresAt);
+        const row = firstRow<{ stop_requested: string | null }>(
+          await this.#session.read((db) => single.call(this.dialect.dialect, db, query)),
+        );
+        if (row !== undefined)
+          return renewedLease(this.#context, id, lease, { expiresAt, stopText: row.stop_requested });
+        // Not renewed: the transaction below says why (lost, or an unknown id).
+      }
+      const renewed = await this.#session.transact(() => renewIn(this.#context, id, lease, options.ttlMs));
+      return renewedLease(this.#context, id, lease, renewed);
     });
   }
 
   requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
     return this.#session.run("requestStop", id, async () => {
       if (!isStorableText(id)) return undefined;
-      const row = await this.#session.transact(() => requestStopIn(this.#context, id, options?.info));
+      const encoded = encodeStop(this.#context, id, options?.info);
+      const row = await this.#session.transact(() => requestStopIn(this.#context, id, encoded));
       return row === undefined ? undefined : this.#decode(row, "requestStop");
     });
   }
