@@ -171,7 +171,10 @@ export class GraphNode<
     const from: BaseNode<GraphNodeSpec> =
       added.length === 0
         ? this
-        : new GraphNode({ ...this.spec, inputs: [...this.spec.inputs, ...added.map((v) => ({ name: v, original: v }))] });
+        : new GraphNode({
+            ...this.spec,
+            inputs: [...this.spec.inputs, ...added.map((v) => ({ name: v, original: v }))],
+          });
     return BaseNode.prototype.withInputs.call(from, renames) as never;
   }
 
@@ -187,7 +190,14 @@ export class GraphNode<
   override withOutputs<const M extends RenamesFor<Out, M>>(
     renames: M,
   ): GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>, Private> {
-    return super.withOutputs(renames) as GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>, Private>;
+    return super.withOutputs(renames) as GraphNode<
+      Name,
+      In,
+      RenameKeys<Out, M>,
+      Nested,
+      RenamedPauses<Pauses, M>,
+      Private
+    >;
   }
 
   /** The inner graph. */
