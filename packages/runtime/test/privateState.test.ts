@@ -1,5 +1,5 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
-import { END, Graph, GraphConfigError, node, route } from "@graph/core";
+import { type AnyNode, END, Graph, GraphConfigError, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
 import { Runner } from "../src/index.js";
 import { privateLoopStateSurvivesResume } from "./workflows/privateState.js";
@@ -15,10 +15,13 @@ const stores = [
 
 /** The sub-agent of the examples: one step that appends its item to its own history. */
 function one(calls: string[] = []) {
-  const work = node({ name: "work", output: "log" }, ({ item, log }: { item: string; log: readonly unknown[] }) => {
-    calls.push(`${item} after ${JSON.stringify(log)}`);
-    return [...log, item];
-  });
+  const work = node(
+    { name: "work", output: "log" },
+    ({ item, log }: { item: string; log: readonly string[] }): string[] => {
+      calls.push(`${item} after ${JSON.stringify(log)}`);
+      return [...log, item];
+    },
+  );
   return new Graph([work], { name: "one" }).bind({ log: [] });
 }
 
@@ -95,7 +98,7 @@ describe("a mapped sub-agent inside an agent loop (issue example b)", () => {
   it("the mapped node, mapping the history in under its own name, is refused at build with the fix", () => {
     const worker = one().asNode({ name: "worker" }).withInputs({ item: "tasks", log: "log" }).mapOver("tasks");
     expect(worker.inputs).toEqual(["tasks", "log"]);
-    const build = () => new Graph([worker]);
+    const build = () => new Graph([worker] as AnyNode[]);
     expect(build).toThrow(GraphConfigError);
     expect(build).toThrow(/GraphNode 'worker' maps over 'tasks' and also takes 'log', which it writes itself/);
     expect(build).toThrow(/How to fix: rename its output, \.withOutputs\(\{ log: "logs" \}\)/);
@@ -116,7 +119,7 @@ describe("a mapped sub-agent inside an agent loop (issue example b)", () => {
     expect(mapped.inputs).toEqual(["tasks", "log"]);
     const error = (() => {
       try {
-        new Graph([mapped]);
+        new Graph([mapped] as AnyNode[]);
       } catch (e) {
         return e as GraphConfigError;
       }

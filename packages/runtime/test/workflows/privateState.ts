@@ -12,9 +12,9 @@ import { Runner } from "../../src/index.js";
 export function privateLoopGraphs(calls: string[]) {
   const step = node(
     { name: "step", output: ["log", "count"] },
-    ({ item, log, count }: { item: string; log: string[]; count: number }) => {
+    ({ item, log, count }: { item: string; log: string[]; count: number }): [string[], number] => {
       calls.push(`step ${item}${count} after ${JSON.stringify(log)}`);
-      return [[...log, `${item}${count}`], count + 1] as const;
+      return [[...log, `${item}${count}`], count + 1];
     },
   );
   const check = route({ name: "check", targets: ["approval", END] }, ({ count }: { count: number }) =>
@@ -30,10 +30,13 @@ export function privateLoopGraphs(calls: string[]) {
     count: 0,
   });
   const plan = node({ name: "plan", output: "item" }, ({ turn }: { turn: number }) => ["a", "b"][turn]!);
-  const next = node({ name: "next", output: ["turn", "seen"] }, ({ turn, log }: { turn: number; log: string[] }) => {
-    calls.push(`next ${turn} saw ${JSON.stringify(log)}`);
-    return [turn + 1, log] as const;
-  });
+  const next = node(
+    { name: "next", output: ["turn", "seen"] },
+    ({ turn, log }: { turn: number; log: string[] }): [number, string[]] => {
+      calls.push(`next ${turn} saw ${JSON.stringify(log)}`);
+      return [turn + 1, log];
+    },
+  );
   const more = route({ name: "more", targets: ["plan", END] }, ({ turn }: { turn: number }) =>
     turn < 2 ? "plan" : END,
   );
