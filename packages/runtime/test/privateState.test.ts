@@ -219,6 +219,25 @@ describe("the parent maps the history in explicitly", () => {
     });
   }
 
+  for (const [label, runner] of stores) {
+    it(`an unmapped node given back its own history under the same name continues it on every call (${label})`, async () => {
+      const calls: string[] = [];
+      const sub = one(calls).asNode({ name: "sub" }).withInputs({ item: "task", log: "log" });
+      expect(sub.inputs).toEqual(["task", "log"]);
+      const plan = node({ name: "plan", output: "task" }, ({ turn }: { turn: number }) => `t${turn}`);
+      const next = node({ name: "next", output: "turn" }, ({ log, turn }: { log: string[]; turn: number }) =>
+        log.length === turn + 1 ? turn + 1 : -1,
+      );
+      const more = route({ name: "more", targets: ["plan", END] }, ({ turn }: { turn: number }) =>
+        turn > 0 && turn < 3 ? "plan" : END,
+      );
+      const g = new Graph([plan, sub, next, more], { entrypoint: "plan" });
+      const r = await runner().run(g, { workflowId: `own-${label}`, values: { turn: 0 } });
+      expect(r.values.log).toEqual(["t0", "t1", "t2"]);
+      expect(calls).toEqual(["t0 after []", 't1 after ["t0"]', 't2 after ["t0","t1"]']);
+    });
+  }
+
   it("mapped in but not given: the sub-agent starts from its own seed", async () => {
     const sub = one().asNode({ name: "sub" }).withInputs({ log: "history" });
     expect(sub.hasDefault("history")).toBe(true);
