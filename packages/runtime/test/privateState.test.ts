@@ -1,7 +1,8 @@
 import { MemoryCheckpointer } from "@graph/checkpoint";
 import { type AnyNode, END, Graph, GraphConfigError, node, route } from "@graph/core";
 import { describe, expect, it } from "vitest";
-import { Runner } from "../src/index.js";
+import { type MapDispatchRequest, Runner } from "../src/index.js";
+import { runMapItem } from "../src/worker.js";
 import { privateLoopStateSurvivesResume } from "./workflows/privateState.js";
 
 // A nested graph's own loop state (a value it reads and writes and seeds itself) is private to each call: each
@@ -130,6 +131,43 @@ describe("a mapped sub-agent inside an agent loop (issue example b)", () => {
     // mapping over the history too is fine: each item takes its own entry of the previous call's list
     const perItem = unseeded.asNode().withInputs({ item: "tasks" }).mapOver(["tasks", "log"]);
     expect(() => new Graph([perItem])).not.toThrow();
+  });
+});
+
+describe("map items run by another process (a mapDispatcher)", () => {
+  it("on the second turn each dispatched item starts from its own seed", async () => {
+    const calls: string[] = [];
+    const seen: unknown[] = [];
+    const checkpointer = new MemoryCheckpointer();
+    const worker = new Runner({ checkpointer });
+    const dispatched: number[] = [];
+    const runner = new Runner({
+      checkpointer,
+      mapDispatcher: {
+        minItems: 1,
+        async dispatch(request: MapDispatchRequest) {
+          dispatched.push(request.count);
+          for (let i = 0; i < request.count; i++)
+            await runMapItem(worker, request.graph, {
+              workflowId: request.itemWorkflowId(i),
+              parentWorkflowId: request.parentWorkflowId,
+              values: request.items[i]!,
+              parentVersions: request.parentVersions,
+              fence: request.fence,
+              completeOnStop: request.completeOnStop,
+              maxIterations: request.maxIterations,
+            });
+          return "done";
+        },
+      },
+    });
+    const r = await runner.run(agentLoop(one(calls), seen), { workflowId: "dispatched", values: { turn: 0 } });
+    expect(dispatched).toEqual([1, 1]);
+    expect(seen).toEqual([[["r0"]], [["r1"]]]);
+    expect(r.values.log).toEqual([["r1"]]);
+    expect(calls).toEqual(["r0 after []", "r1 after []"]);
+    await runner.close();
+    await worker.close();
   });
 });
 
