@@ -3,7 +3,7 @@ import { type AnyNode, END, Graph, GraphConfigError, node, route } from "@graph/
 import { describe, expect, it } from "vitest";
 import { type MapDispatchRequest, Runner } from "../src/index.js";
 import { runMapItem } from "../src/worker.js";
-import { privateLoopStateSurvivesResume } from "./workflows/privateState.js";
+import { privateLoopStateSurvivesResume, privateLoopStateSurvivesStop } from "./workflows/privateState.js";
 
 // A nested graph's own loop state (a value it reads and writes and seeds itself) is private to each call: each
 // call, each map item and each turn of an outer loop starts from the nested graph's seed, unless the parent maps
@@ -325,5 +325,10 @@ describe("durable resume of a nested private-state loop", () => {
   it("a call resumed mid-loop keeps its stored state; the next call starts from its seed (memory)", () => {
     const checkpointer = new MemoryCheckpointer();
     return privateLoopStateSurvivesResume(() => ({ checkpointer, close: async () => {} }), "private-memory");
+  });
+
+  it("a call stopped mid-loop and resumed goes on from its stored state; the next call starts from its seed", () => {
+    const checkpointer = new MemoryCheckpointer();
+    return privateLoopStateSurvivesStop(() => ({ checkpointer, close: async () => {} }), "private-stop-memory");
   });
 });

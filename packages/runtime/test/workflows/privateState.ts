@@ -88,3 +88,68 @@ export async function privateLoopStateSurvivesResume(open: () => Opened, workflo
     'next 1 saw ["b0","b1"]',
   ]);
 }
+
+/**
+ * The same sub-agent without approvals, its loop a gate: the first call is stopped inside its second step, and the
+ * workflow resumed (with nothing new) from a fresh checkpointer. The stopped call goes on from its stored `log`
+ * (`["a0"]`), not from its seed and not from anything of the parent's; the next call starts from `[]`.
+ */
+export async function privateLoopStateSurvivesStop(open: () => Opened, workflowId: string): Promise<void> {
+  const calls: string[] = [];
+  let block = true;
+  let running: () => void = () => {};
+  const blocked = new Promise<void>((resolve) => {
+    running = resolve;
+  });
+  const step = node(
+    { name: "step", output: ["log", "count"] },
+    async ({ item, log, count }: { item: string; log: string[]; count: number }, ctx): Promise<[string[], number]> => {
+      calls.push(`step ${item}${count} after ${JSON.stringify(log)}`);
+      if (block && item === "a" && count === 1) {
+        block = false;
+        running();
+        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+        return [log, count];
+      }
+      return [[...log, `${item}${count}`], count + 1];
+    },
+  );
+  const check = route({ name: "check", targets: ["step", END] }, ({ count }: { count: number }) =>
+    count < 2 ? "step" : END,
+  );
+  const agent = new Graph([step, check], { name: "agent", entrypoint: "step" }).bind({ log: [], count: 0 });
+  const plan = node({ name: "plan", output: "item" }, ({ turn }: { turn: number }) => ["a", "b"][turn]!);
+  const next = node({ name: "next", output: "turn" }, ({ turn, log }: { turn: number; log: string[] }) => {
+    calls.push(`next ${turn} saw ${JSON.stringify(log)}`);
+    return turn + 1;
+  });
+  const more = route({ name: "more", targets: ["plan", END] }, ({ turn }: { turn: number }) =>
+    turn < 2 ? "plan" : END,
+  );
+  const outer = new Graph([plan, agent.asNode({ name: "sub" }), next, more], { name: "outer", entrypoint: "plan" });
+
+  const first = open();
+  const handle = new Runner({ checkpointer: first.checkpointer }).start(outer, { workflowId, values: { turn: 0 } });
+  await blocked;
+  handle.stop({ reason: "restart" });
+  expect((await handle.result).status).toBe("stopped");
+  await first.close();
+
+  const second = open();
+  try {
+    const r = await new Runner({ checkpointer: second.checkpointer }).run(outer, { workflowId, values: {} });
+    expect(r.status).toBe("completed");
+    expect(r.values.log).toEqual(["b0", "b1"]);
+  } finally {
+    await second.close();
+  }
+  expect(calls).toEqual([
+    "step a0 after []",
+    'step a1 after ["a0"]', // stopped here
+    'step a1 after ["a0"]', // resumed: the call's own stored history
+    'next 0 saw ["a0","a1"]',
+    "step b0 after []", // the next call: its own seed
+    'step b1 after ["b0"]',
+    'next 1 saw ["b0","b1"]',
+  ]);
+}
