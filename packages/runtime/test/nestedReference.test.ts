@@ -117,12 +117,8 @@ describe("nested graphs: the engine follows the reference model", () => {
         const values = nestedValues(spec, built.graph);
         const actual = await runNested(built, values, MAX);
         const { partial, ...expected } = runModel(spec, values);
-        // A call that writes only some of its outputs leaves the parent's scheduling to rules this model does not
-        // cover (a node that completes without writing its outputs): such runs are counted, not compared.
-        if (partial) {
-          seen.partial++;
-          return;
-        }
+        // A call that writes only some of its outputs: the parent sees a node that completed without writing them.
+        if (partial) seen.partial++;
         if (!(await flatAgrees(spec))) {
           seen.flatDiffers++;
           return;
@@ -140,7 +136,7 @@ describe("nested graphs: the engine follows the reference model", () => {
           seen.withOwnState++;
         if (actual.error !== undefined) seen.failed++;
       }),
-      { numRuns: 1200, seed: 3535 },
+      { numRuns: 1000, seed: 3535 },
     );
     console.log(seen);
     expect(seen.compared).toBeGreaterThanOrEqual(500);
