@@ -83,6 +83,64 @@ describe("exclusive producers inside a loop", () => {
   });
 });
 
+describe("the entry of a loop with no entrypoint: accumulators count as seeded", () => {
+  const callModel = node({ name: "callModel", output: "aiMessage" }, ({ messages }: { messages: string[] }) =>
+    messages.join(),
+  );
+  const shouldContinue = route(
+    { name: "shouldContinue", targets: ["runTool", END] },
+    ({ aiMessage }: { aiMessage: string }) => (aiMessage.length > 9 ? END : "runTool"),
+  );
+  const runTool = node(
+    { name: "runTool", output: "messages" },
+    ({ aiMessage, messages }: { aiMessage: string; messages: string[] }) => [...messages, aiMessage],
+  );
+
+  it("ReAct: messages is written only by a node that reads it, so callModel is the entry, in every listing", () => {
+    const nodes = [callModel, shouldContinue, runTool];
+    for (const order of [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ]) {
+      const graph = new Graph(order.map((i) => nodes[i]!));
+      expect(graph.analysis.loopEntries("runTool")).toEqual(["callModel"]);
+      expect([...graph.inputs.seeds]).toEqual(["messages"]);
+      expect(graph.inputs.required.size).toBe(0);
+      expect(graph.analysis.isFeedback("runTool", "callModel")).toBe(true);
+      expect(graph.warnings).toEqual([]);
+    }
+  });
+
+  it("a value some writer does not read is no accumulator: the gate's target is the entry", () => {
+    // `fresh` writes messages without reading them: messages has no value before the first turn.
+    const fresh = node({ name: "runTool", output: "messages" }, ({ aiMessage }: { aiMessage: string }) => [aiMessage]);
+    const graph = new Graph([callModel, shouldContinue, fresh]);
+    expect(graph.analysis.loopEntries("runTool")).toEqual(["runTool"]);
+    expect([...graph.inputs.seeds]).toEqual(["aiMessage"]);
+  });
+
+  it("the supervisor team (defaultOpen: false): the supervisor reads the workers' accumulator and starts the loop", () => {
+    const graph = new Graph([
+      worker("chart_generator"),
+      routeToWorker({ defaultOpen: false }),
+      worker("researcher"),
+      supervisor,
+    ]);
+    expect(graph.analysis.loopEntries("supervisor")).toEqual(["supervisor"]);
+    expect([...graph.inputs.seeds]).toEqual(["messages"]);
+    // Only the workers' own cycle (each appends what the other wrote) ties, as it does with the entrypoint named.
+    expect(graph.warnings).toEqual(
+      new Graph([supervisor, routeToWorker({ defaultOpen: false }), worker("researcher"), worker("chart_generator")], {
+        entrypoint: "supervisor",
+      }).warnings,
+    );
+  });
+});
+
 describe("regions and sub-cycles of Self-RAG", () => {
   const n = (name: string, inputs: string[], output: string) =>
     node({ name, inputs, output }, () => undefined as unknown);

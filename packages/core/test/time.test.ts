@@ -187,6 +187,20 @@ describe("sleep, timed interrupts and waitFor", () => {
     expect([...alone.inputs.required]).toEqual(["ticketId"]);
   });
 
+  it("a waitFor matching a payload field on the run value of the same name is accepted, whatever looks alike", () => {
+    // The usual pattern: the event carries `userId`, the run was started with `userId`, and only the wait reads it.
+    const load = node({ name: "load", output: "user" }, async ({ email }: { email: string }) => ({ email }));
+    const approved = waitFor({ name: "approved", event: "app/approved", match: { userId: "userId" }, response: "ok" });
+    const graph = new Graph([load, approved]);
+    expect([...graph.inputs.required].sort()).toEqual(["email", "userId"]);
+    // A field matched on a look-alike of a value the graph has is still a typo.
+    const typo = waitFor({ name: "approved", event: "app/approved", match: { userId: "usr" }, response: "ok" });
+    const error = configError(() => new Graph([load, typo]));
+    expect(error.message).toContain("matches payload field 'userId' on the run value 'usr'");
+    expect(error.message).toContain("Did you mean 'user'?");
+    expect(error.message).toContain(`How to fix: match: { userId: "user" }`);
+  });
+
   it("Mermaid and the structure view show the timeout path and the time in the box", () => {
     const ask = interrupt({
       name: "ask",

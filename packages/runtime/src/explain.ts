@@ -16,7 +16,10 @@ export type ExplainReason =
   | "inputs changed"
   /** Its outputs came from the node cache: its function was not called. */
   | "cache hit"
-  /** The caller supplied all of its outputs, so it never needed to run. */
+  /**
+   * The caller supplied all of its outputs, so it never needed to run (`detail` says when they were supplied in an
+   * earlier run of the workflow: a producer that never ran stays skipped while its supplied outputs stand).
+   */
   | "supplied value"
   /** A gate that controls it decided for other targets (`detail` says which). */
   | "gate not taken"
@@ -37,7 +40,7 @@ export interface NodeExplanation {
   readonly reason: ExplainReason;
   /** How many times its function ran in this run (loops run a node several times). */
   readonly runs: number;
-  /** More about the reason: the gate's choice for "gate not taken". */
+  /** More about the reason: the gate's choice for "gate not taken", an earlier run for "supplied value". */
   readonly detail?: string;
 }
 
@@ -134,6 +137,16 @@ function why(
   if (w.ranBefore.has(name)) return { status: "skipped", reason: "not stale", runs };
   if (supplied !== undefined && outputs.length > 0 && outputs.every((o) => supplied.has(o)))
     return { status: "skipped", reason: "supplied value", runs };
+  // Supplied in an earlier run of the workflow: the stored value still stands for the node's outputs.
+  const before = w.suppliedBefore;
+  if (supplied !== undefined && before !== undefined && outputs.length > 0)
+    if (outputs.every((o) => supplied.has(o) || before.has(o)))
+      return {
+        status: "skipped",
+        reason: "supplied value",
+        runs,
+        detail: "supplied in an earlier run of this workflow",
+      };
   return { status: "skipped", reason: "not reached", runs };
 }
 

@@ -43,6 +43,7 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
+export { isMapInputError, MapInputError, type MappedList } from "./mapInputError.js";
 export type {
   FramesDispatch,
   FramesDispatchRequest,

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Checkpointer, Serializer } from "@graph/checkpoint";
 import { defaultSerializer, MemoryCheckpointer } from "@graph/checkpoint";
-import { type Duration, parseDuration } from "@graph/core";
+import { closestName, type Duration, parseDuration } from "@graph/core";
 import { type Clock, systemClock } from "./Clock.js";
 import type { NodeCache } from "./cache.js";
 import { InvalidOptionError } from "./errors.js";
@@ -94,6 +94,7 @@ export function checkpointerCache(checkpointer: Checkpointer, options: Checkpoin
         "  How to fix: use a checkpointer of @graph/checkpoint, -sqlite, -postgres or -redis of this version, or pass a NodeCache.",
       "cache",
     );
+  refuseUnknownKeys(where, "options", options, ["ttl", "maxEntries", "clock"]);
   const { ttlMs, maxEntries } = resolveLimits(where, options);
   return new StoreCache(
     checkpointer as CacheStore,
@@ -118,7 +119,9 @@ export function resolveRunnerCache(
       "cache",
     );
   if (!isCacheOptions(cache)) return cache;
-  if (cache.store === "memory") return checkpointerCache(new MemoryCheckpointer(), { ...cache, clock });
+  refuseUnknownKeys(where, "cache", cache, ["store", "ttl", "maxEntries"]);
+  const { store: _store, ...limits } = cache;
+  if (cache.store === "memory") return checkpointerCache(new MemoryCheckpointer(), { ...limits, clock });
   if (cache.store !== "checkpointer")
     throw new InvalidOptionError(
       `${where}: option 'cache.store' must be "checkpointer" or "memory", got ${JSON.stringify(cache.store)}.`,
@@ -129,7 +132,19 @@ export function resolveRunnerCache(
       `${where}: option 'cache' has store "checkpointer" but the runner has no checkpointer.\n  How to fix: pass checkpointer too, or use store: "memory".`,
       "cache",
     );
-  return checkpointerCache(checkpointer, { ...cache, clock });
+  return checkpointerCache(checkpointer, { ...limits, clock });
+}
+
+/** A misspelled option would be ignored silently (no bound, no expiry): refuse keys the options do not have. */
+function refuseUnknownKeys(where: string, label: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const close = closestName(key, known);
+    throw new InvalidOptionError(
+      `${where}: option '${label}.${key}' is not a cache option${close === undefined ? "" : ` (did you mean '${close}'?)`}.\n  How to fix: use only ${known.map((k) => `'${k}'`).join(", ")}.`,
+      "cache",
+    );
+  }
 }
 
 function isCacheOptions(cache: NodeCache | CacheOptions): cache is CacheOptions {

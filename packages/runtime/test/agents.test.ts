@@ -37,36 +37,38 @@ async function everyListing(
 }
 
 describe("the supervisor of issue 21 (a router loop over a shared history)", () => {
-  const make = (pickReadsLog: boolean) => (calls: string[]) => {
-    const workerA = node({ output: "res" }, async function workerA({ log }: { log: string[] }) {
-      calls.push("A");
-      return later(`A${log.length}`);
-    });
-    const workerB = node({ output: "res" }, async function workerB({ log }: { log: string[] }) {
-      calls.push("B");
-      return later(`B${log.length}`);
-    });
-    const supervisor = node({ output: "next" }, async function supervisor({ log }: { log: string[] }) {
-      calls.push("supervisor");
-      return later(log.length < 3 ? "workerB" : "FINISH");
-    });
-    const pick = pickReadsLog
-      ? route(
-          { name: "pick", targets: ["workerA", "workerB", END] },
-          ({ next, log }: { next: string; log: string[] }) => (next === "FINISH" || log.length > 10 ? END : next),
-        )
-      : route({ name: "pick", targets: ["workerA", "workerB", END] }, ({ next }: { next: string }) =>
-          next === "FINISH" ? END : next,
-        );
-    const append = node({ output: "log" }, async function append({ log, res }: { log: string[]; res: string }) {
-      calls.push("append");
-      return later([...log, res]);
-    });
-    return {
-      nodes: [supervisor, pick, workerA, workerB, append] as AnyNode[],
-      build: (nodes: AnyNode[]) => new Graph(nodes, { entrypoint: "supervisor" }).bind({ log: [] }),
+  const make =
+    (pickReadsLog: boolean, defaultOpen = true) =>
+    (calls: string[]) => {
+      const workerA = node({ output: "res" }, async function workerA({ log }: { log: string[] }) {
+        calls.push("A");
+        return later(`A${log.length}`);
+      });
+      const workerB = node({ output: "res" }, async function workerB({ log }: { log: string[] }) {
+        calls.push("B");
+        return later(`B${log.length}`);
+      });
+      const supervisor = node({ output: "next" }, async function supervisor({ log }: { log: string[] }) {
+        calls.push("supervisor");
+        return later(log.length < 3 ? "workerB" : "FINISH");
+      });
+      const pick = pickReadsLog
+        ? route(
+            { name: "pick", targets: ["workerA", "workerB", END], defaultOpen },
+            ({ next, log }: { next: string; log: string[] }) => (next === "FINISH" || log.length > 10 ? END : next),
+          )
+        : route({ name: "pick", targets: ["workerA", "workerB", END], defaultOpen }, ({ next }: { next: string }) =>
+            next === "FINISH" ? END : next,
+          );
+      const append = node({ output: "log" }, async function append({ log, res }: { log: string[]; res: string }) {
+        calls.push("append");
+        return later([...log, res]);
+      });
+      return {
+        nodes: [supervisor, pick, workerA, workerB, append] as AnyNode[],
+        build: (nodes: AnyNode[]) => new Graph(nodes, { entrypoint: "supervisor" }).bind({ log: [] }),
+      };
     };
-  };
 
   for (const pickReadsLog of [false, true]) {
     it(`returns B0 B1 B2 in all 120 listings${pickReadsLog ? " (the gate also reads the history)" : ""}`, async () => {
@@ -93,6 +95,28 @@ describe("the supervisor of issue 21 (a router loop over a shared history)", () 
     expect(a.isFeedback("workerB", "append")).toBe(false);
     expect(graph.warnings).toEqual([]);
   });
+
+  it("without its entrypoint (pick defaultOpen: false): the history `log` is an accumulator, so the supervisor starts it, in all 120 listings", async () => {
+    for (const pickReadsLog of [false, true]) {
+      const runs = await everyListing((calls) => ({
+        ...make(pickReadsLog, false)(calls),
+        build: (nodes: AnyNode[]) => new Graph(nodes).bind({ log: [] }),
+      }));
+      expect(runs).toHaveLength(120);
+      for (const run of runs) {
+        expect({ order: run.order, status: run.status, log: run.values.log }).toEqual({
+          order: run.order,
+          status: "completed",
+          log: ["B0", "B1", "B2"],
+        });
+        expect(run.calls).toBe("supervisor B append supervisor B append supervisor B append supervisor");
+      }
+    }
+    const { nodes } = make(false, false)([]);
+    const graph = new Graph(nodes).bind({ log: [] });
+    expect(graph.warnings).toEqual([]);
+    expect(graph.analysis.loopEntries("supervisor")).toEqual(["supervisor"]);
+  }, 60_000);
 });
 
 describe("chained gates inside a cycle (regression)", () => {
@@ -123,6 +147,24 @@ describe("chained gates inside a cycle (regression)", () => {
     }
   });
 
+  it("without its entrypoint the structure leaves a tie (warned): gateInner, first by name, starts it, in all 6 listings", async () => {
+    // `count` is an accumulator, so every node may start the loop; of the gate targets, gateInner sorts first. The
+    // outer gate only reads the loop's seed, so it waits for the loop to write it: gateInner decides first.
+    const runs = await everyListing((calls) => ({ ...make(calls), build: (nodes: AnyNode[]) => new Graph(nodes) }), {
+      count: 0,
+    });
+    for (const run of runs) {
+      expect(run.values).toEqual({ count: 3 });
+      expect(run.calls).toBe(
+        "gateInner increment gateOuter gateInner increment gateOuter gateInner increment gateOuter",
+      );
+    }
+    expect(new Graph(make([]).nodes).warnings).toEqual([
+      "The cycle 'gateInner', 'gateOuter', 'increment' has no entrypoint, and its structure does not decide which node starts it: 'gateInner', 'increment' qualify equally. Chose 'gateInner' (first by name).\n" +
+        "  How to fix: set entrypoint to the node that should run first, or make the loop's state explicit with bind() or a default.",
+    ]);
+  });
+
   it("a gate upstream that decided END still blocks the chain (transitive blocking holds)", async () => {
     const calls: string[] = [];
     const work = node({ name: "work", output: "done" }, ({ count }: { count: number }) => {
@@ -141,7 +183,7 @@ describe("handoffs between agents (each agent decides who speaks next)", () => {
   // The handoff gate starts the loop with the caller's `handoff`; triage hands off to billing, billing back to
   // triage, triage then to tech, tech finishes. Every agent reads and appends to the same `messages` (they are
   // exclusive branches of the handoff gate).
-  const make = (calls: string[]) => {
+  const make = (calls: string[], defaultOpen = true) => {
     const agent = (name: string, next: (messages: string[]) => string) =>
       node({ name, output: ["messages", "handoff"] }, async ({ messages }: { messages: string[] }) => {
         calls.push(name);
@@ -151,7 +193,7 @@ describe("handoffs between agents (each agent decides who speaks next)", () => {
     const billing = agent("billing", () => "triage");
     const tech = agent("tech", () => "FINISH");
     const handoff = route(
-      { name: "handoff", targets: ["triage", "billing", "tech", END] },
+      { name: "handoff", targets: ["triage", "billing", "tech", END], defaultOpen },
       ({ handoff }: { handoff: string }) => {
         calls.push("handoff");
         return handoff === "FINISH" ? END : handoff;
@@ -169,6 +211,32 @@ describe("handoffs between agents (each agent decides who speaks next)", () => {
       handoff: "triage",
     });
     expect(runs).toHaveLength(24);
+    for (const run of runs) {
+      expect(run.calls).toBe("handoff triage handoff billing handoff triage handoff tech handoff");
+      expect(run.values.messages).toEqual([
+        "user: my bill is wrong and the app crashes",
+        "triage:1",
+        "billing:2",
+        "triage:3",
+        "tech:4",
+      ]);
+    }
+  });
+
+  it("without its entrypoint (handoff defaultOpen: false) the gate starts it: the same hand-offs, in all 24 listings", async () => {
+    // The loop starts at the gate; only the cycles among the agents (what they write to each other) tie, as they do
+    // with the entrypoint named.
+    const { nodes } = make([], false);
+    const graph = new Graph(nodes);
+    expect(graph.analysis.loopEntries("handoff")).toEqual(["handoff"]);
+    expect(graph.warnings).toEqual(new Graph(nodes, { entrypoint: "handoff" }).warnings);
+    const runs = await everyListing(
+      (calls) => ({ ...make(calls, false), build: (nodes: AnyNode[]) => new Graph(nodes) }),
+      {
+        messages: ["user: my bill is wrong and the app crashes"],
+        handoff: "triage",
+      },
+    );
     for (const run of runs) {
       expect(run.calls).toBe("handoff triage handoff billing handoff triage handoff tech handoff");
       expect(run.values.messages).toEqual([
@@ -211,6 +279,18 @@ describe("a reflection loop (generate, critique, revise until approved)", () => 
   it("revises until the critique approves: generate reflect ×3, in all 6 listings", async () => {
     const runs = await everyListing(make, { topic: "haiku" });
     expect(runs).toHaveLength(6);
+    for (const run of runs) {
+      expect(run.calls).toBe("generate reflect generate reflect generate reflect");
+      expect(run.values).toEqual({ draft: "haiku v2", critique: "xxx" });
+    }
+  });
+
+  it("without its entrypoint generate starts it (the only node whose loop input is bound): the same revisions, in all 6 listings", async () => {
+    expect(new Graph(make([]).nodes).bind({ critique: "" }).warnings).toEqual([]);
+    const runs = await everyListing(
+      (calls) => ({ ...make(calls), build: (nodes: AnyNode[]) => new Graph(nodes).bind({ critique: "" }) }),
+      { topic: "haiku" },
+    );
     for (const run of runs) {
       expect(run.calls).toBe("generate reflect generate reflect generate reflect");
       expect(run.values).toEqual({ draft: "haiku v2", critique: "xxx" });

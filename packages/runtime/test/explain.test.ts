@@ -88,6 +88,25 @@ describe("explain(result)", () => {
     await runner.close();
   });
 
+  it("a node whose output was supplied in an earlier run stays skipped, and says so, when its input changes", async () => {
+    const { graph, runs } = pipeline();
+    const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
+    await runner.run(graph, { values: { query: "cats", tone: "warm" }, workflowId: "w-tone", explain: true });
+    runs.length = 0;
+    // A new query: pickTone reads it, but `tone` was supplied in the first run and still stands.
+    const next = await runner.run(graph, { values: { query: "dogs" }, workflowId: "w-tone", explain: true });
+    expect(runs).toEqual(["load", "summarize", "format", "wrap"]);
+    expect(next.values["html"]).toBe("<p>[warm] doc about dogs</p>");
+    expect(lines(next).find(([path]) => path === "pickTone")).toEqual([
+      "pickTone",
+      "skipped",
+      "supplied value",
+      0,
+      "supplied in an earlier run of this workflow",
+    ]);
+    await runner.close();
+  });
+
   it("reports a failed node, and nodes after it as not reached (no checkpointer)", async () => {
     const a = node({ name: "a", output: "x" }, () => {
       throw new Error("down");

@@ -266,8 +266,15 @@ describe("frames: a pipelined map over a generator's yields", () => {
     const sq = node({ output: "s" }, function sq({ n }: { n: number }) {
       return n * n;
     });
+    // It names the pipeline, and does not claim async nodes where there are none.
     expect(() => new Runner().runSync(new Graph([nums, sq]), { values: {} })).toThrow(
-      "runner.runSync() can't run this graph: it has async nodes.",
+      "runner.runSync() can't run this graph: it streams frames (nums), which are pulled asynchronously.",
+    );
+    const slow = node({ output: "t" }, async function slow({ s }: { s: number }) {
+      return s;
+    });
+    expect(() => new Runner().runSync(new Graph([nums, sq, slow]), { values: {} })).toThrow(
+      "runner.runSync() can't run this graph: it has async nodes (nums/slow); it streams frames (nums), which are pulled asynchronously.",
     );
   });
 });

@@ -27,6 +27,14 @@ describe("the loop examples of docs/semantics.md", () => {
     expect(result.status).toBe("completed");
     expect(calls.join(" ")).toBe("A B C A B C A B");
     expect(result.values).toEqual({ x: 2, y: 3, z: 3 });
+    // Without the entrypoint: A is the only node that can start with the caller's values, and the same run follows.
+    calls.length = 0;
+    const unnamed = new Graph([C, check, B, A]);
+    expect(unnamed.warnings).toEqual([]);
+    expect(unnamed.analysis.loopEntries("A")).toEqual(["C"]);
+    const again = await new Runner().run(unnamed, { values: { x: 0 } });
+    expect(calls.join(" ")).toBe("A B C A B C A B");
+    expect(again.values).toEqual({ x: 2, y: 3, z: 3 });
   });
 
   it("a 5,000-node chain completes under the default maxIterations", async () => {
@@ -94,7 +102,7 @@ describe("the loop examples of docs/semantics.md", () => {
 });
 
 /** Self-RAG: retrieve → grade → decide(transformQuery | generate); the rewritten question flows back to retrieve. */
-function selfRag(relay: boolean) {
+function selfRag(relay: boolean, entrypoint: string | undefined = "retrieve") {
   const calls: string[] = [];
   const track = (name: string) => calls.push(name);
   const retrieve = node({ name: "retrieve", output: "documents" }, async ({ question }: { question: string }) => {
@@ -136,7 +144,7 @@ function selfRag(relay: boolean) {
   });
   const nodes: AnyNode[] = [retrieve, gradeDocuments, decideToGenerate, transformQuery, generate, gradeGeneration];
   if (relay) nodes.push(relayGate);
-  return { graph: new Graph(nodes, { entrypoint: "retrieve" }), calls };
+  return { graph: new Graph(nodes, entrypoint === undefined ? {} : { entrypoint }), calls };
 }
 
 describe("Self-RAG (a gated loop whose gate does not route straight to the entry)", () => {
@@ -146,6 +154,24 @@ describe("Self-RAG (a gated loop whose gate does not route straight to the entry
     expect(result.status).toBe("completed");
     expect(calls).toEqual(["retrieve", "gradeDocuments", "transformQuery", "retrieve", "gradeDocuments", "generate"]);
     expect(result.values.generation).toBe("answer to q+ from 1 doc(s)");
+  });
+
+  it("without its entrypoint retrieve starts it, and the run is the same (with and without the relay gate)", async () => {
+    for (const relay of [false, true]) {
+      const named = selfRag(relay);
+      const { graph, calls } = selfRag(relay, undefined);
+      expect(graph.warnings).toEqual([]);
+      expect(graph.analysis.loopEntries("retrieve")).toEqual(["retrieve"]);
+      const result = await new Runner().run(graph, { values: { question: "q" } });
+      await new Runner().run(named.graph, { values: { question: "q" } });
+      expect(calls).toEqual(named.calls);
+      expect(calls).toEqual(
+        relay
+          ? ["retrieve", "gradeDocuments", "transformQuery", "retrieveAgain", "retrieve", "gradeDocuments", "generate"]
+          : ["retrieve", "gradeDocuments", "transformQuery", "retrieve", "gradeDocuments", "generate"],
+      );
+      expect(result.values.generation).toBe("answer to q+ from 1 doc(s)");
+    }
   });
 
   it("with a relay gate (retrieveAgain(question) → retrieve) it iterates too, and ends", async () => {
@@ -167,7 +193,7 @@ describe("Self-RAG (a gated loop whose gate does not route straight to the entry
 
 describe("review-tool-calls (a human approves each tool call)", () => {
   type Msg = { role: string; content: string; tool?: string };
-  function reviewToolCalls() {
+  function reviewToolCalls(entrypoint: string | undefined = "callLLM") {
     const toolRuns: string[] = [];
     let llmCalls = 0;
     const callLLM = node({ name: "callLLM", output: "aiMessage" }, async ({ messages }: { messages: Msg[] }) => {
@@ -198,36 +224,44 @@ describe("review-tool-calls (a human approves each tool call)", () => {
         return later([...messages, aiMessage, { role: "tool", content: `ran ${aiMessage.tool}` }]);
       },
     );
-    const graph = new Graph([callLLM, routeAfterLLM, prepareReview, humanReview, applyReview], {
-      entrypoint: "callLLM",
-    });
+    const graph = new Graph(
+      [callLLM, routeAfterLLM, prepareReview, humanReview, applyReview],
+      entrypoint === undefined ? {} : { entrypoint },
+    );
     return { graph, toolRuns, llmCalls: () => llmCalls };
   }
 
-  it("pauses for each tool call, and after the final answer the END path ends the branch (no stale approval)", async () => {
-    const { graph, toolRuns, llmCalls } = reviewToolCalls();
-    const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
-    const workflowId = "review-1";
-    let result = await runner.run(graph, { workflowId, values: { messages: [{ role: "user", content: "weather?" }] } });
-    expect(result.status).toBe("paused");
-    expect(result.pause?.value).toEqual({ question: "Run weather#1?" });
-    result = await runner.run(graph, { workflowId, values: { review: { approved: true } } });
-    expect(result.status).toBe("paused");
-    expect(result.pause?.value).toEqual({ question: "Run weather#2?" });
-    result = await runner.run(graph, { workflowId, values: { review: { approved: true } } });
-    expect(result.status).toBe("completed");
-    expect(toolRuns).toEqual(["weather#1", "weather#2"]);
-    expect(llmCalls()).toBe(3);
-    expect(result.values.aiMessage).toEqual({ role: "ai", content: "It is sunny." });
-    expect((result.values.messages as Msg[]).map((m) => m.content)).toEqual([
-      "weather?",
-      "",
-      "ran weather#1",
-      "",
-      "ran weather#2",
-    ]);
-    await runner.close();
-  });
+  for (const entrypoint of ["callLLM", undefined]) {
+    it(`pauses for each tool call, and after the final answer the END path ends the branch (no stale approval)${entrypoint === undefined ? " — without its entrypoint (messages is an accumulator: callLLM starts it)" : ""}`, async () => {
+      const { graph, toolRuns, llmCalls } = reviewToolCalls(entrypoint);
+      expect(graph.warnings).toEqual([]);
+      expect(graph.analysis.loopEntries("callLLM")).toEqual(["callLLM"]);
+      const runner = new Runner({ checkpointer: new MemoryCheckpointer() });
+      const workflowId = "review-1";
+      let result = await runner.run(graph, {
+        workflowId,
+        values: { messages: [{ role: "user", content: "weather?" }] },
+      });
+      expect(result.status).toBe("paused");
+      expect(result.pause?.value).toEqual({ question: "Run weather#1?" });
+      result = await runner.run(graph, { workflowId, values: { review: { approved: true } } });
+      expect(result.status).toBe("paused");
+      expect(result.pause?.value).toEqual({ question: "Run weather#2?" });
+      result = await runner.run(graph, { workflowId, values: { review: { approved: true } } });
+      expect(result.status).toBe("completed");
+      expect(toolRuns).toEqual(["weather#1", "weather#2"]);
+      expect(llmCalls()).toBe(3);
+      expect(result.values.aiMessage).toEqual({ role: "ai", content: "It is sunny." });
+      expect((result.values.messages as Msg[]).map((m) => m.content)).toEqual([
+        "weather?",
+        "",
+        "ran weather#1",
+        "",
+        "ran weather#2",
+      ]);
+      await runner.close();
+    });
+  }
 });
 
 describe("the agent supervisor (exclusive writers inside a loop)", () => {
@@ -331,5 +365,53 @@ describe("a feedback pair inside a gated loop", () => {
       "countRounds",
     ]);
     expect(result.values.memory).toEqual(["q0/0", "q1/1"]);
+  });
+
+  it("without its entrypoint countRounds starts it from the bound memory (round is the loop's own value, not the caller's)", async () => {
+    const calls: string[] = [];
+    const nextQuestion = node({ name: "nextQuestion", output: "question" }, async ({ round }: { round: number }) => {
+      calls.push("nextQuestion");
+      return later(`q${round}`);
+    });
+    const answer = node(
+      { name: "answer", output: "reply" },
+      async ({ question, memory }: { question: string; memory: string[] }) => {
+        calls.push("answer");
+        return later(`${question}/${memory.length}`);
+      },
+    );
+    const remember = node(
+      { name: "remember", output: "memory" },
+      ({ memory, reply }: { memory: string[]; reply: string }) => {
+        calls.push("remember");
+        return [...memory, reply];
+      },
+    );
+    const countRounds = node({ name: "countRounds", output: "round" }, ({ memory }: { memory: string[] }) => {
+      calls.push("countRounds");
+      return memory.length;
+    });
+    const more = route({ name: "more", targets: ["nextQuestion", END] }, ({ round }: { round: number }) =>
+      round >= 2 ? END : "nextQuestion",
+    );
+    const graph = new Graph([more, countRounds, remember, answer, nextQuestion]).bind({ memory: [] });
+    expect(graph.analysis.loopEntries("more")).toEqual(["countRounds"]);
+    expect(graph.warnings).toEqual([]);
+    // countRounds is the only node whose loop input (memory) has a value before the first turn; given `round` by the
+    // caller it would be skipped (a supplied output skips its producer), so the loop computes it.
+    const result = await new Runner().run(graph, {});
+    expect(calls).toEqual([
+      "countRounds",
+      "nextQuestion",
+      "answer",
+      "remember",
+      "countRounds",
+      "nextQuestion",
+      "answer",
+      "remember",
+      "countRounds",
+    ]);
+    expect(result.values.memory).toEqual(["q0/0", "q1/1"]);
+    expect(result.values.round).toBe(2);
   });
 });

@@ -94,7 +94,7 @@ describe("silent mistakes become clear errors", () => {
     expect(isMissingInputError(error)).toBe(true);
     expect(error.missing).toEqual(["notes"]);
     expect(error.message).toContain(
-      "'notes' is produced by 'critique', but 'write', 'critique', 'stop' must run before that (a loop)",
+      "'notes' is produced by 'critique' inside a loop that starts at 'write', which reads it on its first run, before any node of the loop has produced it.",
     );
     expect(error.message).toContain("a default in the parameter list (({ notes = … }) => …), graph.bind({ notes: … })");
     expect(error.message).not.toContain("is not produced by any node");

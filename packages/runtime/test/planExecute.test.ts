@@ -7,6 +7,24 @@ import { planExecute, resumeAfterPause, resumeAfterStop } from "./workflows/plan
 describe("plan-and-execute: resuming a nested loop continues it (MemoryCheckpointer)", () => {
   it("after a stop during the second step", () => resumeAfterStop(new MemoryCheckpointer(), "pe-stop"));
   it("after each pause for an approval", () => resumeAfterPause(new MemoryCheckpointer(), "pe-pause"));
+  it("after a stop, with an executor that names no entrypoint", () =>
+    resumeAfterStop(new MemoryCheckpointer(), "pe-stop-unnamed", false));
+  it("after each pause, with an executor that names no entrypoint", () =>
+    resumeAfterPause(new MemoryCheckpointer(), "pe-pause-unnamed", false));
+});
+
+describe("plan-and-execute without the executor's entrypoint", () => {
+  it("the executor's loop starts at the gate's target that reads only accumulators, with no tie", () => {
+    for (const approval of [false, true]) {
+      const { graph } = planExecute({ approval, entrypoint: false });
+      const executor = graph.nodes.get("executor");
+      if (executor?.kind !== "graph") throw new Error("executor is a GraphNode");
+      const inner = executor.graph;
+      expect(inner.entrypoint).toEqual([]);
+      expect(inner.analysis.loopEntries("replan")).toEqual([approval ? "prepareStep" : "agent"]);
+      expect(inner.warnings).toEqual([]);
+    }
+  });
 });
 
 describe("plan-and-execute: a new parent value restarts the child's loop", () => {

@@ -94,6 +94,11 @@ describe("cache: { store, ttl, maxEntries }", () => {
       [{ cache: { store: "memory", maxEntries: 0 } }, "option 'cache.maxEntries' must be an integer ≥ 1, got 0"],
       [{ cache: { store: "disk" } }, 'option \'cache.store\' must be "checkpointer" or "memory", got "disk"'],
       [{ cache: "sqlite" }, "option 'cache' must be a NodeCache ({ get, set }) or { store: "],
+      [
+        { cache: { maxEntrys: 10 } },
+        "new Runner(): option 'cache.maxEntrys' is not a cache option (did you mean 'maxEntries'?).\n  How to fix: use only 'store', 'ttl', 'maxEntries'.",
+      ],
+      [{ cache: { store: "memory", maxEntrys: 10 } }, "option 'cache.maxEntrys' is not a cache option"],
     ];
     for (const [options, message] of cases) {
       let error: unknown;
@@ -107,6 +112,9 @@ describe("cache: { store, ttl, maxEntries }", () => {
       expect((error as { option: string }).option).toBe("cache");
     }
     expect(() => checkpointerCache({} as never)).toThrow("has no readCacheEntry() / writeCacheEntry()");
+    expect(() => checkpointerCache(new MemoryCheckpointer(), { tll: "1d" } as never)).toThrow(
+      "checkpointerCache(): option 'options.tll' is not a cache option (did you mean 'ttl'?)",
+    );
   });
 });
 

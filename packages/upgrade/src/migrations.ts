@@ -4,6 +4,7 @@
  * @module
  */
 import type { Graph, OutputsOf } from "@graph/core";
+import { checkUpgradable } from "./internal/upgradeOptions.js";
 
 /**
  * The pause mapping value that ends a pause without an answer: the workflow goes on as if the interrupt were not
@@ -60,7 +61,8 @@ const registry = new WeakMap<Graph, UpgradeOptions<never>>();
 
 /**
  * Registers a version label and migrations for `graph` and returns it (graphs are immutable, so the registration
- * rides on the object). `upgrades()` on a Runner, `upgrade-check` and `checkCompatibility` read it.
+ * rides on the object). A wrong argument (not a graph, an unknown option, a label that is not a string, migrations
+ * that are not a list of migrations) is a GraphConfigError naming the option. `upgrades()` on a Runner, `upgrade-check` and `checkCompatibility` read it.
  *
  * @example
  * ```ts
@@ -77,6 +79,7 @@ const registry = new WeakMap<Graph, UpgradeOptions<never>>();
  * ```
  */
 export function upgradable<G extends Graph>(graph: G, options: UpgradeOptions<OutputsOf<G>>): G {
+  checkUpgradable(graph, options);
   registry.set(graph, options as UpgradeOptions<never>);
   return graph;
 }

@@ -110,7 +110,11 @@ export function breakCycles(
           c.filter((n) => {
             const node = g.nodes.get(n)!;
             return node.inputs.every(
-              (i) => !producedIn(g, n, i, loop) || g.bound.has(i) || (node.hasDefault?.(i) ?? false),
+              (i) =>
+                !producedIn(g, n, i, loop) ||
+                g.bound.has(i) ||
+                (node.hasDefault?.(i) ?? false) ||
+                accumulates(g, i, loop),
             );
           }),
         );
@@ -197,6 +201,19 @@ export function breakCycles(
 function producedIn(g: CycleGraph, node: string, input: string, set: ReadonlySet<string>): boolean {
   for (const p of g.wired.get(node)!.get(input) ?? []) if (set.has(p)) return true;
   return false;
+}
+
+/**
+ * Is `value` an accumulator of `loop`: every node of the loop that writes it also reads it (a history such as
+ * `messages` that each turn extends)? Then it has a value before the loop's first turn — the caller's — and a node
+ * reading it can start the loop.
+ */
+function accumulates(g: CycleGraph, value: string, loop: ReadonlySet<string>): boolean {
+  for (const m of loop) {
+    const node = g.nodes.get(m)!;
+    if (node.outputs.includes(value) && !node.inputs.includes(value)) return false;
+  }
+  return true;
 }
 
 /** Targets of the `defaultOpen: false` gates among `members`. */

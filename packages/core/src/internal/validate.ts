@@ -176,7 +176,9 @@ export function deadlockError(where: string, members: readonly string[], gates: 
 /**
  * A `waitFor` matches payload fields against run values. A match value no other node produces or reads is the
  * graph's own input, which is fine, unless a value with a close name exists: then it is almost surely a typo that
- * would make every event miss (the workflow would wait for a value nobody sends).
+ * would make every event miss (the workflow would wait for a value nobody sends). A field matched on the run value
+ * of its own name (`{ userId: "userId" }`) is deliberate, whatever else looks alike; a missing value then fails the
+ * run with MissingInputError like any other input.
  */
 function checkEventMatches(nodes: readonly AnyNode[], where: string): void {
   for (const n of nodes) {
@@ -190,11 +192,11 @@ function checkEventMatches(nodes: readonly AnyNode[], where: string): void {
       for (const v of other.outputs) known.add(v);
     }
     for (const [field, value] of Object.entries(match)) {
-      if (known.has(value)) continue;
+      if (known.has(value) || value === field) continue;
       const close = closestName(value, known);
       if (close === undefined) continue;
       throw new GraphConfigError(
-        `waitFor '${n.name}' in ${where} matches payload field '${field}' on the run value '${value}', which no other node produces or reads. Did you mean '${close}'?\n  How to fix: match: { ${field}: "${close}" } (or pass '${value}' as an input of the run if that is what you meant: rename the other value).`,
+        `waitFor '${n.name}' in ${where} matches payload field '${field}' on the run value '${value}', which no other node produces or reads. Did you mean '${close}'?\n  How to fix: match: { ${field}: "${close}" }. If '${value}' is meant as an input of its own, name it after the field (match: { ${field}: "${field}" }).`,
         { where: n.name },
       );
     }

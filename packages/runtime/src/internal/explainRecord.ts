@@ -3,7 +3,7 @@
  * with `{ explain: true }` (other runs have no such processor and pay nothing), plus — with a checkpointer — which
  * nodes of each workflow ran before this run (their stored steps started earlier).
  */
-import { type Checkpointer, END_DECISION } from "@graph/checkpoint";
+import { type Checkpointer, END_DECISION, INPUT_STEP } from "@graph/checkpoint";
 import type { EventProcessor, GraphEvent } from "../events.js";
 
 /** What one node did in one workflow during the run. */
@@ -26,6 +26,8 @@ export interface WorkflowActivity {
   readonly restored: Map<string, readonly string[]>;
   /** Nodes with a step stored before this run started (filled when the run ends, with a checkpointer). */
   ranBefore: ReadonlySet<string>;
+  /** Values the caller supplied in earlier runs of this workflow (their input steps; with a checkpointer). */
+  suppliedBefore?: ReadonlySet<string>;
 }
 
 /** The record of one run. */
@@ -106,8 +108,12 @@ export class ExplainRecorder implements EventProcessor {
     const start = this.record.startedAt;
     await Promise.all(
       [...this.record.workflows].map(async ([id, w]) => {
-        const earlier = (await checkpointer.getSteps(id)).filter((s) => s.startedAt.getTime() < start);
+        const stored = (await checkpointer.getSteps(id, { includeInputs: true })).filter(
+          (s) => s.startedAt.getTime() < start,
+        );
+        const earlier = stored.filter((s) => s.nodeName !== INPUT_STEP);
         w.ranBefore = new Set(earlier.map((s) => s.nodeName));
+        w.suppliedBefore = new Set(stored.flatMap((s) => (s.nodeName === INPUT_STEP ? Object.keys(s.values) : [])));
         // A gate that did not decide again in this run still routes by its stored decision.
         for (const step of earlier) {
           const d = step.decision;

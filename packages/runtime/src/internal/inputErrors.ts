@@ -92,9 +92,10 @@ export function missingInputError(
     const readers = (a.consumers.get(m) ?? []).map((c) => `'${c}'`).join(", ");
     const producers = a.producers.get(m);
     if (producers !== undefined) {
-      // Produced, yet required from the caller: its readers run before its producer does (the entry of a loop).
+      // Produced, yet required from the caller: the seed of a loop, read by the loop's entry on its first run.
+      const entries = loopEntriesReading(view.graph, m);
       hints.push(
-        `  → '${m}' is produced by ${producers.map((p) => `'${p}'`).join(", ")}, but ${readers} must run before that (a loop): their first run has no '${m}'. ` +
+        `  → '${m}' is produced by ${producers.map((p) => `'${p}'`).join(", ")} inside a loop that starts at ${entries}, which reads it on its first run, before any node of the loop has produced it. ` +
           `Give the first run a value: a default in the parameter list (({ ${m} = … }) => …), graph.bind({ ${m}: … }), or values: { ${m}: … }.`,
       );
       continue;
@@ -121,4 +122,13 @@ export function missingInputError(
     `  How to fix: pass them in values: runner.run(graph, { values: { ${missing.map((m) => `${m}: …`).join(", ")} } }), ` +
     `or give defaults with graph.bind({ ${missing.map((m) => `${m}: …`).join(", ")} }).`;
   return new MissingInputError(message, missing, provided);
+}
+
+/** The entries (quoted) of the loops whose seed `value` is. */
+function loopEntriesReading(graph: Graph, value: string): string {
+  const a = graph.analysis;
+  const names: string[] = [];
+  for (const c of a.cyclic)
+    if (a.loops.seeds.get(c)?.has(value)) for (const e of a.entries.get(c) ?? []) if (!names.includes(e)) names.push(e);
+  return names.map((n) => `'${n}'`).join(", ");
 }

@@ -10,7 +10,7 @@ import {
   unexpectedAnswerError,
   unknownValueError,
 } from "./inputErrors.js";
-import { skippedBySuppliedOutputs } from "./readiness.js";
+import { canStart, skippedBySuppliedOutputs } from "./readiness.js";
 import { responseKeys } from "./responseKeys.js";
 import type { RunState } from "./state.js";
 
@@ -32,7 +32,7 @@ export function inputProblem(
   for (const k in config.values) if (!known.has(k)) unknown.push(k);
   let missing: string[] | undefined;
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
-  for (const k of spec.seeds) if (isMissing(state, graph, k)) (missing ??= []).push(k);
+  for (const k of missingSeeds(state, graph)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
   // Only a resume of a paused workflow: on a first run (and on a completed workflow's next turn) a supplied value
   // for an interrupt's response is its documented skip, and any other state is left to the claim. The record and
@@ -97,6 +97,24 @@ function inputView(host: EngineHost, workflow: WorkflowRecord | undefined): Inpu
     hasStore: config.shared.store !== undefined,
     isChild: config.isChild,
   };
+}
+
+/**
+ * The first values a loop lacks: only when no node of the loop can start with the run's values (caller values, bind,
+ * defaults, restored state) — a loop that can start gets its values as it runs — and then only the seeds its entry
+ * reads, never values that nodes after the entry read.
+ */
+function missingSeeds(state: RunState, graph: Graph): readonly string[] {
+  const a = graph.analysis;
+  const out: string[] = [];
+  for (const c of a.cyclic) {
+    const seeds = a.loops.seeds.get(c);
+    if (seeds === undefined || seeds.size === 0) continue;
+    const lacking = [...seeds].filter((k) => graph.inputs.seeds.has(k) && isMissing(state, graph, k));
+    if (lacking.length === 0 || a.components[c]!.some((n) => canStart(state, n))) continue;
+    for (const k of lacking) if (!out.includes(k)) out.push(k);
+  }
+  return out;
 }
 
 /** An input only needed by nodes the caller skipped (by supplying their outputs) is not missing. */

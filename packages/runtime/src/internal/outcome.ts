@@ -2,7 +2,7 @@ import type { UsageRecord } from "@graph/checkpoint";
 import { END_DECISION, type StoredError } from "@graph/checkpoint";
 import { type AnyNode, END, type GateNode, type GraphNode, RoutingError, type Target } from "@graph/core";
 import {
-  type InfiniteLoopError,
+  InfiniteLoopError,
   type InvalidOptionError,
   type LeaseLostError,
   type MissingInputError,
@@ -11,6 +11,7 @@ import {
   type UnknownValueError,
   type VersionMismatchError,
 } from "../errors.js";
+import { MapInputError } from "../mapInputError.js";
 import type { PauseInfo, RunResult } from "../RunResult.js";
 import type { NodePlan } from "./plan.js";
 
@@ -176,10 +177,14 @@ export function decisionShape(gate: GateNode, decision: readonly Target[] | null
 /** A mapped item's failure names the item: `sq[7]/square`, not only the inner node. */
 export function itemFailure(n: GraphNode, index: number, error: unknown): unknown {
   if (NodeExecutionError.is(error)) return new NodeExecutionError(`${n.name}[${index}]/${error.nodeName}`, error.cause);
+  if (InfiniteLoopError.is(error)) return underPath(`${n.name}[${index}]`, error);
   return error;
 }
 
-/** The run's failure for a node's error: a NodeExecutionError naming the node path, tagged errors passed through. */
+/**
+ * The run's failure for a node's error: a NodeExecutionError naming the node path, tagged errors of a child run
+ * passed through (an InfiniteLoopError with the child's node path). A mapped node's bad lists are its own failure.
+ */
 export function wrapFailure(n: AnyNode, error: unknown): unknown {
   if (RoutingError.is(error)) return error;
   if (NodeExecutionError.is(error)) {
@@ -187,6 +192,18 @@ export function wrapFailure(n: AnyNode, error: unknown): unknown {
       return new NodeExecutionError(`${n.name}/${error.nodeName}`, error.cause);
     return error;
   }
+  if (MapInputError.is(error)) return new NodeExecutionError(n.name, error);
+  if (n.kind === "graph" && InfiniteLoopError.is(error))
+    return error.nodeName.startsWith(`${n.name}[`) ? error : underPath(n.name, error);
   if (n.kind === "graph" && error !== null && typeof error === "object" && "_tag" in error) return error;
   return new NodeExecutionError(n.name, error);
+}
+
+/** A child run's InfiniteLoopError as its parent reports it: every node named by its path under `prefix`. */
+function underPath(prefix: string, error: InfiniteLoopError): InfiniteLoopError {
+  return new InfiniteLoopError(
+    `${prefix}/${error.nodeName}`,
+    error.nodes.map((m) => `${prefix}/${m}`),
+    error.maxIterations,
+  );
 }

@@ -89,21 +89,35 @@ export function countRuns(state: RunState, ready: readonly NodePlan[], max: numb
 }
 
 function isCandidate(state: RunState, plan: NodePlan, memo: Map<string, boolean>): boolean {
-  const name = plan.name;
+  // The cheap exclusions first: asking the gates walks them.
+  if ((state.flags[plan.id]! & SETTLED) !== 0 || state.regions.isClosed(plan.name)) return false;
+  if (plan.controllers.length > 0 && !permitted(state, plan.name, memo)) return false;
+  return wouldRun(state, plan);
+}
+
+/**
+ * Would the node run now if its gates permitted it: not settled or closed, every input available, and it needs to run
+ * (a gate's decision names it, it never ran and was not skipped, or it is stale).
+ */
+function wouldRun(state: RunState, plan: NodePlan): boolean {
   const flags = state.flags[plan.id]!;
-  if ((flags & SETTLED) !== 0 || state.regions.isClosed(name)) return false;
+  if ((flags & SETTLED) !== 0 || state.regions.isClosed(plan.name)) return false;
   const controllers = plan.controllers;
-  if (controllers.length > 0 && !permitted(state, name, memo)) return false;
   const ids = plan.inputIds;
   const given = plan.given;
   const writers = state.values.writers;
   for (let i = 0; i < ids.length; i++) if (!given[i] && writers[ids[i]!] === undefined) return false;
-  for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(name)) return true;
+  for (let i = 0; i < controllers.length; i++) if (state.pending.get(controllers[i]!)?.has(plan.name)) return true;
   if ((flags & EVER_RAN) === 0) {
     if (plan.relays) return isStale(state, plan) && fedBackByLoop(state, plan);
     return !skipped(state, plan);
   }
   return isStale(state, plan);
+}
+
+/** Can the node run in the first superstep of this run (its gates permitting)? The start of a loop asks. */
+export function canStart(state: RunState, name: string): boolean {
+  return isCandidate(state, state.plans.get(name)!, new Map());
 }
 
 /** A gated node may run when a gate chose it, or (do-while) before its cycle's gate decided for the first time. */
@@ -121,15 +135,17 @@ function permitted(state: RunState, name: string, memo: Map<string, boolean>): b
       break;
     }
     const gate = state.graph.nodes.get(g) as GateNode;
-    // Before the gate decides, its cycle's entry may run once (do-while); after that the gate drives it. The gate
-    // itself must not be held back by a decision upstream of it — but it need not be the entrypoint: in a chain of
-    // undecided gates (`outer → inner → increment`, entrypoint `increment`) the entrypoint starts the loop.
+    // Before the gate decides, a target in its loop may run once: the configured entrypoint (do-while), or, in a loop
+    // with none, any target while the gate cannot decide yet (it waits for what the loop produces). A gate that can
+    // decide decides first (while), even when its target lies upstream of it. The gate itself must not be held back
+    // by a decision upstream of it — but it need not be the entrypoint: in a chain of undecided gates (`outer →
+    // inner → increment`, entrypoint `increment`) the entrypoint starts the loop.
     if (
       !state.decided.has(g) &&
       !state.has(name, RAN_THIS_RUN) &&
       gate.defaultOpen &&
       analysis.sameCycle(g, name) &&
-      entryAllows(state, name) &&
+      startsBeforeGate(state, name, g) &&
       notHeldBack(state, g, memo)
     ) {
       ok = true;
@@ -168,14 +184,19 @@ function notHeldBack(state: RunState, g: string, memo: Map<string, boolean>): bo
   return ok;
 }
 
-/** Before a gate decides, only the configured entrypoint of a cycle (if any) may start it. */
-function entryAllows(state: RunState, name: string): boolean {
+/**
+ * May `name`, a target of the undecided gate `g` in its loop, run before `g` first decides? With a configured
+ * entrypoint in the loop only that entrypoint may; with none, any target may while `g` cannot run yet.
+ */
+function startsBeforeGate(state: RunState, name: string, g: string): boolean {
   const entry = state.graph.entrypoint;
-  if (entry.length === 0) return true;
-  const componentOf = state.graph.analysis.componentOf;
-  const comp = componentOf.get(name);
-  const inComponent = entry.filter((e) => componentOf.get(e) === comp);
-  return inComponent.length === 0 || inComponent.includes(name);
+  if (entry.length > 0) {
+    const componentOf = state.graph.analysis.componentOf;
+    const comp = componentOf.get(name);
+    const inComponent = entry.filter((e) => componentOf.get(e) === comp);
+    if (inComponent.length > 0) return inComponent.includes(name);
+  }
+  return !wouldRun(state, state.plans.get(g)!);
 }
 
 function fedBackByLoop(state: RunState, plan: NodePlan): boolean {

@@ -515,7 +515,12 @@ export class RunnerCore {
   checkSync(graph: Graph): void {
     if (!isGraph(graph)) throw new GraphConfigError("runner.runSync() expects a Graph as its first argument.");
     const reasons: string[] = [];
-    if (graph.hasAsyncNodes) reasons.push("it has async nodes");
+    if (graph.hasAsyncNodes) {
+      const found = syncBlockers(graph, "");
+      if (found.async.length > 0) reasons.push(`it has async nodes (${found.async.join(", ")})`);
+      if (found.frames.length > 0)
+        reasons.push(`it streams frames (${found.frames.join(", ")}), which are pulled asynchronously`);
+    }
     if (graph.hasInterrupts) reasons.push(`it has interrupts (${graph.interruptPaths.join(", ")})`);
     if (this.hasCheckpointer) reasons.push("the runner has a checkpointer (storage is asynchronous)");
     if (reasons.length > 0) {
@@ -524,6 +529,21 @@ export class RunnerCore {
       );
     }
   }
+}
+
+/** What keeps `runSync` from running a graph: async node functions, and frames pipelines (by path). */
+function syncBlockers(graph: Graph, prefix: string): { async: string[]; frames: string[] } {
+  const out = { async: [] as string[], frames: [] as string[] };
+  for (const n of graph.nodes.values()) {
+    if (n.kind === "function" && n.isAsync) out.async.push(`${prefix}${n.name}`);
+    if (n.kind === "function" && n.frames !== undefined) out.frames.push(`${prefix}${n.name}`);
+    if (n.kind !== "graph") continue;
+    if (n.framesConfig !== undefined) out.frames.push(`${prefix}${n.name}`);
+    const inner = syncBlockers(n.graph, `${prefix}${n.name}/`);
+    out.async.push(...inner.async);
+    out.frames.push(...inner.frames);
+  }
+  return out;
 }
 
 /** The `waitForLease` option in ms: `true` waits up to the lease TTL. */

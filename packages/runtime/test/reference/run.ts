@@ -57,7 +57,7 @@ export function referenceRun(
           !ran.has(n) &&
           node(g).defaultOpen &&
           s.sameLoop(g, n) &&
-          entryAllows(n) &&
+          startsBeforeGate(n, g) &&
           undecidedOrChosen(g, new Set(visiting))),
     );
     visiting.delete(n);
@@ -76,9 +76,11 @@ export function referenceRun(
           (!decided.has(c) && node(c).defaultOpen && s.sameLoop(c, g) && undecidedOrChosen(c, visiting)),
       );
   };
-  const entryAllows = (n: string) => {
+  /** Before gate `g` first decides: only a configured entrypoint of the loop (do-while), else any while `g` can't run. */
+  const startsBeforeGate = (n: string, g: string) => {
     const ep = graph.entrypoint;
-    return ep === undefined || !s.component.get(n)!.has(ep) || ep === n;
+    if (ep !== undefined && s.component.get(n)!.has(ep)) return ep === n;
+    return !wouldRun(g);
   };
   /** An input's newer version makes the node stale, unless one of the exemptions of a node no gate controls holds. */
   const stale = (n: string): boolean =>
@@ -108,9 +110,32 @@ export function referenceRun(
     s.loops.get(s.loopId(n))?.gated === true &&
     node(n).inputs.every((i) => s.carriedForNonEntry(i, n));
 
-  const candidate = (n: string): boolean => {
+  /**
+   * A loop lacks a first value only when none of its nodes can start with the run's values; then it lacks the seeds
+   * of its entry that are not bound, not defaulted by every node reading them over a feedback edge, not given, and
+   * not only read by nodes the caller skipped.
+   */
+  const missingAtStart = (): string[] => {
+    const out = new Set<string>();
+    for (const [id, loop] of s.loops) {
+      const readsFedBack = (r: string, k: string) =>
+        s.producers(k).some((p) => s.hasEdge(p, r)) &&
+        s.producers(k).every((p) => !s.hasEdge(p, r) || s.feedback.has(`${p}>${r}`));
+      const lacking = [...loop.seeds].filter((k) => {
+        if (state.has(k) || graph.bound.has(k)) return false;
+        const fedTo = s.names.filter((r) => node(r).inputs.includes(k) && readsFedBack(r, k));
+        if (fedTo.length === 0 || fedTo.every((r) => node(r).defaults.includes(k))) return false;
+        return !s.names.filter((r) => node(r).inputs.includes(k)).every((r) => skipped(r));
+      });
+      if (lacking.length === 0 || [...s.component.get(id)!].some(candidate)) continue;
+      for (const k of lacking) out.add(k);
+    }
+    return [...out].sort();
+  };
+  const candidate = (n: string): boolean => permitted(n, new Set()) && wouldRun(n);
+  /** Would `n` run now if its gates permitted it? */
+  const wouldRun = (n: string): boolean => {
     if (closed.has(n)) return false;
-    if (!permitted(n, new Set())) return false;
     if (!node(n).inputs.every((i) => state.has(i) || given(n, i))) return false;
     if (s.controllers(n).some((g) => pending.get(g)?.has(n))) return true;
     if (!consumed.has(n)) {
@@ -123,6 +148,10 @@ export function referenceRun(
     }
     return stale(n);
   };
+
+  const missing = missingAtStart();
+  if (missing.length > 0)
+    return { trace, status: "failed", values: {}, error: `MissingInputError [${missing.join(",")}]` };
 
   for (;;) {
     const candidates = s.names.filter(candidate);

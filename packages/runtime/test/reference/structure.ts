@@ -5,6 +5,9 @@
  * consulted; every tie goes to the name that sorts first.
  */
 
+/** Thrown when a cycle has no node that can run first (the build refuses the graph). */
+export class Deadlock extends Error {}
+
 export interface RefNode {
   readonly name: string;
   readonly kind: "fn" | "gate";
@@ -132,6 +135,10 @@ export class Structure {
         const entered = left.filter((n) => [...loop].some((m) => !inCycle.has(m) && this.forward(m, n)));
         if (entered.length > 0) left = entered;
       }
+      // Every node it can be entered through waits for a `defaultOpen: false` gate of the cycle: nothing starts it.
+      const closedHere = cycle.filter((g) => this.node.get(g)!.kind === "gate" && !this.node.get(g)!.defaultOpen);
+      if (left.every((n) => closedHere.some((g) => this.node.get(g)!.targets.includes(n))))
+        throw new Deadlock(`cycle ${cycle.join(",")} cannot start`);
       const keep = (test: (n: string) => boolean) => {
         const kept = left.filter(test);
         if (kept.length > 0) left = kept;
@@ -142,7 +149,11 @@ export class Structure {
           this.node
             .get(n)!
             .inputs.every(
-              (i) => !this.fromInside(n, i, loop) || this.graph.bound.has(i) || this.node.get(n)!.defaults.includes(i),
+              (i) =>
+                !this.fromInside(n, i, loop) ||
+                this.graph.bound.has(i) ||
+                this.node.get(n)!.defaults.includes(i) ||
+                this.accumulator(i, loop),
             ),
         );
       }
@@ -201,6 +212,13 @@ export class Structure {
       for (const m of part) done.add(m);
       if (part.length > 1 || live(n, n)) this.breakCycle(part, loop, depth + 1);
     }
+  }
+
+  /** Every node of `loop` that writes `value` also reads it (a history the caller seeds). */
+  accumulator(value: string, loop: ReadonlySet<string>): boolean {
+    return [...loop].every(
+      (m) => !this.node.get(m)!.outputs.includes(value) || this.node.get(m)!.inputs.includes(value),
+    );
   }
 
   reachesWithin(a: string, b: string, set: ReadonlySet<string>): boolean {

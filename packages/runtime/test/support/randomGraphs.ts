@@ -27,6 +27,8 @@ export interface GraphSpec {
   readonly entrypoint: string | undefined;
   readonly bound: Readonly<Record<string, number>>;
   readonly values: Readonly<Record<string, number>>;
+  /** The caller gives no first value for the loops (only what `values` holds): the missing-input rule decides. */
+  readonly withoutSeeds?: boolean;
 }
 
 /** What a run did: the nodes in the order they were called, and how it ended. */
@@ -96,6 +98,7 @@ export const graphSpecs: fc.Arbitrary<GraphSpec> = fc
       bound: fc.dictionary(fc.constantFrom(...VALUES), fc.nat(9), { maxKeys: 2 }),
       values: fc.dictionary(fc.constantFrom(...VALUES), fc.nat(9), { maxKeys: 3 }),
       sharedWriters: fc.boolean(),
+      withoutSeeds: fc.nat(3).map((n) => n === 0),
     }),
   )
   .map(({ sharedWriters, ...spec }) => withToString({ ...spec, nodes: oneWriterEach(spec.nodes, sharedWriters) }));
@@ -140,7 +143,8 @@ function toCode(spec: GraphSpec): string {
   });
   const options = spec.entrypoint === undefined ? "" : `, { entrypoint: "${spec.entrypoint}" }`;
   const bind = Object.keys(spec.bound).length > 0 ? `.bind(${JSON.stringify(spec.bound)})` : "";
-  return `new Graph([\n${lines.join("\n")}\n]${options})${bind}\n  run with values ${JSON.stringify(spec.values)}`;
+  const seeds = spec.withoutSeeds ? " (no first values for the loops)" : "";
+  return `new Graph([\n${lines.join("\n")}\n]${options})${bind}\n  run with values ${JSON.stringify(spec.values)}${seeds}`;
 }
 
 function withToString(spec: GraphSpec): GraphSpec {
@@ -236,7 +240,7 @@ export function callerValues(spec: GraphSpec, graph: Graph): Record<string, numb
   const values: Record<string, number> = {};
   for (const [k, v] of Object.entries(spec.values)) if (graph.inputs.all.has(k)) values[k] = v;
   // Whatever the graph needs from the caller and the spec does not give: 1.
-  for (const k of [...graph.inputs.required, ...graph.inputs.seeds]) values[k] ??= 1;
+  for (const k of [...graph.inputs.required, ...(spec.withoutSeeds ? [] : graph.inputs.seeds)]) values[k] ??= 1;
   return values;
 }
 
@@ -260,8 +264,13 @@ export async function runBuilt(
     const r = await runner.run(graph, { values, maxIterations });
     return { trace, status: r.status, values: { ...r.values } };
   } catch (error) {
-    const e = error as { _tag?: string; nodeName?: string; nodes?: readonly string[] };
-    const detail = e._tag === "InfiniteLoopError" ? ` ${e.nodeName} [${e.nodes?.join(",")}]` : "";
+    const e = error as { _tag?: string; nodeName?: string; nodes?: readonly string[]; missing?: readonly string[] };
+    const detail =
+      e._tag === "InfiniteLoopError"
+        ? ` ${e.nodeName} [${e.nodes?.join(",")}]`
+        : e._tag === "MissingInputError"
+          ? ` [${[...(e.missing ?? [])].sort().join(",")}]`
+          : "";
     return { trace, status: "failed", values: {}, error: `${e._tag ?? String(error)}${detail}` };
   }
 }

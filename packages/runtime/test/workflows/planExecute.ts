@@ -7,9 +7,12 @@ import { Runner } from "../../src/index.js";
  * Plan-and-execute (ported from the LangGraph.js example), with async stand-ins for the model and the search tool:
  * a planner writes `plan`; a nested executor loops `agent → replan → shouldEnd → agent` until the plan is done.
  * The inner replanner rewrites `plan`, the parent's value, which is what a resume must not undo.
- * With `approval`, each step waits for a human (`approveStep`) before the agent runs it.
+ * With `approval`, each step waits for a human (`approveStep`) before the agent runs it. With `entrypoint: false` the
+ * executor names no entrypoint: `plan` and `pastSteps` are accumulators (each writer reads them), so the loop starts
+ * at the gate's target that reads only those — `agent`, or `prepareStep` with approvals — and runs the same way.
  */
-export function planExecute(options: { approval: boolean }) {
+export function planExecute(options: { approval: boolean; entrypoint?: boolean }) {
+  const named = options.entrypoint ?? true;
   const toolCalls: string[] = [];
   let stopBeforeStep: ((step: string) => void) | undefined;
   const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 2));
@@ -51,9 +54,9 @@ export function planExecute(options: { approval: boolean }) {
   const inner: Graph = options.approval
     ? new Graph([prepareStep, approveStep, agentWithApproval, replan, shouldEnd], {
         name: "executor",
-        entrypoint: "prepareStep",
+        ...(named ? { entrypoint: "prepareStep" } : {}),
       })
-    : new Graph([agent, replan, shouldEnd], { name: "executor", entrypoint: "agent" });
+    : new Graph([agent, replan, shouldEnd], { name: "executor", ...(named ? { entrypoint: "agent" } : {}) });
   // The executor also outputs its rewritten plan; renamed so it does not clash with the planner's.
   const executor = inner.bind({ pastSteps: [] }).asNode().withOutputs({ plan: "remainingPlan" });
   const graph = new Graph([planner, executor], { name: "planAndExecute" });
@@ -72,10 +75,14 @@ export function planExecute(options: { approval: boolean }) {
 }
 
 /** Stopped during the second step and resumed with `{}`: step one's search does not run again. */
-export async function resumeAfterStop(checkpointer: Checkpointer, workflowId: string): Promise<void> {
+export async function resumeAfterStop(
+  checkpointer: Checkpointer,
+  workflowId: string,
+  entrypoint = true,
+): Promise<void> {
   const runner = new Runner({ checkpointer });
   try {
-    const wf = planExecute({ approval: false });
+    const wf = planExecute({ approval: false, entrypoint });
     wf.beforeStep("search q 2", () => void runner.stop(workflowId));
     const stopped = await runner.run(wf.graph, { workflowId, values: { objective: "q" } });
     expect(stopped.status).toBe("stopped");
@@ -91,10 +98,14 @@ export async function resumeAfterStop(checkpointer: Checkpointer, workflowId: st
 }
 
 /** Paused before each step for an approval; every answer continues where the loop is, never from step one. */
-export async function resumeAfterPause(checkpointer: Checkpointer, workflowId: string): Promise<void> {
+export async function resumeAfterPause(
+  checkpointer: Checkpointer,
+  workflowId: string,
+  entrypoint = true,
+): Promise<void> {
   const runner = new Runner({ checkpointer });
   try {
-    const wf = planExecute({ approval: true });
+    const wf = planExecute({ approval: true, entrypoint });
     let result = await runner.run(wf.graph, { workflowId, values: { objective: "q" } });
     const asked: unknown[] = [];
     while (result.status === "paused") {

@@ -9,10 +9,10 @@ type Msg = { role: string; content: string; tool?: string };
 
 /**
  * A tool-calling agent: the shape that used to run its tool and model again on every re-run of the finished workflow
- * (model calls 2 → 3 → 4, history + 2 messages per call). The entrypoint is named: without it the loop's entry would
- * be the gate's target `runTool` (docs/semantics.md, "Loops"), whose first run has no `aiMessage`.
+ * (model calls 2 → 3 → 4, history + 2 messages per call). The entrypoint is named, though the loop would start at
+ * `callModel` without it too (`messages` is an accumulator: docs/semantics.md, "Loops").
  */
-function agent() {
+function agent(entrypoint: boolean) {
   const calls = { model: 0, tool: 0 };
   const callModel = node({ name: "callModel", output: "aiMessage" }, async ({ messages }: { messages: Msg[] }) => {
     calls.model++;
@@ -29,15 +29,20 @@ function agent() {
       return [...messages, aiMessage, { role: "tool", content: `ran ${aiMessage.tool}` }];
     },
   );
-  return { graph: new Graph([callModel, afterModel, runTool], { name: "agent", entrypoint: "callModel" }), calls };
+  const options = entrypoint ? { name: "agent", entrypoint: "callModel" } : { name: "agent" };
+  return { graph: new Graph([callModel, afterModel, runTool], options), calls };
 }
 
 /**
  * Re-running a COMPLETED workflow with no new values returns its stored result and runs nothing: no node call, no
  * node event, no write (the stored record reads back byte-identical). New values start the next turn.
  */
-export async function rerunOfCompletedIsANoOp(checkpointer: Checkpointer, workflowId: string): Promise<void> {
-  const { graph, calls } = agent();
+export async function rerunOfCompletedIsANoOp(
+  checkpointer: Checkpointer,
+  workflowId: string,
+  entrypoint = true,
+): Promise<void> {
+  const { graph, calls } = agent(entrypoint);
   const events: GraphEvent[] = [];
   const runner = new Runner({ checkpointer, eventProcessors: [{ onEvent: (e) => void events.push(e) }] });
   try {

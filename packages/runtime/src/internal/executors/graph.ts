@@ -7,7 +7,7 @@ import { rollUp } from "../journalUsage.js";
 import { dispatchable, dispatchMapped } from "../mapDispatch.js";
 import { mapItems } from "../mapItems.js";
 import { MappedResults } from "../mappedResults.js";
-import type { Execution, Outcome, RunError } from "../outcome.js";
+import { type Execution, itemFailure, type Outcome, type RunError } from "../outcome.js";
 import { responseKeys } from "../responseKeys.js";
 import { RunConfig } from "../runConfig.js";
 import { executeFrames } from "./frames.js";
@@ -143,8 +143,13 @@ function runMappedHere(
       host.event("MapProgress", { nodeName: n.name, completed, total }, ex.spanId);
     };
     if (total > 0 && host.config.shared.store === undefined && !host.config.emitter.active)
-      return runDirectPool(total, concurrency, spawnItem, done, (config) =>
-        host.config.control.release(config.control),
+      return runDirectPool(
+        total,
+        concurrency,
+        spawnItem,
+        done,
+        (config) => host.config.control.release(config.control),
+        (i, error) => itemFailure(n, i, error) as RunError,
       ).pipe(
         Effect.map(() => rollUp(ex, results.outcome(host, parentId), results.usage, true)),
         Effect.catchAll((error) => Effect.succeed<Outcome>({ kind: "failed", error, childWorkflowId: parentId })),
@@ -154,6 +159,8 @@ function runMappedHere(
       return child.run().pipe(
         Effect.ensuring(Effect.sync(() => host.config.control.release(config.control))),
         Effect.map((r) => done(i, r, config)),
+        // A typed failure of the item's run (a loop that never settled) names the item.
+        Effect.mapError((error) => itemFailure(n, i, error) as RunError),
       );
     };
     return Effect.forEach(items, runItem, { concurrency, discard: true }).pipe(
@@ -173,6 +180,7 @@ function runDirectPool(
   spawnItem: (i: number) => { readonly config: RunConfig; readonly child: ChildRun },
   done: (i: number, r: RunResult, config: RunConfig) => void,
   release: (config: RunConfig) => void,
+  failure: (i: number, error: unknown) => RunError,
 ): Effect.Effect<void, RunError> {
   return Effect.async<void, RunError>((resume) => {
     const running = new Set<ChildRun>();
@@ -200,7 +208,7 @@ function runDirectPool(
             if (over) return;
             over = true;
             for (const c of running) c.abandon();
-            resume(Effect.fail(error as RunError));
+            resume(Effect.fail(failure(i, error)));
           },
         );
       }
