@@ -111,6 +111,8 @@ export interface NestedOutcome extends RefOutcome {
   readonly nested: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Some call of an unmapped nested graph wrote only some of its outputs. */
   readonly partial: boolean;
+  /** Every call of a nested graph (every map item), in order: which node, and the values its run was given. */
+  readonly calls: readonly { readonly sub: string; readonly given: Readonly<Record<string, unknown>> }[];
 }
 
 /**
@@ -131,7 +133,9 @@ export function referenceNestedRun(
   const childTraces: Record<string, string[]> = Object.fromEntries(subs.map((s) => [s.name, []]));
   const nested: Record<string, Record<string, unknown>> = {};
   let partial = false;
+  const calls: { sub: string; given: Record<string, unknown> }[] = [];
   const callChild = (sub: RefSub, given: Record<string, unknown>): RefOutcome => {
+    calls.push({ sub: sub.name, given });
     const r = referenceRun(sub.child, given, childBehaviour(sub), maxIterations);
     childTraces[sub.name]!.push(...r.trace);
     if (r.error !== undefined) throw new NestedFailure(r);
@@ -172,10 +176,10 @@ export function referenceNestedRun(
       },
       maxIterations,
     );
-    return { ...r, trace: r.trace.filter((n) => !byName.has(n)), childTraces, nested, partial };
+    return { ...r, trace: r.trace.filter((n) => !byName.has(n)), childTraces, nested, partial, calls };
   } catch (error) {
     if (!(error instanceof NestedFailure)) throw error;
     const { error: message = "" } = error.outcome;
-    return { trace: [], status: "failed", values: {}, error: message, childTraces, nested: {}, partial };
+    return { trace: [], status: "failed", values: {}, error: message, childTraces, nested: {}, partial, calls };
   }
 }
