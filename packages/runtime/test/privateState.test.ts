@@ -40,7 +40,7 @@ function agentLoop(sub: ReturnType<typeof one>, seen: unknown[]) {
   return new Graph([plan, worker, next, more], { entrypoint: "plan" });
 }
 
-describe("two copies of one sub-agent (issue example a)", () => {
+describe("two copies of one sub-agent", () => {
   for (const [label, runner] of stores) {
     it(`each copy starts from its own seed, not the other copy's collected history (${label})`, async () => {
       const calls: string[] = [];
@@ -64,7 +64,7 @@ describe("two copies of one sub-agent (issue example a)", () => {
   }
 });
 
-describe("a mapped sub-agent inside an agent loop (issue example b)", () => {
+describe("a mapped sub-agent inside an agent loop", () => {
   for (const [label, runner] of stores) {
     it(`on the second turn each item starts from its own seed (${label})`, async () => {
       const calls: string[] = [];
