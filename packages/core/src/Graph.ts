@@ -19,7 +19,7 @@ import type { InterruptNode } from "./interrupt.js";
 import type { FunctionNode } from "./node.js";
 import type { BindValues, MetaAfterBind } from "./types/bind.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
-import type { NodeInputsOf, PrivateStateOf } from "./types/nested.js";
+import type { DefaultSeededOf, NodeInputsOf, PrivateStateOf } from "./types/nested.js";
 import type { IsAny, Simplify } from "./types/util.js";
 
 /**
@@ -475,7 +475,9 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
   asNode<const N extends string = Meta["name"]>(options?: {
     readonly name?: N;
     readonly completeOnStop?: boolean;
-  }): NoInfer<GraphNode<N, NodeInputsOf<In, Out>, Out, Out, Meta["pauses"], PrivateStateOf<In, Out>>>;
+  }): NoInfer<
+    GraphNode<N, NodeInputsOf<In, Out>, Out, Out, Meta["pauses"], PrivateStateOf<In, Out> & DefaultSeededOf<Meta>>
+  >;
 }
 
 /**

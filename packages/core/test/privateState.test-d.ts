@@ -51,3 +51,19 @@ describe("a GraphNode's inputs leave out the nested graph's own loop state", () 
     expectTypeOf<InputsOf<typeof unseeded>>().toEqualTypeOf<{ item: string; log: string[] }>();
   });
 });
+
+describe("loop state seeded by a parameter default", () => {
+  const step = node({ name: "step", output: "log" }, ({ item, log = [] }: { item: string; log?: string[] }) => [
+    ...log,
+    item,
+  ]);
+  const defaulted = new Graph([step], { name: "defaulted" });
+
+  test("is no input of the graph's type, nor of its node; it can be mapped in by name", () => {
+    expectTypeOf<InputsOf<typeof defaulted>>().toEqualTypeOf<{ item: string }>();
+    const sub = defaulted.asNode();
+    expectTypeOf<InputsOf<typeof sub>>().toEqualTypeOf<{ item: string }>();
+    const seeded = defaulted.asNode().withInputs({ log: "history" });
+    expectTypeOf<InputsOf<typeof seeded>>().toEqualTypeOf<{ item: string; history?: string[] }>();
+  });
+});

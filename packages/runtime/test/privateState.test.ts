@@ -288,6 +288,19 @@ describe("the parent maps the history in explicitly", () => {
     expect(seeded.values.log).toEqual(["earlier", "x"]);
   });
 
+  it("loop state seeded by a parameter default is private too, and mapped in the same way", async () => {
+    const step = node({ name: "step", output: "log" }, ({ item, log = [] }: { item: string; log?: string[] }) => [
+      ...log,
+      item,
+    ]);
+    const defaulted = new Graph([step], { name: "defaulted" });
+    expect(defaulted.privateState).toEqual(["log"]);
+    expect(defaulted.asNode().inputs).toEqual(["item"]);
+    const g = new Graph([defaulted.asNode().withInputs({ log: "history" })]);
+    expect((await new Runner().run(g, { values: { item: "x" } })).values.log).toEqual(["x"]);
+    expect((await new Runner().run(g, { values: { item: "x", history: ["h"] } })).values.log).toEqual(["h", "x"]);
+  });
+
   it("naming a value that is neither an input nor the graph's own loop state is still a RenameError", () => {
     expect(() =>
       one()

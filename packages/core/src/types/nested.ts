@@ -20,3 +20,13 @@ export type PrivateStateOf<In, Out> = [PrivateKeys<In, Out>] extends [never]
 export type NodeInputsOf<In, Out> = [PrivateKeys<In, Out>] extends [never]
   ? In
   : Simplify<Omit<In, PrivateKeys<In, Out>>>;
+
+/** Loop state seeded by a node's default (the graph's type does not list it as an input), typed as its readers need. */
+export type DefaultSeededOf<Meta> =
+  IsAny<Meta> extends true
+    ? Empty
+    : Meta extends { readonly ownSeeded?: infer K; readonly fed: infer Fed }
+      ? [K & keyof Fed] extends [never]
+        ? Empty
+        : Simplify<{ [V in K & keyof Fed]?: Fed[V] }>
+      : Empty;
