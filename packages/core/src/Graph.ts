@@ -12,12 +12,14 @@ import { expandFrames } from "./internal/frames.js";
 import { sha256, stableStringify } from "./internal/hash.js";
 import { renderMermaid } from "./internal/mermaid.js";
 import { checkBooleanOption, checkEdgeShapes, notANode } from "./internal/optionChecks.js";
+import { checkOwnCollectedInput, privateStateOf } from "./internal/privateState.js";
 import { didYouMean, quoteList } from "./internal/suggest.js";
 import { deadlockError, validateGraph } from "./internal/validate.js";
 import type { InterruptNode } from "./interrupt.js";
 import type { FunctionNode } from "./node.js";
 import type { BindValues, MetaAfterBind } from "./types/bind.js";
 import type { CheckedNodes, GraphMeta, MergedGraph } from "./types/merge.js";
+import type { DefaultSeededOf, NodeInputsOf, PrivateStateOf } from "./types/nested.js";
 import type { IsAny, Simplify } from "./types/util.js";
 
 /**
@@ -174,6 +176,7 @@ class GraphBase {
   readonly #edges: readonly EdgeSpec[];
   #hash: string | undefined;
   #interruptPaths: readonly string[] | undefined;
+  #privateState: readonly string[] | undefined;
 
   constructor(nodes: readonly AnyNode[], options: GraphOptions = {}, state: GraphState = { bound: {} }) {
     if (!Array.isArray(nodes))
@@ -247,6 +250,7 @@ class GraphBase {
     this.entrypoint = entry;
 
     this.#edges = buildEdges(nodes, byName, options.edges, where);
+    for (const n of nodes) if (n.kind === "graph") checkOwnCollectedInput(n, this.#edges);
     this.structure = new DirectedGraph<StructureNodeAttributes, StructureEdgeAttributes>({ allowSelfLoops: true });
     for (const n of nodes) this.structure.addNode(n.name, { node: n, nodeType: n.nodeType, isGate: n.isGate });
     for (const e of this.#edges) {
@@ -304,6 +308,15 @@ class GraphBase {
     const wiredValues = new Set<string>();
     for (const e of this.#edges) if (e.kind === "data") for (const v of e.valueNames) wiredValues.add(v);
     this.leafOutputs = Object.freeze(this.outputs.filter((o) => !wiredValues.has(o)));
+  }
+
+  /**
+   * This graph's own loop state: values it both reads and writes and seeds itself (a bound value, or a default),
+   * such as an agent's `log`. Nested in another graph, each call starts from that seed (see `GraphNode.privateState`).
+   */
+  get privateState(): readonly string[] {
+    this.#privateState ??= Object.freeze(privateStateOf(this));
+    return this.#privateState;
   }
 
   /** True if this level (not nested graphs) has a cycle. */
@@ -462,7 +475,9 @@ export interface Graph<In = any, Out = any, Meta extends GraphMeta = any> extend
   asNode<const N extends string = Meta["name"]>(options?: {
     readonly name?: N;
     readonly completeOnStop?: boolean;
-  }): NoInfer<GraphNode<N, In, Out, Out, Meta["pauses"]>>;
+  }): NoInfer<
+    GraphNode<N, NodeInputsOf<In, Out>, Out, Out, Meta["pauses"], PrivateStateOf<In, Out> & DefaultSeededOf<Meta>>
+  >;
 }
 
 /**

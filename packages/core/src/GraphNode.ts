@@ -7,7 +7,7 @@ import { quoteList } from "./internal/suggest.js";
 import type { FunctionNode } from "./node.js";
 import type { NodeTypes, PauseOf } from "./types/ports.js";
 import type { GraphResult } from "./types/result.js";
-import type { RenameKeys, RenamesFor } from "./types/util.js";
+import type { Empty, RenameKeys, RenamesFor } from "./types/util.js";
 
 /** A GraphNode's outputs as its graph sees them: the projected values and, under its name, the child's result. */
 type NestedOutputs<Name extends string, Out, Nested, Pauses> = string extends Name
@@ -73,6 +73,8 @@ interface GraphNodeSpec extends BaseSpec {
   readonly mapOver: MapOverConfig | undefined;
   readonly completeOnStop: boolean | undefined;
   readonly frames?: FramesConfig | undefined;
+  /** Inner names of the graph's own loop state (see privateState.ts): inputs only once mapped in by name. */
+  readonly privateState?: readonly string[];
 }
 
 /**
@@ -115,6 +117,7 @@ export class GraphNode<
   Out = any,
   Nested = any,
   Pauses = any,
+  Private = Empty,
 > extends BaseNode<GraphNodeSpec> {
   readonly kind = "graph" as const;
   readonly nodeType = "graph" as const;
@@ -146,25 +149,69 @@ export class GraphNode<
   }
 
   /** A copy of this node with another name (also the key of its nested result). */
-  override withName<const N extends string>(name: N): NoInfer<GraphNode<N, In, Out, Nested, Pauses>> {
-    return super.withName(name) as GraphNode<N, In, Out, Nested, Pauses>;
+  override withName<const N extends string>(name: N): NoInfer<GraphNode<N, In, Out, Nested, Pauses, Private>> {
+    return super.withName(name) as GraphNode<N, In, Out, Nested, Pauses, Private>;
   }
-  /** A copy with inputs renamed (`{ outer: "new" }`); all renames of one call apply at once. */
-  override withInputs<const M extends RenamesFor<In, M>>(
+  /**
+   * A copy with inputs renamed (`{ outer: "new" }`); all renames of one call apply at once. Naming a value of the
+   * graph's own loop state (`{ log: "history" }`, see {@link GraphNode.privateState}) makes it an input: each call
+   * is then seeded with the parent's value, or starts from the graph's own seed when there is none.
+   */
+  override withInputs<const M extends RenamesFor<In & Private, M>>(
     renames: M,
-  ): GraphNode<Name, RenameKeys<In, M>, Out, Nested, Pauses> {
-    return super.withInputs(renames) as GraphNode<Name, RenameKeys<In, M>, Out, Nested, Pauses>;
+  ): GraphNode<
+    Name,
+    RenameKeys<In & Pick<Private, keyof M & keyof Private>, M>,
+    Out,
+    Nested,
+    Pauses,
+    Omit<Private, keyof M>
+  > {
+    const added = this.#mappedIn(renames);
+    const from: BaseNode<GraphNodeSpec> =
+      added.length === 0
+        ? this
+        : new GraphNode({
+            ...this.spec,
+            inputs: [...this.spec.inputs, ...added.map((v) => ({ name: v, original: v }))],
+          });
+    return BaseNode.prototype.withInputs.call(from, renames) as never;
+  }
+
+  /** Values of the graph's own loop state that `renames` names and that are not inputs yet. */
+  #mappedIn(renames: unknown): string[] {
+    if (!isPlainRecord(renames)) return [];
+    const own = this.spec.privateState ?? [];
+    return Object.keys(renames as object).filter(
+      (k) => own.includes(k) && !this.inputs.includes(k) && !this.spec.inputs.some((p) => p.original === k),
+    );
   }
   /** A copy with outputs renamed; an interrupt's answer is then supplied under the new name. */
   override withOutputs<const M extends RenamesFor<Out, M>>(
     renames: M,
-  ): GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>> {
-    return super.withOutputs(renames) as GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>>;
+  ): GraphNode<Name, In, RenameKeys<Out, M>, Nested, RenamedPauses<Pauses, M>, Private> {
+    return super.withOutputs(renames) as GraphNode<
+      Name,
+      In,
+      RenameKeys<Out, M>,
+      Nested,
+      RenamedPauses<Pauses, M>,
+      Private
+    >;
   }
 
   /** The inner graph. */
   get graph(): Graph {
     return this.spec.graph;
+  }
+  /**
+   * The inner graph's own loop state that is not an input here: values it both reads and writes and seeds itself
+   * (a bound value or a default), like a sub-agent's `log`. Each call starts from that seed; the parent feeds one only
+   * when it maps it in with `withInputs({ log: "history" })`.
+   */
+  get privateState(): readonly string[] {
+    const own = this.spec.privateState ?? [];
+    return own.filter((v) => !this.spec.inputs.some((p) => p.original === v));
   }
   get mapOverConfig(): MapOverConfig | undefined {
     return this.spec.mapOver;
@@ -225,7 +272,7 @@ export class GraphNode<
   mapOver<const P extends keyof In & string>(
     params: P | readonly P[],
     options?: MapOverOptions,
-  ): GraphNode<Name, Mapped<In, P>, Columns<Out>, Columns<Nested>, never>;
+  ): GraphNode<Name, Mapped<In, P>, Columns<Out>, Columns<Nested>, never, Private>;
   mapOver(params: string | readonly string[], options: MapOverOptions = {}): any {
     const example = `How to fix: .mapOver("${this.inputs[0] ?? "items"}") or .mapOver([${this.inputs
       .slice(0, 2)
@@ -319,14 +366,16 @@ export function checkMappable(where: string, graph: Graph, params: readonly stri
 
 /** @internal Creates the GraphNode for `graph.asNode()`. */
 export function makeGraphNode(graph: Graph, name: string, completeOnStop: boolean | undefined): GraphNode {
+  const privateState = graph.privateState;
   return new GraphNode({
     name,
-    inputs: [...graph.inputs.all].map((n) => ({ name: n, original: n })),
+    inputs: [...graph.inputs.all].filter((n) => !privateState.includes(n)).map((n) => ({ name: n, original: n })),
     outputs: graph.outputs.map((n) => ({ name: n, original: n })),
     history: [],
     graph,
     mapOver: undefined,
     completeOnStop,
+    privateState,
   });
 }
 

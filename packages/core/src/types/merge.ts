@@ -129,6 +129,8 @@ export interface GraphMeta {
    * least one of them (the runtime reads the entry's). `never` when there is no such loop.
    */
   readonly seedChoice?: PropertyKey;
+  /** Values a node reads with a default and writes back: loop state the graph seeds itself (see `asNode`). */
+  readonly ownSeeded?: PropertyKey;
 }
 
 /**
@@ -157,8 +159,20 @@ export interface MergedGraph<Ns extends readonly Typed[], Name extends string, E
     readonly fed: FedValues<AllInputs<Ns>, AllOutputs<Ns>>;
     readonly dynamic: true extends TypesOf<Ns>["dynamic"] | FramesDynamic<TypesOf<Ns>> ? true : false;
     readonly seedChoice: LoopsOf<Ns, Entry, Explicit>["choice"];
+    readonly ownSeeded: SelfSeeded<TypesOf<Ns>>;
   };
 }
+
+/** Values a node reads with a default and also writes (`({ log = [] }) => [...log, x]`): loop state it seeds itself. */
+type SelfSeeded<T> = T extends AnyNodeTypes
+  ? [keyof T["in"] & keyof T["out"]] extends [never]
+    ? never
+    : IsOpen<T["in"]> extends true
+      ? never
+      : {
+          [K in keyof T["in"] & keyof T["out"]]-?: Empty extends Pick<T["in"], K> ? K : never;
+        }[keyof T["in"] & keyof T["out"]]
+  : never;
 
 /** Values both produced and consumed, typed as the consumers need them (a loop's seed, a skipped producer). */
 type FedValues<In, Out> = { [K in keyof In & keyof Out]: Exclude<In[K], undefined> };

@@ -42,12 +42,15 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   let turnStart = 0;
   let budget: UsageRecord | undefined;
   let superstep: number | undefined;
+  // A nested run's new turn is a new call: its own loop state starts from its seed (what the parent passes follows).
+  const ownState = host.config.isChild ? graph.privateState : [];
   for (const s of sorted) {
     // Branch regions change once per superstep, as they did when the steps ran (regions.ts).
     if (s.superstep !== superstep) state.regions.flush();
     superstep = s.superstep;
     state.nextIndex = Math.max(state.nextIndex, s.index + 1);
     state.superstep = Math.max(state.superstep, s.superstep);
+    if (s.nodeName === INPUT_STEP && s.turnStart === true && ownState.length > 0) state.resetOwnState(ownState);
     for (const [k, v] of Object.entries(s.values))
       state.values.set(k, { value: v, version: s.index, writer: s.nodeName });
     if (s.nodeName === INPUT_STEP && s.turnStart === true) {
@@ -86,6 +89,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
   if (newTurn) {
     state.clearAll(RAN_THIS_RUN);
     state.regions.clear();
+    if (ownState.length > 0) state.resetOwnState(ownState);
   }
   state.regions.drainReopened(); // every node is examined at the start anyway
   const events: Array<() => void> = [];

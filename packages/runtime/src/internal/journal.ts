@@ -376,12 +376,15 @@ export class Journal {
     const parent = config.parentVersions;
     const recorded = this.#parentVersionsSeen;
     let any = false;
-    let newVersions = false;
+    // A new call of a nested run with its own loop state records its start, so a restore resets that state there.
+    const reset = config.isChild && this.#newTurn ? graph.privateState : [];
+    let newVersions = reset.length > 0;
     for (const k in config.values) {
       const v = config.values[k];
       // A child takes only what its parent changed since it last started: its own state wins over old news
-      // (a seed its loop rewrote since stays as it is). Without a stored history everything is new.
-      if (parent !== undefined && recorded !== undefined) {
+      // (a seed its loop rewrote since stays as it is). Without a stored history everything is new. Its own loop
+      // state, mapped in by the parent, was reset for this call: the parent's value seeds it again.
+      if (parent !== undefined && recorded !== undefined && !reset.includes(k)) {
         if (recorded[k] === parent[k]) continue;
         newVersions = true;
       }

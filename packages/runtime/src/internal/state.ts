@@ -115,6 +115,23 @@ export class RunState {
     for (let i = 0; i < consumers.length; i++) this.dirty.add(consumers[i]!);
   }
 
+  /**
+   * Puts the graph's own loop state back to its seed for a new call of a nested run: the values are removed (their
+   * bound value or default applies again) and every node reading one counts as never having run, as in a fresh run.
+   */
+  resetOwnState(names: readonly string[]): void {
+    for (const name of names) {
+      this.values.delete(name);
+      const id = this.#plan.valueIds.get(name);
+      if (id === undefined) continue;
+      for (const reader of this.#plan.consumers[id]!) {
+        this.consumed[reader.id] = undefined;
+        this.flags[reader.id]! &= ~EVER_RAN;
+        this.dirty.add(reader);
+      }
+    }
+  }
+
   /** Records a gate's decision and marks its targets (through chained gates) for re-examination. */
   decide(gate: GateNode, decision: readonly Target[] | null): void {
     this.decided.add(gate.name);

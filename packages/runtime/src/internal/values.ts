@@ -57,6 +57,18 @@ export class ValueStore implements Iterable<[string, Slot]> {
     else this.setId(id, slot.value, slot.version, slot.writer);
   }
 
+  /** Removes the value (as if nothing had written it). */
+  delete(name: string): void {
+    const id = this.#ids.get(name);
+    if (id === undefined) {
+      this.#others?.delete(name);
+      return;
+    }
+    this.data[id] = undefined;
+    this.versions[id] = 0;
+    this.writers[id] = undefined;
+  }
+
   /** Copies every value not written by `skip` into `into`, by name. */
   copyInto(into: Record<string, unknown>, skip: string): void {
     for (let id = 0; id < this.#names.length; id++) {

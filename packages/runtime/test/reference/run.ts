@@ -19,6 +19,8 @@ export interface RefOutcome {
 }
 
 const INPUT = "(caller)";
+/** An output a node's run did not produce (see `RefBehaviour.fn`). */
+export const NOT_WRITTEN: unique symbol = Symbol("not written");
 
 export function referenceRun(
   graph: RefGraph & { readonly boundValues: Readonly<Record<string, unknown>> },
@@ -165,7 +167,7 @@ export function referenceRun(
       runs.set(n, (runs.get(n) ?? 0) + 1);
       if (node(n).kind === "gate") pending.delete(n);
       const args = node(n).inputs.map((i) =>
-        state.has(i) ? state.get(i)!.value : i in graph.boundValues ? graph.boundValues[i] : 0,
+        state.has(i) ? state.get(i)!.value : i in graph.boundValues ? graph.boundValues[i] : (node(n).unset ?? 0),
       );
       const inputs = new Map(node(n).inputs.map((i) => [i, state.get(i)?.version ?? 0]));
       const c = (calls.get(n) ?? 0) + 1;
@@ -183,7 +185,10 @@ export function referenceRun(
       ran.add(r.n);
       for (const g of s.controllers(r.n)) pending.get(g)?.delete(r.n);
       version++;
-      node(r.n).outputs.forEach((o, k) => state.set(o, { value: r.outputs[k], version, writer: r.n }));
+      node(r.n).outputs.forEach((o, k) => {
+        // A nested graph's node writes only the outputs its run produced.
+        if (r.outputs[k] !== NOT_WRITTEN) state.set(o, { value: r.outputs[k], version, writer: r.n });
+      });
       const loop = s.loops.get(s.loopId(r.n));
       if (loop?.gated && loop.entries.includes(r.n)) newIteration.add(s.loopId(r.n));
     }

@@ -18,6 +18,8 @@ export interface RefNode {
   readonly defaultOpen: boolean;
   /** Inputs with a default. */
   readonly defaults: readonly string[];
+  /** What an input with a default gets when nothing wrote it (absent: 0); a nested graph's node passes nothing. */
+  readonly unset?: unknown;
 }
 
 export interface RefGraph {
