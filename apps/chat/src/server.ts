@@ -72,6 +72,8 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     input: ({ messages }) => ({ conversation: conversationOf(messages) }),
     select: ["draft", "answer", "decision"],
     errorMessage: (error) => (error instanceof Error ? error.message : String(error)),
+    // `npm run chat` listens on 127.0.0.1 for the one person running it.
+    localSingleUser: true,
   });
 
   const { createServer: createVite, defaultClientConditions } = await import("vite");
