@@ -100,7 +100,7 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
       else pipeUIMessageStreamToResponse({ response: res, stream });
     } else if (match?.[2] === "stop" && req.method === "POST") {
       sendJson(res, 200, {
-        stopped: await chat.stop(decodeURIComponent(match[1]!), { reason: "stopped from the page" }),
+        stopped: await chat.stop(decodeURIComponent(match[1]!), undefined, { reason: "stopped from the page" }),
       });
     } else sendJson(res, 404, { error: "NotFound", message: `No API at ${req.method} ${pathname}` });
   }

@@ -21,7 +21,10 @@ beforeAll(async () => {
     );
   dir = mkdtempSync(path.join(tmpdir(), "graph-chat-"));
   server = await startChatServer({ db: path.join(dir, "chat.db"), tokenDelayMs: 90 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
 });
 
 afterAll(async () => {
@@ -152,6 +155,76 @@ describe("apps/chat in Chromium", () => {
     expect(stoppedText.length).toBeLessThan(
       Array.from({ length: 60 }, (_, i) => `Step ${i + 1}: here is more detail about your request.`).join(" ").length,
     );
+    await page.close();
+  });
+
+  it("a refused answer keeps the approval pending, takes the optimistic message back and shows the server's issues", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="input"]');
+    await page.fill('[data-testid="input"]', "Where is my order A-123?");
+    await page.click('[data-testid="send"]');
+    await page.waitForSelector('[data-testid="suspense"]', { timeout: 60_000 });
+    const userMessages = () =>
+      page.$$eval('[data-testid="message"][data-role="user"]', (els) => els.map((e) => e.textContent));
+
+    // The schema allows a note of at most 200 characters.
+    await page.fill('[data-testid="note"]', "n".repeat(201));
+    await page.click('[data-testid="approve"]');
+    await page.waitForSelector('[data-testid="error"]');
+    expect(await page.getAttribute('[data-testid="error"]', "data-code")).toBe("invalid_answer");
+    const shown = (await page.textContent('[data-testid="error"] p')) ?? "";
+    expect(shown).toContain("does not match its schema");
+    expect(shown).toContain("Nothing was stored; the workflow still waits.");
+    expect(shown.startsWith("{")).toBe(false); // the server's message, not its raw JSON body
+    expect(await page.$$eval('[data-testid="issues"] li', (els) => els.map((e) => e.textContent))).toEqual([
+      "note: Too big: expected string to have <=200 characters",
+    ]);
+    // The approval is still pending and answerable; the refused "Approved: …" message is gone.
+    expect(await page.$('[data-testid="suspense"]')).not.toBeNull();
+    expect(await page.getAttribute('[data-testid="suspense"]', "data-response-key")).toBe("decision");
+    expect(await userMessages()).toEqual(["Where is my order A-123?"]);
+    expect(await page.textContent('[data-testid="run-status"]')).toBe("paused");
+
+    // A good answer goes through, clears the error and finishes the run.
+    await page.fill('[data-testid="note"]', "Short note");
+    await page.click('[data-testid="approve"]');
+    await page.waitForSelector('[data-node="send"][data-status="completed"]', { timeout: 60_000 });
+    expect(await page.$('[data-testid="error"]')).toBeNull();
+    expect(await userMessages()).toEqual(["Where is my order A-123?", "Approved: Short note"]);
+    expect(await page.textContent('[data-testid="answer"]')).toContain('with the note "Short note"');
+    expect(await page.textContent('[data-testid="run-status"]')).toBe("completed");
+    await page.close();
+  });
+
+  it("a stop that does not reach the server is shown, and the run goes on until a stop does", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
+    await page.goto(server.url);
+    await page.waitForSelector('[data-testid="input"]');
+    const methods: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/stop")) methods.push(r.method());
+    });
+    // The network drops the stop request (the browser reports a failed fetch).
+    await page.route("**/api/chat/*/stop", (route) => route.abort("failed"));
+    await page.fill('[data-testid="input"]', "Please give me a long explanation");
+    await page.click('[data-testid="send"]');
+    await watch(page, async () => (await latestAnswer(page)).length > 100);
+    await page.click('[data-testid="stop"]');
+    await page.waitForSelector('[data-testid="error"][data-code="unreachable"]');
+    expect(await page.textContent('[data-testid="error"] p')).toContain("The stop did not reach the server");
+    // Not a silent local stop: the page goes on following the run, which goes on.
+    const before = await latestAnswer(page);
+    await watch(page, async () => (await latestAnswer(page)).length > before.length + 40);
+    expect(await page.textContent('[data-testid="run-status"]')).toBe("running");
+    expect(server.stats.calls.at(-1)?.aborted).toBe(false);
+
+    await page.unroute("**/api/chat/*/stop");
+    await page.click('[data-testid="stop"]');
+    await page.waitForSelector('[data-testid="panel"][data-run-status="stopped"]');
+    expect(await page.$('[data-testid="error"]')).toBeNull();
+    expect(server.stats.calls.at(-1)?.aborted).toBe(true);
+    expect(methods).toEqual(["POST", "POST"]);
     await page.close();
   });
 });

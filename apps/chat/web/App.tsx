@@ -1,5 +1,5 @@
 import type { GraphUIMessage } from "@graph/ai-sdk";
-import { useGraphChat } from "@graph/react";
+import { GraphChatError, useGraphChat } from "@graph/react";
 import { type FormEvent, useEffect, useState } from "react";
 import type { SupportGraph } from "../src/graph.js";
 
@@ -130,9 +130,20 @@ export function App({ id }: { id: string }) {
           </form>
         )}
         {chat.error && (
-          <p className="error" data-testid="error">
-            {chat.error.message}
-          </p>
+          <div
+            className="error"
+            data-testid="error"
+            data-code={chat.error instanceof GraphChatError ? chat.error.code : undefined}
+          >
+            <p>{chat.error.message}</p>
+            {chat.error instanceof GraphChatError && chat.error.issues.length > 0 && (
+              <ul data-testid="issues">
+                {chat.error.issues.map((issue) => (
+                  <li key={issue}>{issue}</li>
+                ))}
+              </ul>
+            )}
+          </div>
         )}
         {chat.state.answer !== undefined && (
           <p className="sent" data-testid="answer">

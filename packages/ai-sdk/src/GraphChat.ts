@@ -140,7 +140,10 @@ function checkOptions(options: Readonly<Record<string, unknown>>): string {
  * // app/api/chat/[id]/stream/route.ts
  * export const GET = async (request: Request, { params }: { params: Promise<{ id: string }> }) =>
  *   chat.GET(request, (await params).id);
- * // app/api/chat/[id]/stop/route.ts
+ * ```
+ *
+ * ```ts
+ * // app/api/chat/[id]/stop/route.ts — POST, the method useGraphChat().stop() sends
  * export const POST = async (request: Request, { params }: { params: Promise<{ id: string }> }) =>
  *   chat.STOP(request, (await params).id);
  * ```
