@@ -94,7 +94,7 @@ export function App({ id }: { id: string }) {
             onSubmit={(e) => e.preventDefault()}
           >
             <p>
-              <strong>Approval needed</strong> ({chat.suspense.name}): send this reply?
+              <strong>Approval needed</strong> ({chat.suspense.nodeName}): send this reply?
             </p>
             <blockquote>{String(chat.suspense.value)}</blockquote>
             <input

@@ -1,5 +1,5 @@
 import type { Checkpointer } from "@graph/checkpoint";
-import type { Graph } from "@graph/core";
+import type { Graph, RunValuesOf } from "@graph/core";
 import { InvalidOptionError, type RunHandle, type Runner } from "@graph/runtime";
 import { compile, type Matcher } from "@graph/select";
 import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage } from "ai";
@@ -61,8 +61,13 @@ export interface GraphChatOptions<G extends Graph = Graph, R = Request>
   extends Pick<StreamOptions, "select" | "errorMessage"> {
   readonly runner: Runner;
   readonly graph: G;
-  /** The run values of a new turn (the user's message). */
-  readonly input: (turn: ChatTurn) => Readonly<Record<string, unknown>>;
+  /** The run values of a new turn (the user's message), typed by the graph's inputs. */
+  readonly input: (turn: ChatTurn) => Partial<RunValuesOf<G>>;
+  /**
+   * Called when a turn's run fails (a missing input, a node's error), with the whole error — the client only gets
+   * `errorMessage(error)`. Default: `console.error` with the workflow id.
+   */
+  readonly onRunError?: (error: unknown, info: { readonly workflowId: string; readonly chatId: string }) => void;
   /**
    * The runner's checkpointer: lets a reconnect to a paused workflow show its pending pause again (after a server
    * restart too) and answers be checked against the stored pause. Without it, pauses are remembered in memory.
@@ -99,6 +104,7 @@ const OPTION_KEYS = new Set([
   "authorize",
   "localSingleUser",
   "workflowPrefix",
+  "onRunError",
 ]);
 
 function checkOptions(options: Readonly<Record<string, unknown>>): string {
@@ -204,7 +210,7 @@ export class GraphChat<G extends Graph = Graph, R = Request> {
       const text = last.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
       values = this.#options.input({ text, messages, workflowId, chatId, scope });
     }
-    return this.#start(workflowId, values).stream() as ReadableStream<GraphUIMessageChunk<G>>;
+    return this.#start(workflowId, chatId, values).stream() as ReadableStream<GraphUIMessageChunk<G>>;
   }
 
   /** {@link GraphChat.stream} as a Web handler: the stream as SSE, or the refusal as JSON with its status. */
@@ -243,7 +249,13 @@ export class GraphChat<G extends Graph = Graph, R = Request> {
           } as GraphUIMessageChunk<G>);
         writer.write({
           type: "data-node-suspense",
-          data: { name: pause.nodeName, responseKey: pause.responseKey, value: pause.value, workflowId },
+          data: {
+            nodeName: pause.nodeName,
+            name: pause.nodeName,
+            responseKey: pause.responseKey,
+            value: pause.value,
+            workflowId,
+          },
         } as GraphUIMessageChunk<G>);
         writer.write({ type: "data-run", data: { status: "paused", workflowId, runId: "" } });
         writer.write({ type: "finish" });
@@ -306,7 +318,7 @@ export class GraphChat<G extends Graph = Graph, R = Request> {
     return { chatId: id, scope, workflowId };
   }
 
-  #start(workflowId: string, values: Readonly<Record<string, unknown>>): LiveRun {
+  #start(workflowId: string, chatId: string, values: Readonly<Record<string, unknown>>): LiveRun {
     const handle = this.#options.runner.start(this.#options.graph as Graph, { workflowId, values });
     this.#pauses.delete(workflowId);
     const run = new LiveRun(
@@ -318,12 +330,22 @@ export class GraphChat<G extends Graph = Graph, R = Request> {
     );
     this.#live.set(workflowId, { run, handle });
     void run.finished.then(async () => {
-      const result = await handle.result.catch(() => undefined);
+      const result = await handle.result.catch((error: unknown) => {
+        this.#logFailure(error, workflowId, chatId);
+        return undefined;
+      });
+      if (result?.status === "failed") this.#logFailure(result.error, workflowId, chatId);
       if (result?.status === "paused" && result.pause?.reason === "human_input")
         this.#pauses.set(workflowId, result.pause);
       this.#live.delete(workflowId);
     });
     return run;
+  }
+
+  #logFailure(error: unknown, workflowId: string, chatId: string): void {
+    const onRunError = this.#options.onRunError;
+    if (onRunError !== undefined) onRunError(error, { workflowId, chatId });
+    else console.error(`GraphChat: the run of workflow '${workflowId}' failed:`, error);
   }
 
   async #pendingPause(workflowId: string): Promise<PendingPause | undefined> {

@@ -5,9 +5,16 @@ import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { Graph, interrupt, node } from "@graph/core";
 import { type InvalidOptionError, Runner } from "@graph/runtime";
 import { streamText } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
-import { ChatRequestError, GraphChat, type GraphUIMessage, streamModel, toUIMessageStream } from "../src/index.js";
+import {
+  type ChatRequest,
+  ChatRequestError,
+  GraphChat,
+  type GraphUIMessage,
+  streamModel,
+  toUIMessageStream,
+} from "../src/index.js";
 import { chunksOf, messageOf, textModel } from "./helpers.js";
 
 let dir: string;
@@ -70,6 +77,7 @@ describe("GraphChat", () => {
     ]);
     expect(first.parts.filter((p) => p.type === "data-node-suspense").map((p) => p.data)).toEqual([
       {
+        nodeName: "approval",
         name: "approval",
         responseKey: "decision",
         value: "Your refund is on its way.",
@@ -184,7 +192,13 @@ describe("GraphChat", () => {
       { type: "data-state", data: { node: "", values: { question: "hello", draft: words.join("") } } },
       {
         type: "data-node-suspense",
-        data: { name: "approval", responseKey: "decision", value: words.join(""), workflowId: "chat/local/chat-2" },
+        data: {
+          nodeName: "approval",
+          name: "approval",
+          responseKey: "decision",
+          value: words.join(""),
+          workflowId: "chat/local/chat-2",
+        },
       },
       { type: "data-run", data: { status: "paused", workflowId: "chat/local/chat-2", runId: "" } },
     ]);
@@ -227,6 +241,41 @@ describe("GraphChat", () => {
     const ends = chunks.filter((c) => c.type === "text-end");
     expect(ends).toHaveLength(1);
     expect((await checkpointer.getWorkflow("chat/local/chat-3"))?.status).toBe("stopped");
+  });
+});
+
+describe("GraphChat inputs", () => {
+  it("input is typed by the graph's inputs; a run missing inputs sends their names to the client and logs the error", async () => {
+    const runner = new Runner();
+    closers.push(() => runner.close());
+    const graph = supportGraph(textModel(["x"]));
+    const common = { runner, graph, localSingleUser: true } as const;
+    // @ts-expect-error: 'qeustion' is not an input of the graph
+    new GraphChat({ ...common, input: ({ text }) => ({ qeustion: text }) });
+    // @ts-expect-error: 'question' is a string
+    new GraphChat({ ...common, input: () => ({ question: 42 }) });
+    expectTypeOf<Parameters<GraphChat<typeof graph>["stream"]>[0]>().toEqualTypeOf<ChatRequest>();
+
+    const logged: { error: unknown; info: unknown }[] = [];
+    const chat = new GraphChat({
+      ...common,
+      input: () => ({}),
+      onRunError: (error, info) => logged.push({ error, info }),
+    });
+    const message = await messageOf(await chat.stream({ id: "c-missing", messages: [userMessage("hi")] }));
+    expect(message.parts.at(-1)).toEqual({
+      type: "data-run",
+      id: expect.any(String),
+      data: {
+        status: "failed",
+        workflowId: "chat/local/c-missing",
+        runId: expect.any(String),
+        error: "MissingInputError: the run needs 'question'",
+      },
+    });
+    await vi.waitFor(() => expect(logged).toHaveLength(1));
+    expect(logged[0]?.error).toMatchObject({ _tag: "MissingInputError", missing: ["question"] });
+    expect(logged[0]?.info).toEqual({ workflowId: "chat/local/c-missing", chatId: "c-missing" });
   });
 });
 

@@ -161,6 +161,8 @@ describe("@graph/ai-sdk/mcp with authorize", () => {
 
   it("refuses to build a server without authorize unless localSingleUser is set", () => {
     const { localSingleUser: _, ...open } = mcpOptions();
-    expect(() => createMcpServer(open)).toThrow(/no 'authorize': any client could read, answer or stop any other user's chats/);
+    expect(() => createMcpServer(open)).toThrow(
+      /no 'authorize': any client could read, answer or stop any other user's chats/,
+    );
   });
 });

@@ -71,8 +71,11 @@ export function foldGraphMessages<G extends Graph = Graph>(messages: readonly Gr
     } else if (part.type === "data-node-end") {
       const { name, path, status, durationMs, error } = part.data;
       nodes.set(path, { name, path, status, durationMs, ...(error === undefined ? {} : { error }) });
-    } else if (part.type === "data-node-suspense") pending = part.data as SuspenseData<G>;
-    else if (part.type === "data-run") run = part.data;
+    } else if (part.type === "data-node-suspense") {
+      // A server from before `nodeName` sent only `name`.
+      const data = part.data as { readonly nodeName?: string; readonly name?: string };
+      pending = { ...data, nodeName: data.nodeName ?? data.name } as SuspenseData<G>;
+    } else if (part.type === "data-run") run = part.data;
   }
   // An answer (a user message after the pause) or a run that did not end paused means nothing waits any more.
   if (last !== latest || run?.status !== "paused") pending = undefined;

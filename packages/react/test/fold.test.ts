@@ -15,13 +15,21 @@ describe("foldGraphMessages", () => {
         { type: "data-state", data: { node: "draft", values: { draft: "v1", topic: "billing" } } },
         {
           type: "data-node-suspense",
-          data: { name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" },
+          // As a server from before `nodeName` sends it.
+          data: { name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" } as never,
         },
         { type: "data-run", data: { status: "paused", workflowId: "c1", runId: "r1" } },
       ],
     };
     const paused = foldGraphMessages([user("u1", "hi"), first]);
-    expect(paused.pending).toEqual({ name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" });
+    // A part from a server before `nodeName` (only `name`) reads the same.
+    expect(paused.pending).toEqual({
+      nodeName: "approval",
+      name: "approval",
+      responseKey: "decision",
+      value: "v1",
+      workflowId: "c1",
+    });
     expect(paused.state).toEqual({ draft: "v1", topic: "billing" });
     expect(paused.nodes).toEqual([{ name: "draft", path: "draft", status: "completed", durationMs: 5 }]);
     expect(paused.activeNodes).toEqual([]);
