@@ -1,6 +1,6 @@
 import { type UseChatHelpers, useChat } from "@ai-sdk/react";
 import type { GraphUIMessage, RunData, StateData, SuspenseData } from "@graph/ai-sdk";
-import type { Graph } from "@graph/core";
+import type { Graph, OutputsOf } from "@graph/core";
 import { type ChatInit, DefaultChatTransport } from "ai";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { GraphChatError, refusalOf } from "./errors.js";
@@ -29,7 +29,32 @@ export interface UseGraphChatOptions<G extends Graph = Graph>
 }
 
 /**
- * The pending pause, typed by the graph's interrupts, and how to answer it.
+ * The answer a pause under `K` takes: the type of the graph's value of that name (the interrupt's `schema`, or its
+ * handler's answer type); `unknown` for an untyped graph.
+ */
+type AnswerOf<G, K> = G extends Graph
+  ? K extends keyof OutputsOf<G>
+    ? unknown extends OutputsOf<G>[K]
+      ? unknown
+      : Exclude<OutputsOf<G>[K], undefined>
+    : unknown
+  : unknown;
+
+type WithResume<G, S> = S extends { readonly responseKey: infer K }
+  ? S & {
+      /**
+       * Answers the pause: a user message showing the answer (`text`, default the answer itself, as JSON unless it
+       * is a string), and the workflow resumed with it on the server. When the server refuses the answer (it does
+       * not match the schema, the pause was answered elsewhere), the message is taken back, the pause stays pending
+       * and `error` is a {@link GraphChatError} with the server's message and `issues`.
+       */
+      resume(answer: AnswerOf<G, K>, options?: { readonly text?: string }): Promise<void>;
+    }
+  : never;
+
+/**
+ * The pending pause, typed by the graph's interrupts, and how to answer it (the answer typed by the interrupt's
+ * `schema`).
  *
  * @example
  * ```ts
@@ -37,15 +62,7 @@ export interface UseGraphChatOptions<G extends Graph = Graph>
  * await suspense.resume({ approved: true });
  * ```
  */
-export type GraphSuspense<G extends Graph = Graph> = SuspenseData<G> & {
-  /**
-   * Answers the pause: a user message showing the answer (`text`, default the answer itself, as JSON unless it is a
-   * string), and the workflow resumed with it on the server. When the server refuses the answer (it does not match
-   * the schema, the pause was answered elsewhere), the message is taken back, the pause stays pending and `error`
-   * is a {@link GraphChatError} with the server's message and `issues`.
-   */
-  resume(answer: unknown, options?: { readonly text?: string }): Promise<void>;
-};
+export type GraphSuspense<G extends Graph = Graph> = WithResume<G, SuspenseData<G>>;
 
 /**
  * What {@link useGraphChat} returns: `useChat`'s helpers plus the graph's view of the chat.

@@ -13,6 +13,7 @@ export {
 export type { BulkOptions, BulkProgress, BulkReport, WorkflowFilter } from "./bulk.js";
 export { type Clock, systemClock, type TestClock, testClock } from "./Clock.js";
 export { MemoryCache, type NodeCache } from "./cache.js";
+export { InvalidAnswerError, isInvalidAnswerError } from "./InvalidAnswerError.js";
 export {
   IncompatibleRunnerError,
   InfiniteLoopError,

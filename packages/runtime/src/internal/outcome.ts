@@ -20,6 +20,7 @@ export type RunError =
   | MissingInputError
   | UnknownValueError
   | UnexpectedAnswerError
+  | import("../InvalidAnswerError.js").InvalidAnswerError
   | InvalidOptionError
   | InfiniteLoopError
   | LeaseLostError
