@@ -1,9 +1,9 @@
+import type * as z from "zod";
 import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
-import type * as z from "zod";
 import { toJsonSchema } from "./internal/zod.js";
 import type { NodeTypes, PendingPause } from "./types/ports.js";
 import type { RenameKeys, RenamesFor } from "./types/util.js";

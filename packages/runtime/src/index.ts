@@ -13,7 +13,6 @@ export {
 export type { BulkOptions, BulkProgress, BulkReport, WorkflowFilter } from "./bulk.js";
 export { type Clock, systemClock, type TestClock, testClock } from "./Clock.js";
 export { MemoryCache, type NodeCache } from "./cache.js";
-export { InvalidAnswerError, isInvalidAnswerError } from "./InvalidAnswerError.js";
 export {
   IncompatibleRunnerError,
   InfiniteLoopError,
@@ -44,6 +43,7 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
+export { InvalidAnswerError, isInvalidAnswerError } from "./InvalidAnswerError.js";
 export type {
   FramesDispatch,
   FramesDispatchRequest,
