@@ -124,7 +124,9 @@ export function supportGraph(model: LanguageModel) {
     name: "approval",
     input: "draft",
     response: "decision",
-    // Typed for the page: the shown value is the draft, the answer a Decision.
+    // The answer's schema: every resume is checked against it (by the runtime too), and it types the page's answer.
+    schema: decisionSchema,
+    // Types the shown value (the draft) for the page; never answers by itself.
     handler: (_draft: string): Decision | undefined => undefined,
   });
 

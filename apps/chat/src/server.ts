@@ -72,6 +72,8 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
     input: ({ messages }) => ({ conversation: conversationOf(messages) }),
     select: ["draft", "answer", "decision"],
     errorMessage: (error) => (error instanceof Error ? error.message : String(error)),
+    // `npm run chat` listens on 127.0.0.1 for the one person running it.
+    localSingleUser: true,
   });
 
   const { createServer: createVite, defaultClientConditions } = await import("vite");
@@ -98,7 +100,7 @@ export async function startChatServer(options: ChatServerOptions = {}): Promise<
       else pipeUIMessageStreamToResponse({ response: res, stream });
     } else if (match?.[2] === "stop" && req.method === "POST") {
       sendJson(res, 200, {
-        stopped: await chat.stop(decodeURIComponent(match[1]!), { reason: "stopped from the page" }),
+        stopped: await chat.stop(decodeURIComponent(match[1]!), undefined, { reason: "stopped from the page" }),
       });
     } else sendJson(res, 404, { error: "NotFound", message: `No API at ${req.method} ${pathname}` });
   }

@@ -1,5 +1,5 @@
 import type { GraphUIMessage } from "@graph/ai-sdk";
-import { useGraphChat } from "@graph/react";
+import { GraphChatError, useGraphChat } from "@graph/react";
 import { type FormEvent, useEffect, useState } from "react";
 import type { SupportGraph } from "../src/graph.js";
 
@@ -20,6 +20,21 @@ function load(id: string): Message[] {
 
 function textOf(message: Message): string {
   return message.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+/** What the turn of this message sent (its `answer`), so each result shows under the turn that produced it. */
+function sentBy(message: Message): string | undefined {
+  let sent: string | undefined;
+  for (const part of message.parts)
+    if (part.type === "data-state" && part.data.values.answer !== undefined) sent = String(part.data.values.answer);
+  return sent;
+}
+
+/** The run status this message's turn ended with (`data-run`), if it ended. */
+function endOf(message: Message): string | undefined {
+  let status: string | undefined;
+  for (const part of message.parts) if (part.type === "data-run") status = part.data.status;
+  return status;
 }
 
 function Tools({ message }: { message: Message }) {
@@ -70,9 +85,11 @@ export function App({ id }: { id: string }) {
       <main className="chat">
         <h1>Support</h1>
         <ol className="messages">
-          {chat.messages.map((m, i) =>
-            // A continuation that only ran nodes (no text, no tool) shows in the panel, not as an empty bubble.
-            textOf(m) === "" && !m.parts.some((p) => p.type.startsWith("tool-")) ? null : (
+          {chat.messages.map((m, i) => {
+            const sent = m.role === "assistant" ? sentBy(m) : undefined;
+            const stopped = m.role === "assistant" && endOf(m) === "stopped";
+            // A continuation that only ran nodes (no text, no tool, no result) shows in the panel, not as a bubble.
+            return textOf(m) === "" && sent === undefined && !m.parts.some((p) => p.type.startsWith("tool-")) ? null : (
               <li
                 key={m.id}
                 className={m.role}
@@ -82,9 +99,19 @@ export function App({ id }: { id: string }) {
               >
                 <Tools message={m} />
                 <span className="text">{textOf(m)}</span>
+                {stopped && (
+                  <small className="mark" data-testid="stopped-mark">
+                    stopped
+                  </small>
+                )}
+                {sent !== undefined && (
+                  <p className="sent" data-testid="answer">
+                    {sent}
+                  </p>
+                )}
               </li>
-            ),
-          )}
+            );
+          })}
         </ol>
         {chat.suspense && !busy && (
           <form
@@ -94,7 +121,7 @@ export function App({ id }: { id: string }) {
             onSubmit={(e) => e.preventDefault()}
           >
             <p>
-              <strong>Approval needed</strong> ({chat.suspense.name}): send this reply?
+              <strong>Approval needed</strong> ({chat.suspense.nodeName}): send this reply?
             </p>
             <blockquote>{String(chat.suspense.value)}</blockquote>
             <input
@@ -130,14 +157,20 @@ export function App({ id }: { id: string }) {
           </form>
         )}
         {chat.error && (
-          <p className="error" data-testid="error">
-            {chat.error.message}
-          </p>
-        )}
-        {chat.state.answer !== undefined && (
-          <p className="sent" data-testid="answer">
-            {String(chat.state.answer)}
-          </p>
+          <div
+            className="error"
+            data-testid="error"
+            data-code={chat.error instanceof GraphChatError ? chat.error.code : undefined}
+          >
+            <p>{chat.error.message}</p>
+            {chat.error instanceof GraphChatError && chat.error.issues.length > 0 && (
+              <ul data-testid="issues">
+                {chat.error.issues.map((issue) => (
+                  <li key={issue}>{issue}</li>
+                ))}
+              </ul>
+            )}
+          </div>
         )}
         <form className="composer" onSubmit={send}>
           <input
@@ -177,13 +210,17 @@ export function App({ id }: { id: string }) {
               >
                 <span className="dot" />
                 {name}
+                {node !== undefined && node.runs > 1 && <span data-testid="runs">×{node.runs}</span>}
                 {node?.durationMs !== undefined && <small>{node.durationMs} ms</small>}
               </li>
             );
           })}
         </ul>
         <p className="status">
-          run: <b data-testid="run-status">{chat.run?.status ?? (busy ? "running" : "—")}</b>
+          run:{" "}
+          <b data-testid="run-status" data-status={chat.run?.status ?? (busy ? "running" : "idle")}>
+            {chat.run?.status ?? (busy ? "running" : "—")}
+          </b>
         </p>
       </aside>
     </div>

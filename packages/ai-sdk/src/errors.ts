@@ -3,6 +3,8 @@ import { TaggedError } from "@graph/errors";
 /**
  * Why a chat request was refused, with the HTTP status a handler answers with:
  * - `invalid_request` (400): the body is not a chat request (no `id`, no message and no answer);
+ * - `invalid_chat_id` (400): the chat id is not 1 to 128 letters, digits, `.`, `_`, `:` or `-`;
+ * - `forbidden` (403): `authorize` refused the caller; nothing was read or written;
  * - `no_pending_pause` (400): an answer came for a workflow that waits for none;
  * - `wrong_response_key` (400): the answer is keyed by another name than the pending pause's `responseKey`;
  * - `invalid_answer` (400): the answer does not match the schema the graph declares for it;
@@ -16,6 +18,8 @@ import { TaggedError } from "@graph/errors";
  */
 export type ChatRequestCode =
   | "invalid_request"
+  | "invalid_chat_id"
+  | "forbidden"
   | "no_pending_pause"
   | "wrong_response_key"
   | "invalid_answer"
@@ -37,7 +41,7 @@ export type ChatRequestCode =
  */
 export class ChatRequestError extends TaggedError("ChatRequestError")<{
   readonly code: ChatRequestCode;
-  readonly status: 400 | 409;
+  readonly status: 400 | 403 | 409;
   readonly workflowId: string | undefined;
   readonly issues: readonly string[];
 }> {
@@ -49,7 +53,7 @@ export class ChatRequestError extends TaggedError("ChatRequestError")<{
     super({
       message,
       code,
-      status: code === "run_in_progress" || code === "stale_answer" ? 409 : 400,
+      status: code === "run_in_progress" || code === "stale_answer" ? 409 : code === "forbidden" ? 403 : 400,
       workflowId: fields.workflowId,
       issues: fields.issues ?? [],
     });

@@ -3,14 +3,16 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Graph } from "@graph/core";
 import { isUnexpectedAnswerError, type Runner, type RunResult } from "@graph/runtime";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, RequestInfo } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isChatRequestError } from "./errors.js";
 import { graphInputSchema } from "./graphTool.js";
 import { answering, checkAnswer, elicitationSchema, type PendingPause } from "./internal/answers.js";
+import { checkAccessOptions, LOCAL_SCOPE, scopeOf } from "./internal/chatIds.js";
 
 /**
  * One graph served as an MCP tool.
@@ -34,7 +36,11 @@ export interface McpGraphTool {
  *
  * @example
  * ```ts
- * const options: McpServerOptions = { runner, tools: { lookup_order: { graph: orders, description: "Looks up an order" } } };
+ * const options: McpServerOptions = {
+ *   runner,
+ *   tools: { lookup_order: { graph: orders, description: "Looks up an order" } },
+ *   authorize: ({ authInfo }) => authInfo?.clientId ?? false,
+ * };
  * ```
  */
 export interface McpServerOptions {
@@ -46,6 +52,20 @@ export interface McpServerOptions {
   readonly tools: Readonly<Record<string, McpGraphTool>>;
   readonly name?: string;
   readonly version?: string;
+  /**
+   * Who the caller is (the HTTP request's headers and the transport's auth info): return their scope (a user id: 1 to
+   * 128 letters, digits, `.`, `_`, `:` or `-`), or `false` to refuse. A tool's workflow is
+   * `<workflowPrefix>/<scope>/<tool>-<uuid>`, and `resume_workflow` answers only workflows of the caller's scope.
+   * Required unless {@link localSingleUser} is set.
+   */
+  readonly authorize?: (caller: {
+    readonly request: RequestInfo | undefined;
+    readonly authInfo: AuthInfo | undefined;
+  }) => string | false | null | undefined | Promise<string | false | null | undefined>;
+  /** The server has one user on their own machine (stdio for a desktop client): every caller's scope is `"local"`. */
+  readonly localSingleUser?: true;
+  /** The first segment of every workflow id. Default `"mcp"`. */
+  readonly workflowPrefix?: string;
 }
 
 function text(value: unknown, isError = false): CallToolResult {
@@ -88,6 +108,19 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { capabilities: { tools: {} } },
   );
   const { runner } = options;
+  const prefix = checkAccessOptions("createMcpServer", options, "mcp");
+  const authorize = options.authorize;
+  /** The caller's scope; a refusal is the tool's error result. */
+  const scopeOfCaller = (extra: { requestInfo?: RequestInfo; authInfo?: AuthInfo }) =>
+    authorize === undefined
+      ? Promise.resolve(LOCAL_SCOPE)
+      : scopeOf(
+          "createMcpServer",
+          ({ request }) => authorize(request),
+          { request: extra.requestInfo, authInfo: extra.authInfo },
+          "-",
+          "this server's tools",
+        );
 
   /** Runs (or resumes) a tool's graph; a pause is answered by elicitation while the client can, else reported. */
   async function run(
@@ -184,7 +217,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       name,
       { description: tool.description, inputSchema: graphInputSchema(tool.graph) },
       async (input, extra) => {
-        const workflowId = `mcp-${name}-${randomUUID()}`;
+        let scope: string;
+        try {
+          scope = await scopeOfCaller(extra);
+        } catch (error) {
+          if (isChatRequestError(error)) return text(error.message, true);
+          throw error;
+        }
+        const workflowId = `${prefix}/${scope}/${name}-${randomUUID()}`;
         byWorkflow.set(workflowId, tool);
         return run(tool, input as Record<string, unknown>, workflowId, extra.signal);
       },
@@ -198,11 +238,17 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         inputSchema: z.object({ workflowId: z.string(), answer: z.unknown() }),
       },
       async ({ workflowId, answer }, extra) => {
-        const tool = byWorkflow.get(workflowId);
-        if (tool === undefined) return text(`No workflow '${workflowId}' was started by this server.`, true);
-        const pause = pauses.get(workflowId);
-        if (pause === undefined) return text(`Workflow '${workflowId}' is not waiting for an answer.`, true);
         try {
+          const scope = await scopeOfCaller(extra);
+          // Only ids this server derives for the caller's scope: never another user's, never a workflow of other code.
+          const tool = workflowId.startsWith(`${prefix}/${scope}/`) ? byWorkflow.get(workflowId) : undefined;
+          if (tool === undefined)
+            return text(
+              `No workflow '${workflowId}' of yours was started by this server; nothing was stored.\n  How to fix: pass the workflowId a tool of this server returned to you.`,
+              true,
+            );
+          const pause = pauses.get(workflowId);
+          if (pause === undefined) return text(`Workflow '${workflowId}' is not waiting for an answer.`, true);
           const value = checkAnswer(
             tool.graph,
             workflowId,

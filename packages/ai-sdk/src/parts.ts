@@ -57,7 +57,13 @@ export interface StateData<G = any> {
  *
  * @example
  * ```ts
- * const s: SuspenseData = { name: "approval", responseKey: "decision", value: "refund 20 €?", workflowId: "chat-1" };
+ * const s: SuspenseData = {
+ *   nodeName: "approval",
+ *   name: "approval",
+ *   responseKey: "decision",
+ *   value: "refund 20 €?",
+ *   workflowId: "chat/local/chat-1",
+ * };
  * ```
  */
 export type SuspenseData<G = any> =
@@ -66,6 +72,9 @@ export type SuspenseData<G = any> =
 type SuspenseOf<P> =
   P extends PauseOf<infer N, infer V, infer K>
     ? {
+        /** The interrupt that paused (what `RunResult.pause.nodeName` and the stored pause call it). */
+        readonly nodeName: N;
+        /** @deprecated The same as `nodeName`, kept for pages written before it: read `nodeName`. */
         readonly name: N;
         readonly responseKey: K;
         readonly value: V;

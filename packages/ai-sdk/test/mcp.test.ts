@@ -12,7 +12,7 @@ let http: Server;
 let url: URL;
 const clients: Client[] = [];
 const checkpointer = new MemoryCheckpointer();
-const options = mcpOptions(checkpointer);
+const options = mcpOptions({}, checkpointer);
 
 beforeAll(async () => {
   const handler = mcpHttpHandler(() => createMcpServer(options));
@@ -135,5 +135,64 @@ describe("@graph/ai-sdk/mcp", () => {
       record: await checkpointer.getWorkflow(paused.workflowId),
       steps: await checkpointer.getSteps(paused.workflowId, { includeInputs: true }),
     }).toEqual(before);
+  });
+});
+
+describe("@graph/ai-sdk/mcp with authorize", () => {
+  it("resume_workflow answers only the caller's own workflows; a caller authorize refuses gets an error", async () => {
+    const handler = mcpHttpHandler(() =>
+      createMcpServer(mcpOptions({ authorize: ({ request }) => (request?.headers["x-user"] as string) ?? false })),
+    );
+    const server = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const endpoint = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    // One session whose caller changes between requests: the scope is checked on every call, not per session.
+    let who: string | undefined = "alice";
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(endpoint, {
+        fetch: (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (who !== undefined) headers.set("x-user", who);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    );
+    try {
+      const paused = JSON.parse(textOf(await client.callTool({ name: "refund", arguments: { customer: "Al" } })));
+      expect(paused.workflowId).toMatch(/^mcp\/alice\/refund-[0-9a-f-]{36}$/);
+
+      who = "bob";
+      for (const workflowId of [paused.workflowId, "orders-1", "chat/alice/c1", `mcp/bob/${paused.workflowId}`]) {
+        const refused = await client.callTool({
+          name: "resume_workflow",
+          arguments: { workflowId, answer: { approved: true } },
+        });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain(`No workflow '${workflowId}' of yours was started by this server`);
+      }
+      who = undefined;
+      const anonymous = await client.callTool({ name: "lookup_order", arguments: { orderId: "A-1" } });
+      expect(anonymous.isError).toBe(true);
+      expect(textOf(anonymous)).toBe("You may not use this server's tools; nothing was read or written.");
+
+      who = "alice";
+      const done = await client.callTool({
+        name: "resume_workflow",
+        arguments: { workflowId: paused.workflowId, answer: { approved: true } },
+      });
+      expect(textOf(done)).toBe("SENT Refund 4.90 EUR to Al?");
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("refuses to build a server without authorize unless localSingleUser is set", () => {
+    const { localSingleUser: _, ...open } = mcpOptions();
+    expect(() => createMcpServer(open)).toThrow(
+      /no 'authorize': any client could read, answer or stop any other user's chats/,
+    );
   });
 });

@@ -163,7 +163,13 @@ describe("toUIMessageStream", () => {
       },
       {
         type: "data-node-suspense",
-        data: { name: "approval", responseKey: "decision", value: "Refund for order 7?", workflowId: "wf-pause" },
+        data: {
+          nodeName: "approval",
+          name: "approval",
+          responseKey: "decision",
+          value: "Refund for order 7?",
+          workflowId: "wf-pause",
+        },
       },
       { type: "data-run", data: { status: "paused", workflowId: "wf-pause", runId: "string" } },
     ]);

@@ -145,7 +145,8 @@ function conflictMessage(workflowId: string, heldBy: string | undefined, expires
   const until = expiresAt === undefined ? "" : ` (lease until ${expiresAt.toISOString()})`;
   return (
     `Workflow '${workflowId}' is already being run by ${owner}${until}. ` +
-    "Wait for it to finish, stop it, or resume after the lease expires."
+    "Wait for it to finish, stop it, or resume after the lease expires — `waitForLease: true` in the run's options " +
+    "waits for the lease, then resumes."
   );
 }
 

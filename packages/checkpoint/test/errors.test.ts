@@ -42,7 +42,8 @@ describe("errors", () => {
     expect(error.name).toBe("WorkflowConflictError");
     expect(error.message).toBe(
       "Workflow 'x' is already being run by owner 'host-a:1' (lease until 2030-01-01T00:00:00.000Z). " +
-        "Wait for it to finish, stop it, or resume after the lease expires.",
+        "Wait for it to finish, stop it, or resume after the lease expires — `waitForLease: true` in the run's options " +
+        "waits for the lease, then resumes.",
     );
     expect(error.expiresAt).toEqual(expiresAt);
     expect(error.expiresAt).not.toBe(expiresAt);

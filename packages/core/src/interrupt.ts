@@ -1,8 +1,10 @@
+import type * as z from "zod";
 import { type Duration, parseDuration } from "./duration.js";
 import { GraphConfigError } from "./errors.js";
 import { BaseNode, type BaseSpec } from "./internal/BaseNode.js";
 import { describeValue, isPlainRecord } from "./internal/describe.js";
 import { sha256, stableStringify } from "./internal/hash.js";
+import { toJsonSchema } from "./internal/zod.js";
 import type { NodeTypes, PendingPause } from "./types/ports.js";
 import type { RenameKeys, RenamesFor } from "./types/util.js";
 
@@ -19,6 +21,7 @@ export type InterruptHandler = (value: unknown) => unknown;
 interface InterruptSpec extends BaseSpec {
   readonly handler: InterruptHandler | undefined;
   readonly timing: PauseTiming | undefined;
+  readonly schema?: z.ZodType | undefined;
 }
 
 /**
@@ -68,6 +71,11 @@ export interface InterruptOptions {
   readonly onTimeout?: unknown;
   /** With `timeout`: a boolean output, true when the pause timed out, for a gate to route on (both paths show). */
   readonly timedOut?: string;
+  /**
+   * The answer's zod schema: the runtime refuses an answer that does not match it (`InvalidAnswerError`, with the
+   * schema's issues, nothing stored), and it types the answer (`decision` is `z.output<typeof schema>`).
+   */
+  readonly schema?: z.ZodType;
 }
 
 /**
@@ -128,6 +136,16 @@ export class InterruptNode<Name extends string = any, In = any, Out = any> exten
   }
   get handler(): InterruptHandler | undefined {
     return this.spec.handler;
+  }
+  /** The answer's zod schema (`interrupt({ schema })`), when it has one. */
+  get answerSchema(): z.ZodType | undefined {
+    return this.spec.schema;
+  }
+  /** The answer's JSON Schema (of the schema's input), for a form that asks for it; undefined without a schema. */
+  answerJsonSchema(): { [key: string]: unknown } | undefined {
+    return this.spec.schema === undefined
+      ? undefined
+      : toJsonSchema(this.spec.schema, { io: "input", unrepresentable: "any" });
   }
   /** The due time rules of a timed pause (sleep, timeout, event); undefined for a plain interrupt. */
   get timing(): PauseTiming | undefined {
@@ -190,6 +208,8 @@ export function interrupt<
     /** Checked against the answer's type (from `handler`); it does not widen it. */
     readonly onTimeout?: NoInfer<Answer> | { bivariant(value: Value): NoInfer<Answer> }["bivariant"];
     readonly timedOut?: TimedOut;
+    /** The answer's schema: checked by the runtime on every resume, and the answer's type. */
+    readonly schema?: z.ZodType<Answer>;
   },
 ): NoInfer<InterruptNode<Name, { [K in Input]: Value }, TimedAnswer<Response, Answer, TimedOut>>>;
 export function interrupt(options: InterruptOptions): InterruptNode {
@@ -224,6 +244,12 @@ export function interrupt(options: InterruptOptions): InterruptNode {
       },
     );
   }
+  const schema = options.schema;
+  if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== "function")
+    throw new GraphConfigError(
+      `Interrupt '${options.name}' has a schema that is not a zod schema (got ${describeValue(schema)}).\n  How to fix: schema: z.object({ approved: z.boolean() }), or leave it out.`,
+      { where: options.name },
+    );
   const timing = timeoutOf(`interrupt '${options.name}'`, options, [options.input, options.response]);
   return new InterruptNode({
     name: options.name,
@@ -235,6 +261,7 @@ export function interrupt(options: InterruptOptions): InterruptNode {
     history: [],
     handler: options.handler,
     timing: timing === undefined ? undefined : { wait: "answer", ...timing },
+    ...(schema === undefined ? {} : { schema }),
   });
 }
 

@@ -174,7 +174,8 @@ export class Devtools {
       );
     const graph = this.#graph(graphName, workflowId);
     const given = "value" in answer ? answer.value : (this.options.toAnswer ?? defaultButtonAnswer)(answer, pause);
-    const value = await checkAnswer(this.options.answerSchemas?.[pause.nodeName], given, pause.nodeName);
+    const schema = this.options.answerSchemas?.[pause.nodeName] ?? interruptSchemaAt(graph, pause.nodeName);
+    const value = await checkAnswer(schema, given, pause.nodeName);
     if (root !== undefined) root.pause = undefined;
     // Named by its visit: the runner takes the answer only while that pause is still pending (compared in the claim).
     const named = visit ?? answer.visit;
@@ -381,4 +382,12 @@ export class Devtools {
       });
     });
   }
+}
+
+/** The `schema` of the interrupt at `path` (`"review/approval"` inside a nested graph), if it declares one. */
+function interruptSchemaAt(graph: Graph, path: string): AnswerSchema | undefined {
+  const [head, ...rest] = path.split("/");
+  const node = head === undefined ? undefined : graph.nodes.get(head);
+  if (node?.kind === "graph" && rest.length > 0) return interruptSchemaAt(node.graph, rest.join("/"));
+  return node?.kind === "interrupt" && rest.length === 0 ? node.answerSchema : undefined;
 }

@@ -94,7 +94,7 @@ export function graphView(graph: Graph, options: GraphViewOptions = {}): GraphVi
           : frames
             ? `${n.name} (frames, window ${frames.window})`
             : n.name,
-        ...(n.kind === "interrupt" ? { answer: answerForm(path, options) } : {}),
+        ...(n.kind === "interrupt" ? { answer: answerForm(path, options, n.answerSchema) } : {}),
       });
       if (n.kind === "graph") walk(n.graph, `${path}/`, `${id}_`);
     }
@@ -103,8 +103,9 @@ export function graphView(graph: Graph, options: GraphViewOptions = {}): GraphVi
   return { name: graph.name ?? "graph", definitionHash: graph.definitionHash, mermaid, nodes, inputs: inputsOf(graph) };
 }
 
-function answerForm(path: string, options: GraphViewOptions): AnswerForm {
-  const schema = options.answerSchemas?.[path];
+function answerForm(path: string, options: GraphViewOptions, own: AnswerSchema | undefined): AnswerForm {
+  // The option overrides the interrupt's own `schema`.
+  const schema = options.answerSchemas?.[path] ?? own;
   if (schema !== undefined) return { kind: "schema", schema: jsonSchemaOf(schema) };
   return options.buttons === true ? { kind: "buttons" } : { kind: "json" };
 }

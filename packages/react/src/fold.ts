@@ -6,13 +6,15 @@ import type { Graph } from "@graph/core";
  *
  * @example
  * ```ts
- * const activity: NodeActivity = { name: "draft", path: "draft", status: "running" };
+ * const activity: NodeActivity = { name: "draft", path: "draft", status: "running", runs: 1 };
  * ```
  */
 export interface NodeActivity {
   readonly name: string;
   readonly path: string;
   readonly status: "running" | NodeEndData["status"];
+  /** How many times it started in the latest run (a loop's node: its iterations so far). */
+  readonly runs: number;
   readonly durationMs?: number;
   readonly error?: string;
 }
@@ -66,13 +68,18 @@ export function foldGraphMessages<G extends Graph = Graph>(messages: readonly Gr
   for (const part of latest?.parts ?? []) {
     if (part.type === "data-node-start") {
       const { name, path } = part.data;
+      const runs = (nodes.get(path)?.runs ?? 0) + 1;
       nodes.delete(path);
-      nodes.set(path, { name, path, status: "running" });
+      nodes.set(path, { name, path, status: "running", runs });
     } else if (part.type === "data-node-end") {
       const { name, path, status, durationMs, error } = part.data;
-      nodes.set(path, { name, path, status, durationMs, ...(error === undefined ? {} : { error }) });
-    } else if (part.type === "data-node-suspense") pending = part.data as SuspenseData<G>;
-    else if (part.type === "data-run") run = part.data;
+      const runs = nodes.get(path)?.runs ?? 1;
+      nodes.set(path, { name, path, status, runs, durationMs, ...(error === undefined ? {} : { error }) });
+    } else if (part.type === "data-node-suspense") {
+      // A server from before `nodeName` sent only `name`.
+      const data = part.data as { readonly nodeName?: string; readonly name?: string };
+      pending = { ...data, nodeName: data.nodeName ?? data.name } as SuspenseData<G>;
+    } else if (part.type === "data-run") run = part.data;
   }
   // An answer (a user message after the pause) or a run that did not end paused means nothing waits any more.
   if (last !== latest || run?.status !== "paused") pending = undefined;

@@ -1,8 +1,9 @@
 import { type UseChatHelpers, useChat } from "@ai-sdk/react";
 import type { GraphUIMessage, RunData, StateData, SuspenseData } from "@graph/ai-sdk";
-import type { Graph } from "@graph/core";
+import type { Graph, OutputsOf } from "@graph/core";
 import { type ChatInit, DefaultChatTransport } from "ai";
-import { useCallback, useMemo, useRef } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { GraphChatError, refusalOf } from "./errors.js";
 import { foldGraphMessages, type NodeActivity } from "./fold.js";
 
 /**
@@ -21,14 +22,39 @@ export interface UseGraphChatOptions<G extends Graph = Graph>
   readonly api?: string;
   /** Reconnect to a run in progress when the page loads (after a reload). Default false. */
   readonly resume?: boolean;
-  /** Where `stop()` posts to stop the run on the server. Default `${api}/${id}/stop`. */
+  /** Where `stop()` sends `POST` to stop the run on the server. Default `${api}/${id}/stop`. */
   readonly stopUrl?: (id: string) => string;
   /** Re-render at most this often (ms) while tokens stream. */
   readonly throttleMs?: number;
 }
 
 /**
- * The pending pause, typed by the graph's interrupts, and how to answer it.
+ * The answer a pause under `K` takes: the type of the graph's value of that name (the interrupt's `schema`, or its
+ * handler's answer type); `unknown` for an untyped graph.
+ */
+type AnswerOf<G, K> = G extends Graph
+  ? K extends keyof OutputsOf<G>
+    ? unknown extends OutputsOf<G>[K]
+      ? unknown
+      : Exclude<OutputsOf<G>[K], undefined>
+    : unknown
+  : unknown;
+
+type WithResume<G, S> = S extends { readonly responseKey: infer K }
+  ? S & {
+      /**
+       * Answers the pause: a user message showing the answer (`text`, default the answer itself, as JSON unless it
+       * is a string), and the workflow resumed with it on the server. When the server refuses the answer (it does
+       * not match the schema, the pause was answered elsewhere), the message is taken back, the pause stays pending
+       * and `error` is a {@link GraphChatError} with the server's message and `issues`.
+       */
+      resume(answer: AnswerOf<G, K>, options?: { readonly text?: string }): Promise<void>;
+    }
+  : never;
+
+/**
+ * The pending pause, typed by the graph's interrupts, and how to answer it (the answer typed by the interrupt's
+ * `schema`).
  *
  * @example
  * ```ts
@@ -36,13 +62,7 @@ export interface UseGraphChatOptions<G extends Graph = Graph>
  * await suspense.resume({ approved: true });
  * ```
  */
-export type GraphSuspense<G extends Graph = Graph> = SuspenseData<G> & {
-  /**
-   * Answers the pause: a user message showing the answer (`text`, default the answer itself, as JSON unless it is a
-   * string), and the workflow resumed with it on the server.
-   */
-  resume(answer: unknown, options?: { readonly text?: string }): Promise<void>;
-};
+export type GraphSuspense<G extends Graph = Graph> = WithResume<G, SuspenseData<G>>;
 
 /**
  * What {@link useGraphChat} returns: `useChat`'s helpers plus the graph's view of the chat.
@@ -56,8 +76,14 @@ export type GraphSuspense<G extends Graph = Graph> = SuspenseData<G> & {
 export interface GraphChatHelpers<G extends Graph = Graph>
   extends Pick<
     UseChatHelpers<GraphUIMessage<G>>,
-    "id" | "messages" | "status" | "error" | "sendMessage" | "setMessages" | "clearError"
+    "id" | "messages" | "status" | "sendMessage" | "setMessages" | "clearError"
   > {
+  /**
+   * The last request's failure. A request the server refused — a turn, an answer, a stop — is a
+   * {@link GraphChatError} (the server's `message`, `code`, `issues`, `status`); a refused message or answer was
+   * taken back from `messages`.
+   */
+  readonly error: Error | undefined;
   /** Every value the runs streamed, typed by the graph's outputs. */
   readonly state: StateData<G>["values"];
   /** The latest run's nodes (nested ones by path), with their status and duration. */
@@ -68,8 +94,20 @@ export interface GraphChatHelpers<G extends Graph = Graph>
   readonly suspense: GraphSuspense<G> | undefined;
   /** The latest run's final status (undefined while it runs). */
   readonly run: RunData | undefined;
-  /** Stops the run on the server (and with it the model call); the stream then ends with `data-run` `stopped`. */
+  /**
+   * Stops the run on the server (`POST` to the stop route; with it the model call); the stream then ends with
+   * `data-run` `stopped`. A stop the server did not confirm sets `error` (a {@link GraphChatError} with `action:
+   * "stop"`): the run goes on, and the page keeps following it.
+   */
   stop(): Promise<void>;
+}
+
+function isAnswer(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { resume?: unknown }).resume !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function answerText(answer: unknown): string {
@@ -92,7 +130,25 @@ function answerText(answer: unknown): string {
  */
 export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptions<G> = {}): GraphChatHelpers<G> {
   const api = options.api ?? "/api/chat";
-  const transport = useMemo(() => new DefaultChatTransport<GraphUIMessage<G>>({ api }), [api]);
+  // The last refusal of a turn or answer, for the call that sent it to take its message back.
+  const refusal = useRef<GraphChatError | undefined>(undefined);
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport<GraphUIMessage<G>>({
+        api,
+        // The SDK turns a refused response into an Error holding the raw body; the server's own message, code and
+        // issues are what the page should see.
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          if (response.ok || response.status === 204) return response;
+          const isResume = typeof init?.body === "string" && isAnswer(init.body);
+          const error = await refusalOf(response, isResume ? "resume" : "send");
+          if (init?.method === "POST") refusal.current = error;
+          throw error;
+        },
+      }),
+    [api],
+  );
   const chat = useChat<GraphUIMessage<G>>({
     ...(options.id === undefined ? {} : { id: options.id }),
     ...(options.messages === undefined ? {} : { messages: options.messages }),
@@ -107,15 +163,48 @@ export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptio
   const chatRef = useRef(chat);
   chatRef.current = chat;
   const stopUrl = options.stopUrl;
+  const [stopError, setStopError] = useState<GraphChatError | undefined>(undefined);
+
+  /** Sends, and takes the optimistic user message back when the server refused it (nothing was stored). */
+  const send = useCallback(async (...args: Parameters<typeof chat.sendMessage>) => {
+    const before = new Set(chatRef.current.messages.map((m) => m.id));
+    refusal.current = undefined;
+    setStopError(undefined);
+    await chatRef.current.sendMessage(...args);
+    if (refusal.current !== undefined) chatRef.current.setMessages((all) => all.filter((m) => before.has(m.id)));
+  }, []) as typeof chat.sendMessage;
 
   const stop = useCallback(async () => {
     const id = chatRef.current.id;
     const url = stopUrl?.(id) ?? `${api}/${encodeURIComponent(id)}/stop`;
+    setStopError(undefined);
     // The server stops the run; the stream then ends by itself with what was generated and `data-run` "stopped".
     // Aborting the request instead would only detach this page: the server keeps a run a reload may come back to.
-    const response = await fetch(url, { method: "POST" }).catch(() => undefined);
-    if (response === undefined || !response.ok) await chatRef.current.stop();
+    let response: Response;
+    try {
+      response = await fetch(url, { method: "POST" });
+    } catch (cause) {
+      setStopError(
+        new GraphChatError(
+          `The stop did not reach the server (${(cause as Error)?.message ?? String(cause)}); the run goes on. Try again.`,
+          { status: 0, code: "unreachable", action: "stop" },
+        ),
+      );
+      return;
+    }
+    if (!response.ok) {
+      setStopError(await refusalOf(response, "stop"));
+      return;
+    }
+    // Nothing ran on the server any more: a stream this page still follows has nothing left to wait for.
+    const body = (await response.json().catch(() => ({}))) as { stopped?: unknown };
+    if (body.stopped === false) await chatRef.current.stop();
   }, [api, stopUrl]);
+
+  const clearError = useCallback(() => {
+    setStopError(undefined);
+    chatRef.current.clearError();
+  }, []);
 
   const pending = view.pending;
   const suspense = useMemo<GraphSuspense<G> | undefined>(() => {
@@ -124,7 +213,7 @@ export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptio
     return {
       ...data,
       resume: (answer: unknown, resumeOptions?: { readonly text?: string }) =>
-        chatRef.current.sendMessage(
+        send(
           { text: resumeOptions?.text ?? answerText(answer) },
           {
             body: {
@@ -138,16 +227,16 @@ export function useGraphChat<G extends Graph = Graph>(options: UseGraphChatOptio
           },
         ),
     } as GraphSuspense<G>;
-  }, [pending]);
+  }, [pending, send]);
 
   return {
     id: chat.id,
     messages: chat.messages,
     status: chat.status,
-    error: chat.error,
-    sendMessage: chat.sendMessage,
+    error: stopError ?? chat.error,
+    sendMessage: send,
     setMessages: chat.setMessages,
-    clearError: chat.clearError,
+    clearError,
     state: view.state,
     nodes: view.nodes,
     activeNodes: view.activeNodes,

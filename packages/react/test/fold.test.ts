@@ -15,15 +15,23 @@ describe("foldGraphMessages", () => {
         { type: "data-state", data: { node: "draft", values: { draft: "v1", topic: "billing" } } },
         {
           type: "data-node-suspense",
-          data: { name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" },
+          // As a server from before `nodeName` sends it.
+          data: { name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" } as never,
         },
         { type: "data-run", data: { status: "paused", workflowId: "c1", runId: "r1" } },
       ],
     };
     const paused = foldGraphMessages([user("u1", "hi"), first]);
-    expect(paused.pending).toEqual({ name: "approval", responseKey: "decision", value: "v1", workflowId: "c1" });
+    // A part from a server before `nodeName` (only `name`) reads the same.
+    expect(paused.pending).toEqual({
+      nodeName: "approval",
+      name: "approval",
+      responseKey: "decision",
+      value: "v1",
+      workflowId: "c1",
+    });
     expect(paused.state).toEqual({ draft: "v1", topic: "billing" });
-    expect(paused.nodes).toEqual([{ name: "draft", path: "draft", status: "completed", durationMs: 5 }]);
+    expect(paused.nodes).toEqual([{ name: "draft", path: "draft", status: "completed", runs: 1, durationMs: 5 }]);
     expect(paused.activeNodes).toEqual([]);
     expect(paused.run).toEqual({ status: "paused", workflowId: "c1", runId: "r1" });
 
@@ -47,7 +55,7 @@ describe("foldGraphMessages", () => {
     expect(running.pending).toBeUndefined();
   });
 
-  it("a failed node keeps its error; a node that runs again shows its latest execution last", () => {
+  it("a failed node keeps its error; a node that runs again shows its latest execution last, counted", () => {
     const message: GraphUIMessage = {
       id: "a",
       role: "assistant",
@@ -63,8 +71,8 @@ describe("foldGraphMessages", () => {
       ],
     };
     expect(foldGraphMessages([message]).nodes).toEqual([
-      { name: "tools", path: "tools", status: "failed", durationMs: 2, error: "Boom" },
-      { name: "agent", path: "agent", status: "running" },
+      { name: "tools", path: "tools", status: "failed", runs: 1, durationMs: 2, error: "Boom" },
+      { name: "agent", path: "agent", status: "running", runs: 2 },
     ]);
   });
 });

@@ -44,6 +44,7 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
+export { InvalidAnswerError, isInvalidAnswerError } from "./InvalidAnswerError.js";
 export { isMapInputError, MapInputError, type MappedList } from "./mapInputError.js";
 export type {
   FramesDispatch,

@@ -45,7 +45,7 @@ function workspaceSqlite(): { version: string; dir: string } | undefined {
  * allowed to run and still installs the binding: the step a user's install goes through is the same, only the
  * download is local. Without a built workspace copy the script compiles from source, as on a user's machine.
  */
-async function localPrebuild(dir: string): Promise<{ env: Record<string, string>; version?: string }> {
+export async function localPrebuild(dir: string): Promise<{ env: Record<string, string>; version?: string }> {
   const sqlite = workspaceSqlite();
   if (sqlite === undefined) return { env: {} };
   const binding = path.join(sqlite.dir, "build/Release/better_sqlite3.node");

@@ -1,6 +1,7 @@
 /**
  * Checks an answer to a pause before it is stored: the key must be the pending pause's, and the value must match
- * the schema the graph declares for it (an explicit one, else the zod input schema of every node that reads it).
+ * the schema the graph declares for it (an explicit one, else the interrupt's `schema` and the zod input schema of
+ * every node that reads it).
  */
 import type { Graph } from "@graph/core";
 import { type ZodType, z } from "zod";
@@ -28,6 +29,9 @@ function answerSchemas(
   const own = explicit?.[pause.responseKey] ?? explicit?.[pause.nodeName];
   if (own !== undefined) return [own];
   const schemas: ZodType[] = [];
+  // The interrupt's own `schema` first (the runtime checks it too), then the schemas of the nodes that read it.
+  const paused = graph.nodes.get(pause.nodeName);
+  if (paused?.kind === "interrupt" && paused.answerSchema !== undefined) schemas.push(paused.answerSchema);
   for (const node of graph.nodes.values()) {
     const schemaOf = (node as { inputSchema?: (name: string) => ZodType | undefined }).inputSchema;
     if (typeof schemaOf !== "function" || !node.inputs.includes(pause.responseKey)) continue;

@@ -28,10 +28,15 @@ interface Span {
 // start and one finish of its own.
 const DROPPED = new Set(["start", "finish", "start-step", "finish-step", "message-metadata", "abort", "error"]);
 
-/** The default error text: the tag (and node), never a cause's message, which may hold server details. */
-function defaultErrorMessage(error: unknown): string {
-  const e = error as { _tag?: unknown; name?: unknown; nodeName?: unknown } | null | undefined;
+/**
+ * The default error text: the tag (and node), never a cause's message, which may hold server details. The names of
+ * missing inputs are the graph's own, so they are said: the client usually sent the wrong values.
+ */
+export function defaultErrorMessage(error: unknown): string {
+  const e = error as { _tag?: unknown; name?: unknown; nodeName?: unknown; missing?: unknown } | null | undefined;
   const tag = typeof e?._tag === "string" ? e._tag : typeof e?.name === "string" ? e.name : "Error";
+  if (tag === "MissingInputError" && Array.isArray(e?.missing))
+    return `${tag}: the run needs ${e.missing.map((n) => `'${String(n)}'`).join(", ")}`;
   return typeof e?.nodeName === "string" ? `${tag} in node '${e.nodeName}'` : tag;
 }
 
@@ -156,6 +161,7 @@ export class Translator {
         type: "data-node-suspense",
         id: runId,
         data: {
+          nodeName: pause.nodeName,
           name: pause.nodeName,
           responseKey: pause.responseKey,
           value: pause.value,

@@ -1,6 +1,7 @@
 import type { WorkflowRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { MissingInputError, UnexpectedAnswerError, UnknownValueError } from "../errors.js";
+import { InvalidAnswerError } from "../InvalidAnswerError.js";
 import type { EngineHost } from "./host.js";
 import {
   graphLabel,
@@ -24,7 +25,7 @@ export function inputProblem(
   host: EngineHost,
   workflow: WorkflowRecord | undefined,
   paused?: ReadonlyMap<string, string>,
-): MissingInputError | UnknownValueError | UnexpectedAnswerError | undefined {
+): MissingInputError | UnknownValueError | UnexpectedAnswerError | InvalidAnswerError | undefined {
   const { graph, config, state } = host;
   const spec = graph.inputs;
   const known = knownNames(graph);
@@ -34,6 +35,10 @@ export function inputProblem(
   for (const k of spec.required) if (isMissing(state, graph, k)) (missing ??= []).push(k);
   for (const k of missingSeeds(state, graph)) (missing ??= []).push(k);
   if (missing !== undefined) return missingInputError(inputView(host, workflow), missing, unknown);
+  if (!config.isChild) {
+    const refused = invalidAnswer(graph, config.values, config.workflowId);
+    if (refused !== undefined) return refused;
+  }
   // Only a resume of a paused workflow: on a first run (and on a completed workflow's next turn) a supplied value
   // for an interrupt's response is its documented skip, and any other state is left to the claim. The record and
   // the steps are read one after the other: a record that says paused over steps with no pause left means another
@@ -133,4 +138,26 @@ function knownNames(graph: Graph): ReadonlySet<string> {
     knownByGraph.set(graph, known);
   }
   return known;
+}
+
+/**
+ * The first answer the caller supplied that its interrupt's `schema` refuses: an answer to a pending pause, or one
+ * that skips an interrupt on a fresh run. Checked before anything is written, whichever way the answer came.
+ */
+function invalidAnswer(
+  graph: Graph,
+  values: Readonly<Record<string, unknown>>,
+  workflowId: string,
+): InvalidAnswerError | undefined {
+  for (const node of graph.nodes.values()) {
+    if (node.kind !== "interrupt" || node.answerSchema === undefined || !Object.hasOwn(values, node.responseKey))
+      continue;
+    const parsed = node.answerSchema.safeParse(values[node.responseKey]);
+    if (parsed.success) continue;
+    const issues = parsed.error.issues.map((i) =>
+      i.path.length > 0 ? `${i.path.map(String).join(".")}: ${i.message}` : i.message,
+    );
+    return new InvalidAnswerError({ workflowId, nodeName: node.name, responseKey: node.responseKey, issues });
+  }
+  return undefined;
 }

@@ -21,6 +21,7 @@ export type RunError =
   | MissingInputError
   | UnknownValueError
   | UnexpectedAnswerError
+  | import("../InvalidAnswerError.js").InvalidAnswerError
   | InvalidOptionError
   | InfiniteLoopError
   | LeaseLostError
