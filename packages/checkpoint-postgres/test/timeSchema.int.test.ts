@@ -45,7 +45,7 @@ describe("PostgresCheckpointer schema version 3", () => {
     await upgraded.setup();
     expect(await columns()).toEqual(["waiting_event", "waiting_key", "wake_at"]);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const old = await upgraded.getWorkflow("old");
     expect(old?.status).toBe("paused");
     expect(old !== undefined && ("wakeAt" in old || "waitingFor" in old)).toBe(false);

@@ -155,7 +155,7 @@ describe("SqliteCheckpointer", () => {
       "graph_structures",
       "graph_workflows",
     ]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7]);
     raw.close();
     await cp.close();
   });

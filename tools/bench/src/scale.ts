@@ -46,7 +46,10 @@ const backends: Backend[] = [
     name: "sqlite",
     concurrency: 1,
     open: (ttlMs) =>
-      new SqliteCheckpointer({ path: path.join(dir, "scale.db"), ...(ttlMs === undefined ? {} : { policy: { ttlMs } }) }),
+      new SqliteCheckpointer({
+        path: path.join(dir, "scale.db"),
+        ...(ttlMs === undefined ? {} : { policy: { ttlMs } }),
+      }),
   },
   {
     name: "postgres",
@@ -61,7 +64,8 @@ const backends: Backend[] = [
   {
     name: "redis",
     concurrency: 32,
-    open: (ttlMs) => new RedisCheckpointer({ url: redisUrl, prefix, ...(ttlMs === undefined ? {} : { policy: { ttlMs } }) }),
+    open: (ttlMs) =>
+      new RedisCheckpointer({ url: redisUrl, prefix, ...(ttlMs === undefined ? {} : { policy: { ttlMs } }) }),
   },
 ].filter((backend) => only === undefined || only.includes(backend.name));
 
@@ -168,7 +172,10 @@ async function measure(backend: Backend, store: Store, retained: Store, size: nu
   const rare = Math.floor((size - 8) / RARE_EVERY) + 1;
   const stopMany = await timeIt(3, async () => {
     const report = await runner.stopMany({ graph: "rare" });
-    if (report.done !== rare) throw new Error(`stopMany stopped ${report.done} of ${rare}: ${JSON.stringify(report.skipped.slice(0, 2))} ${String(report.failed[0]?.error)}`);
+    if (report.done !== rare)
+      throw new Error(
+        `stopMany stopped ${report.done} of ${rare}: ${JSON.stringify(report.skipped.slice(0, 2))} ${String(report.failed[0]?.error)}`,
+      );
     // Back to paused for the next repetition and size (not timed).
     for (const id of report.ids) {
       const lease = await store.claimWorkflow(id, { owner: "reset", ttlMs: 60_000 });
