@@ -46,11 +46,13 @@ export {
 export type {
   FramesDispatch,
   FramesDispatchRequest,
+  HousekeepingOptions,
   MapDispatcher,
   MapDispatchRequest,
   MapFence,
   PermitSignal,
   RunUpgrade,
+  SweepReport,
 } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";

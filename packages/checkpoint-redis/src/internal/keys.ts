@@ -119,11 +119,6 @@ export class KeySpace {
     return `${this.#indexBase}:graph:${name}`;
   }
 
-  /** The marker of the index layout a store's keys were built with (`setup()` backfills older ones). */
-  get layout(): string {
-    return `${this.#indexBase}:layout`;
-  }
-
   workflow(id: string): WorkflowKeys {
     const root = rootOf(id);
     const base = `${this.prefix}{${tagOf(root)}}${tagOf(id.slice(root.length))}`;

@@ -52,8 +52,6 @@ import { TimeIndex } from "./times.js";
 const SWEEP_BATCH = 200;
 /** Workflows per round trip when `setup()` backfills the status and graph sets. */
 const BACKFILL_BATCH = 500;
-/** The index layout this code writes (the status and graph sets exist). */
-const LAYOUT = "2";
 
 /** Steps read in one snapshot, with the workflow's last superstep. */
 export interface StepsRead {
@@ -95,27 +93,37 @@ export class WorkflowOperations {
   }
 
   /**
-   * Builds the status and graph sets of workflows stored before they existed (once per store: a marker key records
-   * it). Entries are only added, so writers running meanwhile keep the sets complete.
+   * Builds the status and graph sets of workflows stored before they existed. The sets are filled newest first, so
+   * the oldest listed workflow being in its status set means a backfill finished (or none was needed): that is the
+   * one check `setup()` pays. Entries are only added, so writers running meanwhile keep the sets complete; entries
+   * whose workflow is gone are removed on the way.
    */
   async backfillIndexes(): Promise<void> {
     const { client, keys } = this.#context;
-    if ((await client.get(keys.layout)) === LAYOUT) return;
-    for (let start = 0; ; start += BACKFILL_BATCH) {
-      const reply = await client.zrange(keys.index.all, start, start + BACKFILL_BATCH - 1, "WITHSCORES");
-      if (reply.length === 0) break;
+    const [oldest] = await client.zrange(keys.index.all, 0, 0);
+    if (oldest === undefined) return;
+    const status = await client.hget(keys.workflow(oldest).workflow, "st");
+    if (status !== null && (await client.zscore(keys.status(status), oldest)) !== null) return;
+    for (let end = -1; ; ) {
+      const reply = await client.zrange(keys.index.all, end - BACKFILL_BATCH + 1, end, "WITHSCORES");
       const ids = reply.filter((_, i) => i % 2 === 0);
       const fields = await Promise.all(ids.map((id) => client.hmget(keys.workflow(id).workflow, "st", "gn")));
-      const adds: string[][] = [];
+      const gone: string[] = [];
+      const adds: [string, string, string][] = [];
       for (const [i, id] of ids.entries()) {
-        const [status, graph] = fields[i]!;
+        const [stored, graph] = fields[i]!;
         const score = reply[2 * i + 1]!;
-        if (typeof status === "string") adds.push([keys.status(status), score, id]);
+        if (typeof stored !== "string") gone.push(id);
+        else adds.push([keys.status(stored), score, id]);
         if (typeof graph === "string") adds.push([keys.graph(graph), score, id]);
       }
-      await Promise.all(adds.map(([key, score, id]) => client.zadd(key!, "NX", score!, id!)));
+      await Promise.all(adds.map(([key, score, id]) => client.zadd(key, "NX", score, id)));
+      if (gone.length > 0) await deleteWorkflows(this.#context, gone);
+      // A range that started before the first entry held the oldest ones: done.
+      if (ids.length < BACKFILL_BATCH) return;
+      // Counted from the end, the entries before the range moved up by the ones removed from it.
+      end -= BACKFILL_BATCH - gone.length;
     }
-    await client.set(keys.layout, LAYOUT);
   }
 
   async createWorkflow(
