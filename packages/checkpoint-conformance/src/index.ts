@@ -139,6 +139,13 @@ export {
   workflowTreeChanges,
 } from "./conflicts.js";
 export { CRASH_MATRIX_ENV, sampledKillPoints } from "./internal/crashMatrix.js";
+export {
+  type DescribeScaleOptions,
+  describeScale,
+  type ScaleProbe,
+  type ScaleTrace,
+  scaleSize,
+} from "./scale.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
 export { rejection, stepRecord } from "./testing.js";
 export { describeWaitForLease } from "./waitForLease.js";
