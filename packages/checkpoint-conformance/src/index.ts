@@ -147,6 +147,7 @@ export {
   scaleSize,
 } from "./scale.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
+export { type DescribeSweeperOptions, describeSweeperUnderLoad } from "./sweeper.js";
 export { rejection, stepRecord } from "./testing.js";
 export { describeWaitForLease } from "./waitForLease.js";
 export {
