@@ -41,46 +41,52 @@ const TTL_MS = 1_000;
 export function describeSweeperUnderLoad(options: DescribeSweeperOptions): void {
   const size = scaleSize(options);
   describe(`retention sweeper under load: ${options.name}`, () => {
-    it(
-      `sweeps ${size} expired workflows while three processes start runs: no run fails`,
-      { timeout: options.timeoutMs ?? 900_000 },
-      async () => {
-        const ref = adapterRef(options.childProcess);
-        const factory = await loadFactory(ref);
-        const policy = resolvePolicy({ ttlMs: TTL_MS });
-        const checkpointer = await factory(ref.args, { policy });
-        const base = `sweep-${process.pid}-${Date.now().toString(36)}`;
-        await checkpointer.setup?.();
-        await fillWorkflows(checkpointer, base, 0, size, options.concurrency ?? 8);
-        await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+    it(`sweeps ${size} expired workflows while three processes start runs: no run fails`, {
+      timeout: options.timeoutMs ?? 900_000,
+    }, async () => {
+      const ref = adapterRef(options.childProcess);
+      const factory = await loadFactory(ref);
+      const policy = resolvePolicy({ ttlMs: TTL_MS });
+      const checkpointer = await factory(ref.args, { policy });
+      const base = `sweep-${process.pid}-${Date.now().toString(36)}`;
+      await checkpointer.setup?.();
+      await fillWorkflows(checkpointer, base, 0, size, options.concurrency ?? 8);
+      await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
 
-        const specs: SweepChildSpec[] = [TTL_MS, TTL_MS, undefined].map((ttlMs) => ({ adapter: ref, base, ttlMs }));
-        const children = specs.map((spec) =>
-          spawnScript<SweepChildMessage, { type: "go" | "stop" }>(options.childProcess, "sweepChild", spec),
-        );
-        try {
-          for (const child of children) expect((await child.next()).type).toBe("ready");
-          for (const child of children) child.send({ type: "go" });
-          const runner = new Runner({ checkpointer, housekeeping: false, scheduler: false });
-          const report = await runner.sweepExpired();
-          for (const child of children) child.send({ type: "stop" });
-          const results = await Promise.all(children.map((child) => child.next()));
-          for (const result of results) {
-            if (result.type === "error") throw new Error(result.message);
-            expect(result.type).toBe("done");
-            if (result.type !== "done") continue;
-            expect(result.failures).toEqual([]);
-            expect(result.completed).toBeGreaterThan(0);
-          }
-          // Every filled workflow expired; runs the children finished may have expired and gone too.
-          expect(report?.deleted).toBeGreaterThanOrEqual(size);
-          const left = await checkpointer.listWorkflows({ idPrefix: `${base}-0`, limit: 10 });
-          expect(left.workflows.map((workflow) => workflow.id)).toEqual([]);
-          await runner.close();
-        } finally {
-          for (const child of children) child.kill();
+      const specs: SweepChildSpec[] = [TTL_MS, TTL_MS, undefined].map((ttlMs) => ({ adapter: ref, base, ttlMs }));
+      const children = specs.map((spec) =>
+        spawnScript<SweepChildMessage, { type: "go" | "stop" }>(options.childProcess, "sweepChild", spec),
+      );
+      try {
+        for (const child of children) expect((await child.next()).type).toBe("ready");
+        for (const child of children) child.send({ type: "go" });
+        // Sweeps of at most 5 s each (the timer's too), as many as it takes: the children's finished runs expire
+        // a second later and are swept as well, so a sweep never runs out of work while they run.
+        const runner = new Runner({ checkpointer, housekeeping: { intervalMs: 5_000 }, scheduler: false });
+        const filledLeft = async () =>
+          (await checkpointer.listWorkflows({ idPrefix: `${base}-0`, limit: 1 })).workflows.length;
+        let deleted = 0;
+        let sweeps = 0;
+        while ((await filledLeft()) > 0) {
+          expect(++sweeps).toBeLessThan(1_000);
+          deleted += (await runner.sweepExpired())?.deleted ?? 0;
         }
-      },
-    );
+        for (const child of children) child.send({ type: "stop" });
+        const results = await Promise.all(children.map((child) => child.next()));
+        for (const result of results) {
+          if (result.type === "error") throw new Error(result.message);
+          expect(result.type).toBe("done");
+          if (result.type !== "done") continue;
+          expect(result.failures).toEqual([]);
+          expect(result.completed).toBeGreaterThan(0);
+        }
+        // Every filled workflow expired; runs the children finished may have expired and gone too.
+        expect(deleted).toBeGreaterThanOrEqual(size);
+        expect(await filledLeft()).toBe(0);
+        await runner.close();
+      } finally {
+        for (const child of children) child.kill();
+      }
+    });
   });
 }

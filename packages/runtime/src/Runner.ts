@@ -150,9 +150,10 @@ export class Runner implements GraphRunner {
   }
 
   /**
-   * Deletes every workflow past the checkpointer's `ttlMs` now, in batches, under the store-wide sweeper lease —
-   * what the housekeeping timer does (see `RunnerOptions.housekeeping`). Resolves to what it deleted, or
-   * `undefined` when another process is sweeping or the store has no `ttlMs` policy.
+   * Deletes workflows past the checkpointer's `ttlMs` now, oldest first, in batches, under the store-wide sweeper
+   * lease — what the housekeeping timer does (see `RunnerOptions.housekeeping`) — until a batch finds fewer than it
+   * may delete or `housekeeping.intervalMs` has passed. Resolves to what it deleted, or `undefined` when another
+   * process is sweeping or the store has no `ttlMs` policy.
    *
    * @example
    * ```ts

@@ -44,11 +44,14 @@ async function main(): Promise<void> {
   await go;
   let completed = 0;
   const failures: string[] = [];
-  for (let i = 0; !stopping || completed === 0; i++) {
+  for (let i = 0; !stopping; i++) {
+    // A store with a synchronous write path (SQLite) resolves a run without a turn of the event loop: yield one, so
+    // the parent's `stop` is read.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       const result = await runner.run(graph, { workflowId: `${spec.base}-run-${process.pid}-${i}`, values: { x: i } });
       if (result.status === "completed" && result.values["y"] === i + 1) completed++;
-      else failures.push(`run ${i}: ${result.status}`);
+      else failures.push(`run ${i}: ${result.status} ${JSON.stringify(result.values)}`);
     } catch (error) {
       failures.push(`run ${i}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -54,7 +54,10 @@ export class Housekeeper {
     this.#timer.unref?.();
   }
 
-  /** One sweep now (joined when one is running here): every expired workflow, batch after batch, under the lease. */
+  /**
+   * One sweep now (joined when one is running here): expired workflows oldest first, batch after batch, under the
+   * lease, until a batch finds fewer than it may delete or `intervalMs` has passed.
+   */
   sweep(): Promise<SweepReport | undefined> {
     this.#current ??= this.#sweep().finally(() => {
       this.#current = undefined;
@@ -67,7 +70,10 @@ export class Housekeeper {
     await this.#ready();
     const lease = await this.#claim();
     if (lease === undefined) return undefined;
-    const { batchSize, leaseTtlMs } = this.#settings;
+    const { batchSize, leaseTtlMs, intervalMs } = this.#settings;
+    // A sweep ends by the next tick at the latest, even while workflows keep expiring as fast as it deletes them
+    // (a tiny ttl under load): the next sweep goes on, oldest first.
+    const deadline = Date.now() + intervalMs;
     let deleted = 0;
     let batches = 0;
     try {
@@ -75,7 +81,7 @@ export class Housekeeper {
         const count = await this.#checkpointer.sweepExpired!({ limit: batchSize });
         deleted += count;
         batches++;
-        if (count < batchSize || this.#closing) break;
+        if (count < batchSize || this.#closing || Date.now() >= deadline) break;
         // A lost lease (this process stalled past its ttl) means another sweeper took over: stop.
         await this.#checkpointer.renewWorkflow(SWEEPER_ID, lease, { ttlMs: leaseTtlMs });
         await new Promise((resolve) => setImmediate(resolve));
