@@ -149,7 +149,6 @@ export class MemoryCheckpointer implements Checkpointer {
     this.#open("createWorkflow");
     validateNewWorkflow(workflow, "createWorkflow");
     const guardId = validateFence(workflow.id, fence, "createWorkflow");
-    this.pruneExpired();
     const existing = this.#workflows.get(workflow.id);
     if (guardId !== undefined) {
       // Checked before anything is created: a zombie of a taken-over root leaves no child record behind.
