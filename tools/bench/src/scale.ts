@@ -41,7 +41,7 @@ const redisUrl = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379";
 const schema = `bench_scale_${process.pid}`;
 const prefix = `graph-bench:scale:${process.pid}:`;
 
-const backends: Backend[] = [
+const allBackends: Backend[] = [
   {
     name: "sqlite",
     concurrency: 1,
@@ -67,7 +67,8 @@ const backends: Backend[] = [
     open: (ttlMs) =>
       new RedisCheckpointer({ url: redisUrl, prefix, ...(ttlMs === undefined ? {} : { policy: { ttlMs } }) }),
   },
-].filter((backend) => only === undefined || only.includes(backend.name));
+];
+const backends = allBackends.filter((backend) => only === undefined || only.includes(backend.name));
 
 /** What the i-th workflow's run ends with (the mix of the issue). */
 function ending(i: number): WorkflowUpdate {
