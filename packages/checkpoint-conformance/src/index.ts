@@ -141,7 +141,15 @@ export {
 export { describeDueWake } from "./crossProcess.js";
 export { describeFrozenWriter, type FrozenWriterOptions } from "./frozenWriter.js";
 export { CRASH_MATRIX_ENV, sampledKillPoints } from "./internal/crashMatrix.js";
+export {
+  type DescribeScaleOptions,
+  describeScale,
+  type ScaleProbe,
+  type ScaleTrace,
+  scaleSize,
+} from "./scale.js";
 export { describeServiceFaults, type ServiceFault } from "./serviceFaults.js";
+export { type DescribeSweeperOptions, describeSweeperUnderLoad } from "./sweeper.js";
 export { rejection, stepRecord } from "./testing.js";
 export { describeWaitForLease } from "./waitForLease.js";
 export {

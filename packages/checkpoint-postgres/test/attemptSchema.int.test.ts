@@ -48,7 +48,7 @@ describe("PostgresCheckpointer schema version 7 (attempts)", () => {
     await upgraded.setup();
     expect(await stepColumns(schema)).toEqual(latest);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const before = await upgraded.getSteps("old", { includeInputs: true });
     expect(before).toStrictEqual([input("old", 0), charge("old", 1, 1, { values: { receipt: "r" } })]);
     expect(before.some((s) => "attempt" in s)).toBe(false);

@@ -45,7 +45,7 @@ describe("PostgresCheckpointer schema version 3", () => {
     await upgraded.setup();
     expect(await columns()).toEqual(["waiting_event", "waiting_key", "wake_at"]);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const old = await upgraded.getWorkflow("old");
     expect(old?.status).toBe("paused");
     expect(old !== undefined && ("wakeAt" in old || "waitingFor" in old)).toBe(false);
@@ -75,17 +75,17 @@ describe("PostgresCheckpointer schema version 3", () => {
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     };
     const due = await plan(
-      "SELECT id, wake_at FROM workflows WHERE wake_at IS NOT NULL AND wake_at <= 5 AND status IN ('paused', 'running') ORDER BY wake_at, id LIMIT 100",
+      "SELECT id, wake_at FROM workflows WHERE wake_at IS NOT NULL AND wake_at <= 5 AND status || '' IN ('paused', 'running') ORDER BY wake_at, id LIMIT 100",
     );
     expect(due).toContain("Index Scan using workflows_due");
     expect(due).not.toContain("Sort");
     const waiting = await plan(
-      "SELECT id FROM workflows WHERE waiting_event = 'e' AND waiting_key = 'k' AND status = 'paused' ORDER BY created_at, id LIMIT 100",
+      "SELECT id FROM workflows WHERE waiting_event = 'e' AND waiting_key = 'k' AND status || '' = 'paused' ORDER BY created_at, id LIMIT 100",
     );
     expect(waiting).toContain("Index Scan using workflows_waiting");
     expect(waiting).not.toContain("Sort");
     const next = await plan(
-      "SELECT id, wake_at FROM workflows WHERE wake_at IS NOT NULL AND status IN ('paused', 'running') ORDER BY wake_at, id LIMIT 1",
+      "SELECT id, wake_at FROM workflows WHERE wake_at IS NOT NULL AND status || '' IN ('paused', 'running') ORDER BY wake_at, id LIMIT 1",
     );
     expect(next).toContain("Index Scan using workflows_due");
     expect(next).not.toContain("Sort");

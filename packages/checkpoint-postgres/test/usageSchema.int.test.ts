@@ -50,7 +50,7 @@ describe("PostgresCheckpointer schema version 6 (usage, budget)", () => {
     await upgraded.setup();
     expect(await stepColumns(schema)).toEqual(latest);
     const versions = await admin<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`);
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const before = await upgraded.getSteps("old", { includeInputs: true });
     expect(before).toStrictEqual([input("old", 0, { turnStart: true }), node("old", 1)]);
     const raised = input("old", 2, { budget: { tokens: 2_000, costUsd: 1.5 } });

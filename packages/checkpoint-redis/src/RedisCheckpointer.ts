@@ -35,7 +35,7 @@ import {
   isWorkflowConflictError,
   resolvePolicy,
 } from "@graph/checkpoint";
-import { assembleCheckpoint, foldSteps, selectSteps } from "@graph/checkpoint/adapter";
+import { assembleCheckpoint, foldSteps, resolveSweepLimit, selectSteps } from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
 import { configError, positive } from "./internal/config.js";
 import type { ServerAddress } from "./internal/connection.js";
@@ -197,7 +197,10 @@ export class RedisCheckpointer implements Checkpointer {
   }
 
   #ensureSetup(): Promise<void> {
-    this.#setup ??= this.#checkEvictionPolicy().catch((error: unknown) => {
+    this.#setup ??= (async () => {
+      await this.#checkEvictionPolicy();
+      await this.#operations.backfillIndexes();
+    })().catch((error: unknown) => {
       this.#setup = undefined;
       throw error;
     });
@@ -220,17 +223,12 @@ export class RedisCheckpointer implements Checkpointer {
     this.#onWarning(message);
   }
 
-  /** Checks the server (`maxmemory-policy`) and prunes expired workflows. Idempotent; nothing to migrate. */
+  /**
+   * Checks the server (`maxmemory-policy`) and builds the status and graph sets of workflows stored by an older
+   * version (once per store). Idempotent.
+   */
   setup(): Promise<void> {
-    return this.#run(
-      "setup",
-      undefined,
-      async () => {
-        await this.#ensureSetup();
-        await this.#operations.pruneIfConfigured();
-      },
-      false,
-    );
+    return this.#run("setup", undefined, () => this.#ensureSetup(), false);
   }
 
   /**
@@ -321,7 +319,7 @@ export class RedisCheckpointer implements Checkpointer {
   finishWorkflow(finish: WorkflowFinish): Promise<WorkflowRecord> {
     const id = typeof finish?.workflowId === "string" ? finish.workflowId : undefined;
     return this.#run("finishWorkflow", id, () =>
-      finishWorkflow(this.#context, this.#operations.times, this.policy, finish),
+      finishWorkflow(this.#context, this.#operations.times, this.#operations.statuses, this.policy, finish),
     );
   }
 
@@ -387,9 +385,17 @@ export class RedisCheckpointer implements Checkpointer {
     return this.#run("deleteWorkflow", id, () => this.#operations.deleteWorkflow(id));
   }
 
-  /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */
+  /**
+   * Deletes every expired workflow now (see `CheckpointPolicy.ttlMs`), batch after batch; returns how many root
+   * workflows were deleted. Never called by runs: the runner's housekeeping sweeps.
+   */
   pruneExpired(): Promise<number> {
-    return this.#run("pruneExpired", undefined, () => this.#operations.pruneIfConfigured());
+    return this.#run("pruneExpired", undefined, () => this.#operations.pruneExpired());
+  }
+
+  /** One batch of retention housekeeping: at most `limit` (200) root workflows (see `Checkpointer.sweepExpired`). */
+  sweepExpired(options?: { readonly limit?: number }): Promise<number> {
+    return this.#run("sweepExpired", undefined, () => this.#operations.sweepExpired(resolveSweepLimit(options)));
   }
 
   /** Bytes of Redis memory used by this store's keys (`MEMORY USAGE`, keys found with `SCAN`). */

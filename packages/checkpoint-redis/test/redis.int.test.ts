@@ -61,6 +61,9 @@ describe("RedisCheckpointer", () => {
         `${p}{graph-index}:ids`,
         `${p}{graph-index}:roots`,
         `${p}{graph-index}:ttl`,
+        // The listing sets of a graph and of a status.
+        `${p}{graph-index}:graph:g`,
+        `${p}{graph-index}:status:running`,
       ].sort(),
     );
     await checkpointer.deleteWorkflow("a");

@@ -59,6 +59,12 @@ describe("RedisCheckpointer due-time and wait indexes", () => {
         `${p}{graph-index}:ttl`,
         `${p}{graph-index}:twait`,
         waitKey,
+        // The listing sets of the graph and of the statuses (the child's entry as running stays until a listing
+        // of running workflows drops it), and the status writes' sequence.
+        `${p}{graph-index}:graph:g`,
+        `${p}{graph-index}:sseq`,
+        `${p}{graph-index}:status:paused`,
+        `${p}{graph-index}:status:running`,
       ].sort(),
     );
     // Exact entries once the writes reconciled: the due time, and the creation time in the wait set.

@@ -29,7 +29,8 @@ const step = (workflowId: string, index: number, fields: Partial<StepRecord> = {
 const TO_VERSION_2 =
   "ALTER TABLE graph_steps DROP COLUMN attempt; ALTER TABLE graph_steps DROP COLUMN usage; ALTER TABLE graph_steps DROP COLUMN budget; DROP INDEX graph_workflows_due; DROP INDEX graph_workflows_waiting; ALTER TABLE graph_workflows DROP COLUMN wake_at; " +
   "ALTER TABLE graph_workflows DROP COLUMN waiting_event; ALTER TABLE graph_workflows DROP COLUMN waiting_key; " +
-  "DROP TABLE graph_structures; DROP TABLE graph_node_cache; DELETE FROM graph_migrations WHERE version >= 3";
+  "DROP TABLE graph_structures; DROP TABLE graph_node_cache; DROP INDEX graph_workflows_status; " +
+  "DROP INDEX graph_workflows_graph; DROP INDEX graph_workflows_expiry; DELETE FROM graph_migrations WHERE version >= 3";
 
 describe("SqliteCheckpointer", () => {
   it("setup() migrates a schema-version-1 database (no stop_requested column); its workflows keep working", async () => {
@@ -59,7 +60,7 @@ describe("SqliteCheckpointer", () => {
     await upgraded.close();
     const check = new Database(file);
     expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
-      1, 2, 3, 4, 5, 6, 7,
+      1, 2, 3, 4, 5, 6, 7, 8,
     ]);
     check.close();
   });
@@ -92,25 +93,32 @@ describe("SqliteCheckpointer", () => {
     await upgraded.close();
     const check = new Database(file, { readonly: true });
     expect(check.prepare("SELECT version FROM graph_migrations ORDER BY version").pluck().all()).toEqual([
-      1, 2, 3, 4, 5, 6, 7,
+      1, 2, 3, 4, 5, 6, 7, 8,
     ]);
     const indexes = check
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'graph_workflows_%' ORDER BY name")
       .pluck()
       .all();
-    expect(indexes).toEqual(["graph_workflows_created", "graph_workflows_due", "graph_workflows_waiting"]);
+    expect(indexes).toEqual([
+      "graph_workflows_created",
+      "graph_workflows_due",
+      "graph_workflows_expiry",
+      "graph_workflows_graph",
+      "graph_workflows_status",
+      "graph_workflows_waiting",
+    ]);
     // The queries are index reads: SQLite plans them on the partial indexes, without a sort.
     const plan = (query: string, ...params: unknown[]) =>
       (check.prepare(`EXPLAIN QUERY PLAN ${query}`).all(...params) as { detail: string }[]).map((row) => row.detail);
     expect(
       plan(
-        "SELECT id, wake_at FROM graph_workflows WHERE wake_at IS NOT NULL AND wake_at <= ? AND status IN ('paused', 'running') ORDER BY wake_at, id LIMIT 100",
+        "SELECT id, wake_at FROM graph_workflows WHERE wake_at IS NOT NULL AND wake_at <= ? AND status || '' IN ('paused', 'running') ORDER BY wake_at, id LIMIT 100",
         1,
       ),
     ).toEqual([expect.stringContaining("USING INDEX graph_workflows_due")]);
     expect(
       plan(
-        "SELECT id FROM graph_workflows WHERE waiting_event = ? AND waiting_key = ? AND status = 'paused' ORDER BY created_at, id LIMIT 100",
+        "SELECT id FROM graph_workflows WHERE waiting_event = ? AND waiting_key = ? AND status || '' = 'paused' ORDER BY created_at, id LIMIT 100",
         "e",
         "k",
       ),
@@ -158,7 +166,7 @@ describe("SqliteCheckpointer", () => {
       "graph_structures",
       "graph_workflows",
     ]);
-    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(raw.prepare("SELECT version FROM graph_migrations").pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     raw.close();
     await cp.close();
   });

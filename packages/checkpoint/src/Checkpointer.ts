@@ -410,6 +410,13 @@ export interface ListWorkflowsOptions {
   readonly cursor?: string;
   /** Only top-level workflows (no `parentId`). Default false. */
   readonly rootsOnly?: boolean;
+  /** Only workflows of this graph (its `graphName`). Read from an index: the cost follows the page, not the store. */
+  readonly graph?: string;
+  /**
+   * Only workflows whose id starts with this text (compared verbatim, code unit by code unit: `%` and `_` are
+   * ordinary characters). Read as a key range of the ids.
+   */
+  readonly idPrefix?: string;
 }
 
 /**
@@ -714,6 +721,14 @@ export interface Checkpointer {
   writeCacheEntry?(key: string, value: string, write: CacheEntryWrite): Promise<void>;
   /** Delete the workflow, its steps and its child workflows (ids starting with `id + "/"`). */
   deleteWorkflow(id: string): Promise<void>;
+  /**
+   * Optional: one batch of retention housekeeping — deletes up to `limit` (default 200) root workflows not updated
+   * for the policy's `ttlMs` (with their children), never one running under a live lease, oldest update first, in
+   * short writes; returns how many root workflows it deleted (`0` without a `ttlMs`). A caller repeats it until it
+   * returns less than `limit`. Runs never call it: the runner's housekeeping timer does, under a store-wide lease
+   * so one process sweeps at a time. Every adapter in this repository implements it.
+   */
+  sweepExpired?(options?: { readonly limit?: number }): Promise<number>;
   /** Release resources. Idempotent. Flushes anything pending. */
   close(): Promise<void>;
 }

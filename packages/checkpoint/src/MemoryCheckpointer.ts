@@ -27,6 +27,7 @@ import {
   requireStorableText,
   resolveDueOptions,
   resolveListLimit,
+  resolveSweepLimit,
   resolveWaitingOptions,
   selectSteps,
   stopAction,
@@ -35,6 +36,7 @@ import {
   validateClaimOptions,
   validateFence,
   validateFinish,
+  validateListFilters,
   validateNewWorkflow,
   validateRenewal,
   validateStartSteps,
@@ -152,7 +154,6 @@ export class MemoryCheckpointer implements Checkpointer {
     this.#open("createWorkflow");
     validateNewWorkflow(workflow, "createWorkflow");
     const guardId = validateFence(workflow.id, fence, "createWorkflow");
-    this.pruneExpired();
     const existing = this.#workflows.get(workflow.id);
     if (guardId !== undefined) {
       // Checked before anything is created: a zombie of a taken-over root leaves no child record behind.
@@ -182,7 +183,6 @@ export class MemoryCheckpointer implements Checkpointer {
     const id = workflow.id;
     validateClaimOptions(id, claim);
     const encoded = validateStartSteps(id, steps).map((step) => encodeStep(step, this.serializer, "startWorkflow"));
-    this.pruneExpired();
     const existing = this.#workflows.get(id);
     const before = existing === undefined ? undefined : toRecord(existing, this.serializer, "startWorkflow");
     const stored = existing ?? this.#insert(workflow);
@@ -335,10 +335,13 @@ export class MemoryCheckpointer implements Checkpointer {
     const limit = resolveListLimit(opts.limit);
     const after = opts.cursor === undefined ? undefined : decodeWorkflowCursor(opts.cursor);
     validateStatusFilter(opts.status);
+    validateListFilters(opts);
     const matching = [...this.#workflows.values()]
       .filter(
         (workflow) =>
           (opts.status === undefined || workflow.status === opts.status) &&
+          (opts.graph === undefined || workflow.graphName === opts.graph) &&
+          (opts.idPrefix === undefined || workflow.id.startsWith(opts.idPrefix)) &&
           (opts.rootsOnly !== true || workflow.parentId === undefined),
       )
       .map((workflow) => ({ workflow, position: { createdAt: new Date(workflow.createdAt), id: workflow.id } }))
@@ -428,19 +431,29 @@ export class MemoryCheckpointer implements Checkpointer {
 
   /**
    * Deletes root workflows (and their children) not updated for `policy.ttlMs`, unless they are running under a
-   * live lease. Runs on `setup()` and `createWorkflow()`; returns the number of root workflows deleted.
+   * live lease. Runs on `setup()` (and from the runner's housekeeping through `sweepExpired`, never in a run);
+   * returns the number of root workflows deleted.
    */
-  pruneExpired(now: number = Date.now()): number {
+  pruneExpired(now: number = Date.now(), limit = Number.POSITIVE_INFINITY): number {
     const ttlMs = this.policy.ttlMs;
     if (ttlMs === undefined) return 0;
-    const expired = [...this.#workflows.values()].filter(
-      (workflow) =>
-        workflow.parentId === undefined &&
-        now - workflow.updatedAt >= ttlMs &&
-        !(workflow.status === "running" && workflow.lease !== undefined && workflow.lease.expiresAt > now),
-    );
+    const expired = [...this.#workflows.values()]
+      .filter(
+        (workflow) =>
+          workflow.parentId === undefined &&
+          now - workflow.updatedAt >= ttlMs &&
+          !(workflow.status === "running" && workflow.lease !== undefined && workflow.lease.expiresAt > now),
+      )
+      .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit);
     for (const workflow of expired) this.#delete(workflow.id);
     return expired.length;
+  }
+
+  /** One batch of retention housekeeping (see `Checkpointer.sweepExpired`). */
+  async sweepExpired(options?: { readonly limit?: number }): Promise<number> {
+    this.#open("sweepExpired");
+    return this.pruneExpired(Date.now(), resolveSweepLimit(options));
   }
 
   /** A new workflow: `running`, or `paused` until its `wakeAt` for a delayed start. */

@@ -158,6 +158,11 @@ export interface SqlDialect {
   ): Promise<void>;
   /** Bytes the two tables occupy, for storage-growth checks. */
   storageBytes(db: AnyKysely, tables: SqlTables): Promise<number>;
+  /**
+   * Optional: gives space freed by deletions back, run (in a write transaction) after a retention sweep deleted
+   * something — e.g. SQLite's `PRAGMA incremental_vacuum`. Absent: the database reuses freed space itself.
+   */
+  reclaimSpace?(trx: AnyKysely): Promise<void>;
   /** Turns a driver error into an actionable sentence (what is wrong, how to fix it), or `undefined`. */
   describeError?(error: unknown, context: ErrorContext): string | undefined;
   /**

@@ -49,6 +49,8 @@ export * from "./internal/dueWatchers.js";
 export * from "./internal/inputs.js";
 /** Leases and fences: argument checks, the decision of a stop request, and the conflict errors. */
 export * from "./internal/leases.js";
+/** The filters of `listWorkflows`: the id-prefix key range (`prefixRange`) and `matchesListFilters`. */
+export * from "./internal/listFilters.js";
 /** Stored parts of records (`encodeStepTexts`), and reading them back with the contract's checks. */
 export * from "./internal/recordCodec.js";
 /** Guards of what is read back, the statuses, and the error for a record that does not fit. */

@@ -264,11 +264,16 @@ export class KyselyCheckpointer implements Checkpointer {
   }
 
   /**
-   * Deletes workflows not updated for `policy.ttlMs` (unless running under a live lease) and returns how many
-   * root workflows went. Also runs in `setup()` and `createWorkflow()`.
+   * Deletes every workflow not updated for `policy.ttlMs` (unless running under a live lease), in batches of short
+   * writes, and returns how many root workflows went. Never called by runs: the runner's housekeeping sweeps.
    */
   pruneExpired(): Promise<number> {
     return this.#store.pruneExpired();
+  }
+
+  /** One batch of retention housekeeping: at most `limit` (200) root workflows (see `Checkpointer.sweepExpired`). */
+  sweepExpired(options?: { readonly limit?: number }): Promise<number> {
+    return this.#store.sweepExpired(options);
   }
 
   /**

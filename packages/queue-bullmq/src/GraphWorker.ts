@@ -119,6 +119,7 @@ export class GraphWorker {
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
       stopPollIntervalMs: options.stopPollMs ?? 250,
       ...(options.owner === undefined ? {} : { owner: options.owner }),
+      ...(options.housekeeping === undefined ? {} : { housekeeping: options.housekeeping }),
       // Due times are BullMQ delayed jobs (see wake.ts), taken by any worker: no in-process timer here.
       scheduler: false,
       graphs: options.graphs,

@@ -1,6 +1,6 @@
 import type { Checkpointer } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
-import type { PermitSignal } from "@graph/runtime";
+import type { HousekeepingOptions, PermitSignal } from "@graph/runtime";
 import type { FramesDistributeOptions } from "./internal/frameChunks.js";
 import type { DistributeOptions } from "./internal/nodeMap.js";
 import type { WorkerRunLimits } from "./internal/runLimits.js";
@@ -61,4 +61,10 @@ export interface GraphWorkerOptions {
    * (waiters poll, up to 100 ms apart).
    */
   readonly permitSignal?: PermitSignal | false;
+  /**
+   * Retention housekeeping of the worker's runner (see the runtime's `RunnerOptions.housekeeping`): with a `ttlMs`
+   * policy on the checkpointer, a timer deletes expired workflows in batches, one worker of the store at a time
+   * (a store-wide lease), never inside a run. `false`: no timer.
+   */
+  readonly housekeeping?: false | HousekeepingOptions;
 }

@@ -11,7 +11,7 @@ import { bindCore } from "./internal/runnerCores.js";
 import { makeSchedules } from "./internal/scheduleHost.js";
 import type { Schedules } from "./internal/schedules.js";
 import { runPromise, unwrap } from "./internal/settle.js";
-import type { MapOptions, RunnerOptions, RunOptions } from "./options.js";
+import type { MapOptions, RunnerOptions, RunOptions, SweepReport } from "./options.js";
 import type { RunResult } from "./RunResult.js";
 import type { ScheduleHandle, ScheduleOptions } from "./schedule.js";
 import type { SendOptions, SendResult, WakeResult } from "./time.js";
@@ -147,6 +147,23 @@ export class Runner implements GraphRunner {
    */
   stopMany(filter: WorkflowFilter, options?: BulkOptions & { readonly info?: unknown }): Promise<BulkReport> {
     return stopMany(this, this.#core.options.checkpointer, filter, options);
+  }
+
+  /**
+   * Deletes workflows past the checkpointer's `ttlMs` now, oldest first, in batches, under the store-wide sweeper
+   * lease — what the housekeeping timer does (see `RunnerOptions.housekeeping`) — until a batch finds fewer than it
+   * may delete or `housekeeping.intervalMs` has passed. Resolves to what it deleted, or `undefined` when another
+   * process is sweeping or the store has no `ttlMs` policy.
+   *
+   * @example
+   * ```ts
+   * const runner = new Runner({ checkpointer: new SqliteCheckpointer({ path, policy: { ttlMs: 30 * 86_400_000 } }), housekeeping: false });
+   * const report = await runner.sweepExpired(); // e.g. from a nightly job
+   * console.log(report?.deleted);
+   * ```
+   */
+  sweepExpired(): Promise<SweepReport | undefined> {
+    return this.#core.sweepExpired();
   }
 
   /**

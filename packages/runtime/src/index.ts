@@ -49,12 +49,14 @@ export { isMapInputError, MapInputError, type MappedList } from "./mapInputError
 export type {
   FramesDispatch,
   FramesDispatchRequest,
+  HousekeepingOptions,
   MapDispatcher,
   MapDispatchRequest,
   MapFence,
   PauseRef,
   PermitSignal,
   RunUpgrade,
+  SweepReport,
 } from "./options.js";
 export { type MapOptions, Runner, type RunnerOptions, type RunOptions } from "./Runner.js";
 export { type MapResult, type PauseInfo, RunResult, type RunStatus } from "./RunResult.js";

@@ -91,6 +91,41 @@ export interface RunnerOptions {
    * a checkpointer.
    */
   readonly permitSignal?: PermitSignal;
+  /**
+   * Retention housekeeping, when the checkpointer has a `ttlMs` policy: a timer (every `intervalMs`, default 60 s)
+   * deletes expired workflows in batches of `batchSize` (default 200) root workflows, under a store-wide lease so
+   * one process sweeps at a time; runs never do it. `false`: no timer (call `runner.sweepExpired()` yourself, e.g.
+   * from a cron job).
+   */
+  readonly housekeeping?: false | HousekeepingOptions;
+}
+
+/**
+ * What one retention sweep did (`runner.sweepExpired()`): root workflows deleted, and `sweepExpired` batches run.
+ *
+ * @example
+ * ```ts
+ * const report: SweepReport | undefined = await runner.sweepExpired();
+ * ```
+ */
+export interface SweepReport {
+  readonly deleted: number;
+  readonly batches: number;
+}
+
+/**
+ * The retention sweeper's timer (see {@link RunnerOptions.housekeeping}).
+ *
+ * @example
+ * ```ts
+ * const runner = new Runner({ checkpointer, housekeeping: { intervalMs: 5 * 60_000, batchSize: 500 } });
+ * ```
+ */
+export interface HousekeepingOptions {
+  /** Between two sweeps, in ms (≥ 100). Default 60,000. */
+  readonly intervalMs?: number;
+  /** Root workflows deleted per batch (1 to 10,000). Default 200. */
+  readonly batchSize?: number;
 }
 
 /**

@@ -4,18 +4,13 @@
  * script in theirs, so an index entry can briefly outlive its workflow (a crash between the two writes, or a
  * concurrent delete). Readers treat an entry without a workflow as absent and remove it.
  */
-import type { ListWorkflowsOptions, Serializer, WorkflowPage, WorkflowRecord } from "@graph/checkpoint";
-import {
-  compareWorkflowPosition,
-  decodeWorkflowCursor,
-  encodeWorkflowCursor,
-  resolveListLimit,
-} from "@graph/checkpoint/adapter";
+import type { Serializer } from "@graph/checkpoint";
+import { compareWorkflowPosition } from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
 import { scanNodes } from "./connection.js";
 import type { KeySpace } from "./keys.js";
-import { decodeWorkflow } from "./records.js";
 import type { ScriptCommands } from "./scripts.js";
+import { StatusIndex } from "./statuses.js";
 import { TimeIndex } from "./times.js";
 
 /** What the cross-workflow operations need. */
@@ -31,7 +26,7 @@ const BATCH = 200;
 /** At most this many ids per index-removal script call (Lua's `unpack` has a stack limit). */
 const REMOVE_CHUNK = 500;
 
-interface Entry {
+export interface Entry {
   readonly id: string;
   readonly createdAt: Date;
 }
@@ -56,7 +51,7 @@ async function removeFromIndexes(context: IndexContext, ids: readonly string[]):
  * Walks an index in (createdAt, id) order after `after`, one complete createdAt group at a time (Redis orders
  * equal scores by bytes, the contract by UTF-16 code units, so each group is re-sorted here).
  */
-async function* walk(context: IndexContext, key: string, after: Entry | undefined): AsyncGenerator<Entry> {
+export async function* walk(context: IndexContext, key: string, after: Entry | undefined): AsyncGenerator<Entry> {
   let min = after === undefined ? "-inf" : String(after.createdAt.getTime());
   for (;;) {
     const batch = pairs(await context.client.zrangebyscore(key, min, "+inf", "WITHSCORES", "LIMIT", 0, BATCH));
@@ -78,79 +73,63 @@ async function* walk(context: IndexContext, key: string, after: Entry | undefine
   }
 }
 
-/** `listWorkflows`: one page in (createdAt, id) order. */
-export async function listWorkflows(context: IndexContext, options: ListWorkflowsOptions): Promise<WorkflowPage> {
-  const limit = resolveListLimit(options.limit);
-  const after = options.cursor === undefined ? undefined : decodeWorkflowCursor(options.cursor);
-  const key = options.rootsOnly === true ? context.keys.index.roots : context.keys.index.all;
-  const found: WorkflowRecord[] = [];
-  const dangling: string[] = [];
-  let pending: Entry[] = [];
-  const flush = async (): Promise<void> => {
-    const hashes = await Promise.all(
-      pending.map((entry) => context.client.hgetall(context.keys.workflow(entry.id).workflow)),
-    );
-    for (const [i, hash] of hashes.entries()) {
-      const entry = pending[i]!;
-      if (Object.keys(hash).length === 0) {
-        dangling.push(entry.id);
-        continue;
-      }
-      if (options.status !== undefined && hash["st"] !== options.status) continue;
-      if (found.length <= limit) found.push(decodeWorkflow(entry.id, hash, context.serializer, "listWorkflows"));
-    }
-    pending = [];
-  };
-  for await (const entry of walk(context, key, after)) {
-    pending.push(entry);
-    if (pending.length >= BATCH) await flush();
-    if (found.length > limit) break;
-  }
-  if (found.length <= limit) await flush();
-  if (dangling.length > 0) await removeFromIndexes(context, dangling);
-  const page = found.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    workflows: page,
-    ...(found.length > limit && last !== undefined
-      ? { nextCursor: encodeWorkflowCursor({ createdAt: last.createdAt, id: last.id }) }
-      : {}),
-  };
-}
-
 /** Ids of the workflows below `id` (`id/…`), from the lexicographic index. */
 export async function descendantsOf(context: IndexContext, id: string): Promise<string[]> {
   // Every id starting with "id/" sorts in [id/, id0): "0" is the byte after "/".
   return context.client.zrangebylex(context.keys.index.ids, `[${id}/`, `(${id}0`);
 }
 
-/** Deletes the keys of some workflows (each in its own slot) and then their index entries. */
-export async function deleteWorkflows(context: IndexContext, ids: readonly string[]): Promise<void> {
-  await Promise.all(
-    ids.map((id) => {
+/**
+ * Deletes the keys of some workflows (each in its own slot) and then their index entries. `graphs`: graph sets to
+ * remove them from besides their records' own (a record already gone no longer names its graph).
+ */
+export async function deleteWorkflows(
+  context: IndexContext,
+  ids: readonly string[],
+  graphs: readonly string[] = [],
+): Promise<void> {
+  const names = await Promise.all(
+    ids.map(async (id) => {
       const keys = context.keys.workflow(id);
-      return context.client.unlink(keys.workflow, keys.steps, keys.order);
+      const graph = await context.client.hget(keys.workflow, "gn");
+      await context.client.unlink(keys.workflow, keys.steps, keys.order);
+      return graph;
     }),
   );
+  await removeIndexEntries(context, ids, [
+    ...graphs,
+    ...names.filter((name): name is string => typeof name === "string"),
+  ]);
+}
+
+/** Removes deleted workflows from every index: listing, time, status and the given graphs' sets. */
+async function removeIndexEntries(context: IndexContext, ids: readonly string[], graphs: readonly string[]) {
   await removeFromIndexes(context, ids);
-  for (let i = 0; i < ids.length; i += REMOVE_CHUNK)
-    await new TimeIndex(context).remove(ids.slice(i, i + REMOVE_CHUNK));
+  const statuses = new StatusIndex(context);
+  const times = new TimeIndex(context);
+  for (let i = 0; i < ids.length; i += REMOVE_CHUNK) {
+    const chunk = ids.slice(i, i + REMOVE_CHUNK);
+    await times.remove(chunk);
+    await statuses.remove(chunk, graphs);
+  }
 }
 
 /**
- * Deletes root workflows not updated for `ttlMs` (and their children) unless running under a live lease.
- * Candidates come from the ttl index, whose score is a lower bound of the last update; the script decides on
- * the workflow's own data and reports the true score of a workflow it keeps. Returns the number deleted.
+ * One batch of retention housekeeping: up to `limit` root workflows not updated for `ttlMs` (and their children),
+ * unless running under a live lease. Candidates come from the ttl index, whose score is a lower bound of the last
+ * update; the script decides on the workflow's own data and reports the true score of a workflow it keeps. The
+ * candidates are pruned concurrently (each in its own slot), then their index entries go in one pass. Returns the
+ * number deleted.
  */
-export async function pruneExpired(context: IndexContext, ttlMs: number): Promise<number> {
-  let deleted = 0;
+export async function sweepExpired(context: IndexContext, ttlMs: number, limit: number): Promise<number> {
   const ttlKey = context.keys.index.ttl;
-  for (;;) {
-    const cutoff = Date.now() - ttlMs;
-    const candidates = await context.client.zrangebyscore(ttlKey, "-inf", cutoff, "LIMIT", 0, BATCH);
-    if (candidates.length === 0) return deleted;
-    let progressed = false;
-    for (const id of candidates) {
+  const cutoff = Date.now() - ttlMs;
+  const candidates = await context.client.zrangebyscore(ttlKey, "-inf", cutoff, "LIMIT", 0, limit);
+  const gone: string[] = [];
+  const graphs = new Set<string>();
+  let deleted = 0;
+  await Promise.all(
+    candidates.map(async (id) => {
       const keys = context.keys.workflow(id);
       const reply = (await context.scripts.graphPrune(
         keys.workflow,
@@ -159,18 +138,20 @@ export async function pruneExpired(context: IndexContext, ttlMs: number): Promis
         String(ttlMs),
       )) as string[];
       if (reply[0] === "kept") {
-        const score = Number(reply[1]);
-        if (score > cutoff) progressed = true;
-        await context.client.zadd(ttlKey, "XX", score, id);
-        continue;
+        await context.client.zadd(ttlKey, "XX", Number(reply[1]), id);
+        return;
       }
-      progressed = true;
-      if (reply[0] === "deleted") deleted++;
-      await deleteWorkflows(context, [...(await descendantsOf(context, id)), id]);
-    }
-    // Scores come from the server's clock: with a client clock ahead of it, a kept workflow may still look due.
-    if (!progressed) return deleted;
-  }
+      if (reply[0] === "deleted") {
+        deleted++;
+        if (reply[1] !== undefined && reply[1] !== "") graphs.add(reply[1]);
+      }
+      gone.push(id);
+      const children = await descendantsOf(context, id);
+      if (children.length > 0) await deleteWorkflows(context, children);
+    }),
+  );
+  await removeIndexEntries(context, gone, [...graphs]);
+  return deleted;
 }
 
 /** Bytes of every key of this store (`MEMORY USAGE … SAMPLES 0`, found with `SCAN`). */

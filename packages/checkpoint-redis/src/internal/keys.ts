@@ -16,6 +16,9 @@
  * | `P{graph-index}:roots` | sorted set | top-level workflow ids, scored by `createdAt` |
  * | `P{graph-index}:ids` | sorted set | every workflow id, score 0 (lexicographic range = child workflows) |
  * | `P{graph-index}:ttl` | sorted set | top-level ids scored by a lower bound of their last update (ttl pruning) |
+ * | `P{graph-index}:status:<status>` | sorted set | workflows that have (or are being given) the status, by `createdAt` |
+ * | `P{graph-index}:graph:<name>` | sorted set | the workflows of one graph, scored by `createdAt` |
+ * | `P{graph-index}:spend` / `:sseq` | hashes | per workflow: status writes in flight, and their count (`statuses.ts`) |
  * | `P{graph-index}:due` | sorted set | workflows with a due time, scored by a lower bound of it (`listDue`) |
  * | `P{graph-index}:wait:<n>:<event><key>` | sorted set | workflows waiting for one event wait (`n`: the event's length) |
  * | `P{graph-index}:tpend` / `:tseq` / `:twait` | hashes | per workflow: time-index writes in flight, their count, and the wait sets it is in |
@@ -45,6 +48,8 @@ export interface IndexKeys {
   readonly pending: string;
   readonly sequence: string;
   readonly waits: string;
+  readonly statusPending: string;
+  readonly statusSequence: string;
 }
 
 /** The hash tag of the index keys. */
@@ -92,6 +97,8 @@ export class KeySpace {
       pending: `${base}:tpend`,
       sequence: `${base}:tseq`,
       waits: `${base}:twait`,
+      statusPending: `${base}:spend`,
+      statusSequence: `${base}:sseq`,
     };
     this.structures = `${base}:structures`;
     this.cache = { values: `${base}:cache`, used: `${base}:cacheUsed`, expires: `${base}:cacheExpires` };
@@ -100,6 +107,16 @@ export class KeySpace {
   /** The sorted set of the workflows waiting for one event wait (in the index slot). */
   wait(wait: { readonly event: string; readonly key: string }): string {
     return `${this.#indexBase}:wait:${wait.event.length}:${wait.event}${wait.key}`;
+  }
+
+  /** The sorted set of the workflows with one status (in the index slot). */
+  status(status: string): string {
+    return `${this.#indexBase}:status:${status}`;
+  }
+
+  /** The sorted set of the workflows of one graph (in the index slot). */
+  graph(name: string): string {
+    return `${this.#indexBase}:graph:${name}`;
   }
 
   workflow(id: string): WorkflowKeys {

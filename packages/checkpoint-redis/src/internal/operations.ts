@@ -36,16 +36,24 @@ import {
   superstepBound,
   validateClaimOptions,
   validateFence,
+  validateListFilters,
   validateNewWorkflow,
   validateRenewal,
   validateStatusFilter,
 } from "@graph/checkpoint/adapter";
 import type { IndexContext } from "./indexes.js";
-import { deleteWorkflows, descendantsOf, listWorkflows, pruneExpired } from "./indexes.js";
+import { deleteWorkflows, descendantsOf, sweepExpired } from "./indexes.js";
+import { listWorkflows } from "./listing.js";
 import type { WorkflowHash } from "./records.js";
 import { decodeStep, decodeWorkflow, hashFromPairs } from "./records.js";
 import { rejected, stepArgs, updateArgs } from "./replies.js";
+import { StatusIndex } from "./statuses.js";
 import { TimeIndex } from "./times.js";
+
+/** Root workflows per batch when `pruneExpired` deletes everything expired. */
+const SWEEP_BATCH = 200;
+/** Workflows per round trip when `setup()` backfills the status and graph sets. */
+const BACKFILL_BATCH = 500;
 
 /** Steps read in one snapshot, with the workflow's last superstep. */
 export interface StepsRead {
@@ -60,15 +68,64 @@ export class WorkflowOperations {
   readonly #policy: CheckpointPolicy;
   /** The due-time and wait indexes (also used by the merged run writes). */
   readonly times: TimeIndex;
+  /** The status sets (also used by the merged run writes). */
+  readonly statuses: StatusIndex;
 
   constructor(context: IndexContext, policy: CheckpointPolicy) {
     this.#context = context;
     this.#policy = policy;
     this.times = new TimeIndex(context);
+    this.statuses = new StatusIndex(context);
   }
 
-  pruneIfConfigured(): Promise<number> {
-    return this.#policy.ttlMs === undefined ? Promise.resolve(0) : pruneExpired(this.#context, this.#policy.ttlMs);
+  /** One batch of retention housekeeping (see `Checkpointer.sweepExpired`); 0 without a `ttlMs`. */
+  sweepExpired(limit: number): Promise<number> {
+    const ttlMs = this.#policy.ttlMs;
+    return ttlMs === undefined ? Promise.resolve(0) : sweepExpired(this.#context, ttlMs, limit);
+  }
+
+  /** Every expired workflow, batch after batch. */
+  async pruneExpired(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.sweepExpired(SWEEP_BATCH);
+      total += deleted;
+      if (deleted < SWEEP_BATCH) return total;
+    }
+  }
+
+  /**
+   * Builds the status and graph sets of workflows stored before they existed. The sets are filled newest first, so
+   * the oldest listed workflow being in its status set means a backfill finished (or none was needed): that is the
+   * one check `setup()` pays. Entries are only added, so writers running meanwhile keep the sets complete; entries
+   * whose workflow is gone are removed on the way.
+   */
+  async backfillIndexes(): Promise<void> {
+    const { client, keys } = this.#context;
+    const [oldest] = await client.zrange(keys.index.all, 0, 0);
+    if (oldest === undefined) return;
+    const status = await client.hget(keys.workflow(oldest).workflow, "st");
+    if (status !== null && (await client.zscore(keys.status(status), oldest)) !== null) return;
+    for (let end = -1; ; ) {
+      const reply = await client.zrange(keys.index.all, end - BACKFILL_BATCH + 1, end, "WITHSCORES");
+      const ids = reply.filter((_, i) => i % 2 === 0);
+      const fields = await Promise.all(ids.map((id) => client.hmget(keys.workflow(id).workflow, "st", "gn")));
+      const gone: string[] = [];
+      const adds: [string, string, string][] = [];
+      for (const [i, id] of ids.entries()) {
+        const [stored, graph] = fields[i]!;
+        const score = reply[2 * i + 1]!;
+        if (typeof stored !== "string") gone.push(id);
+        else adds.push([keys.status(stored), score, id]);
+        if (typeof graph === "string") adds.push([keys.graph(graph), score, id]);
+      }
+      await Promise.all(adds.map(([key, score, id]) => client.zadd(key, "NX", score, id)));
+      if (gone.length > 0) await deleteWorkflows(this.#context, gone);
+      // A range that started before the first entry held the oldest ones: done.
+      if (ids.length < BACKFILL_BATCH) return;
+      // Counted from the end, the entries before the range moved up by the ones removed from it.
+      end -= BACKFILL_BATCH - gone.length;
+    }
   }
 
   async createWorkflow(
@@ -77,7 +134,6 @@ export class WorkflowOperations {
   ): Promise<{ readonly workflow: WorkflowRecord; readonly created: boolean }> {
     validateNewWorkflow(workflow, "createWorkflow");
     const guard = validateFence(workflow.id, fence, "createWorkflow") ?? workflow.id;
-    await this.pruneIfConfigured();
     const { scripts, keys } = this.#context;
     const wakeAt = workflow.wakeAt?.getTime();
     const reply = await this.times.around(workflow.id, { wakeAt }, async () => {
@@ -107,12 +163,18 @@ export class WorkflowOperations {
    * a crash between the workflow's script and this one (their keys live in different slots).
    */
   async index(id: string, hash: WorkflowHash): Promise<void> {
-    const { all, roots, ids, ttl } = this.#context.keys.index;
+    const { keys } = this.#context;
+    const { all, roots, ids, ttl } = keys.index;
+    const sets = [hash["gn"], hash["st"]].flatMap((name, i) =>
+      name === undefined ? [] : [i === 0 ? keys.graph(name) : keys.status(name)],
+    );
     await this.#context.scripts.graphIndexAdd(
+      4 + sets.length,
       all,
       roots,
       ids,
       ttl,
+      ...sets,
       id,
       hash["ca"] ?? "0",
       hash["pid"] === undefined ? "1" : "0",
@@ -184,7 +246,13 @@ export class WorkflowOperations {
   async requestStop(id: string, options: { readonly info?: unknown } = {}): Promise<WorkflowRecord | undefined> {
     if (!isStorableText(id)) return undefined;
     const stop = encodeStopRequest(this.#context.serializer, id, options?.info, Date.now(), "requestStop");
-    const reply = (await this.#context.scripts.graphStop(this.#context.keys.workflow(id).workflow, stop)) as unknown[];
+    // A paused workflow stops at once: its status may become "stopped".
+    const reply = await this.statuses.around(
+      id,
+      "stopped",
+      async () => (await this.#context.scripts.graphStop(this.#context.keys.workflow(id).workflow, stop)) as unknown[],
+      (done) => hashFromPairs(done[1]),
+    );
     if (reply[0] === "missing") return undefined;
     if (Number(reply[2]) === 1) await this.times.reconcile(id, false);
     return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "requestStop");
@@ -252,16 +320,18 @@ export class WorkflowOperations {
     const guard = validateFence(id, fence, "updateWorkflow") ?? id;
     // Serialise everything before changing anything.
     const changes = encodeWorkflowUpdate(id, update, this.#context.serializer, "updateWorkflow");
-    const reply = await this.times.around(id, timeWrite(changes), async () => {
-      const updated = (await this.#context.scripts.graphUpdate(
-        this.#context.keys.workflow(id).workflow,
-        this.#context.keys.workflow(guard).workflow,
-        fence === undefined ? "" : String(fence.epoch),
-        ...updateArgs(changes),
-      )) as unknown[];
-      if (updated[0] !== "ok") rejected(updated, id, "updateWorkflow", fence);
-      return [updated, Number(updated[2]) === 1] as const;
-    });
+    const write = () =>
+      this.times.around(id, timeWrite(changes), async () => {
+        const updated = (await this.#context.scripts.graphUpdate(
+          this.#context.keys.workflow(id).workflow,
+          this.#context.keys.workflow(guard).workflow,
+          fence === undefined ? "" : String(fence.epoch),
+          ...updateArgs(changes),
+        )) as unknown[];
+        if (updated[0] !== "ok") rejected(updated, id, "updateWorkflow", fence);
+        return [updated, Number(updated[2]) === 1] as const;
+      });
+    const reply = await this.statuses.around(id, changes.status, write, (done) => hashFromPairs(done[1]));
     return decodeWorkflow(id, hashFromPairs(reply[1]), this.#context.serializer, "updateWorkflow");
   }
 
@@ -307,6 +377,7 @@ export class WorkflowOperations {
 
   listWorkflows(options: ListWorkflowsOptions): Promise<WorkflowPage> {
     validateStatusFilter(options.status);
+    validateListFilters(options);
     return listWorkflows(this.#context, options);
   }
 

@@ -27,6 +27,7 @@ import type { WorkflowOperations } from "./operations.js";
 import { timeWrite } from "./operations.js";
 import { decodeWorkflow, hashFromPairs } from "./records.js";
 import { rejected, stepArgs, updateArgs } from "./replies.js";
+import type { StatusIndex } from "./statuses.js";
 import type { TimeIndex } from "./times.js";
 
 /** `createWorkflow` + `claimWorkflow` + the steps, in one script (see `Checkpointer.startWorkflow`). */
@@ -44,7 +45,6 @@ export async function startWorkflow(
   validateClaimOptions(id, claim);
   const start = validateStartSteps(id, steps);
   const args = start.length === 0 ? [] : stepArgs(start, undefined, context.serializer, operation).args;
-  await operations.pruneIfConfigured();
   const keys = context.keys.workflow(id);
   const wakeAt = workflow.wakeAt?.getTime();
   const reply = await operations.times.around(id, { wakeAt }, async () => {
@@ -85,6 +85,7 @@ export async function startWorkflow(
 export async function finishWorkflow(
   context: IndexContext,
   times: TimeIndex,
+  statuses: StatusIndex,
   policy: CheckpointPolicy,
   finish: WorkflowFinish,
 ): Promise<WorkflowRecord> {
@@ -127,14 +128,16 @@ export async function finishWorkflow(
     );
     args.push(group.fence === undefined ? "" : String(group.fence.epoch), String(group.args.length / 4), ...group.args);
   }
-  const reply = await times.around(id, timeWrite(changes), async () => {
-    const finished = (await context.scripts.graphFinish(keys.length, ...keys, ...args)) as unknown[];
-    if (finished[0] === "group") {
-      const group = encoded[Number(finished[1]) - 1]!;
-      rejected(finished.slice(2), group.workflowId, operation, group.fence);
-    }
-    if (finished[0] !== "ok") rejected(finished, id, operation, finish.fence);
-    return [finished, Number(finished[2]) === 1] as const;
-  });
+  const write = () =>
+    times.around(id, timeWrite(changes), async () => {
+      const finished = (await context.scripts.graphFinish(keys.length, ...keys, ...args)) as unknown[];
+      if (finished[0] === "group") {
+        const group = encoded[Number(finished[1]) - 1]!;
+        rejected(finished.slice(2), group.workflowId, operation, group.fence);
+      }
+      if (finished[0] !== "ok") rejected(finished, id, operation, finish.fence);
+      return [finished, Number(finished[2]) === 1] as const;
+    });
+  const reply = await statuses.around(id, changes.status, write, (done) => hashFromPairs(done[1]));
   return decodeWorkflow(id, hashFromPairs(reply[1]), context.serializer, operation);
 }

@@ -10,6 +10,7 @@
 import type { Cluster, Redis } from "ioredis";
 import { CACHE_SCRIPTS, type CacheScriptCommands } from "./cacheScripts.js";
 import { PRELUDE, SAVE_STEPS, TIMES, WRITES } from "./lua.js";
+import { STATUS_SCRIPTS, type StatusScriptCommands } from "./statusScripts.js";
 import { TIME_SCRIPTS, type TimeScriptCommands } from "./timeScripts.js";
 
 /**
@@ -28,7 +29,10 @@ create(KEYS[1], ARGV, 1, ARGV[6])
 return {1, redis.call('HGETALL', KEYS[1])}
 `;
 
-/** KEYS: all, roots, ids, ttl. ARGV: id, createdAt, isRoot ("1"/"0"). Idempotent (NX keeps existing scores). */
+/**
+ * KEYS: all, roots, ids, ttl, then more sets scored by creation (the graph's, the status's). ARGV: id, createdAt,
+ * isRoot ("1"/"0"). Idempotent (NX keeps existing scores).
+ */
 const INDEX_ADD = `
 redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[1])
@@ -36,6 +40,7 @@ if ARGV[3] == '1' then
   redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
   redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
 end
+for i = 5, #KEYS do redis.call('ZADD', KEYS[i], 'NX', ARGV[2], ARGV[1]) end
 return 1
 `;
 
@@ -199,7 +204,7 @@ return out
 
 /**
  * KEYS: w, s, o. ARGV: ttlMs. Deletes the workflow when it was not updated for ttlMs and is not running under a
- * live lease. → {'deleted'} | {'gone'} | {'kept', score} (score: when its ttl clock started, for the index)
+ * live lease. → {'deleted', graphName} | {'gone'} | {'kept', score} (score: when its ttl clock started, for the index)
  */
 const PRUNE = `${PRELUDE}
 local v = redis.call('HMGET', KEYS[1], 'ua', 'st', 'lo', 'le')
@@ -211,8 +216,9 @@ local now, ttl = now_ms(), tonumber(ARGV[1])
 local updated = tonumber(v[1])
 local live = v[2] == 'running' and v[3] ~= false and tonumber(v[4]) > now
 if updated <= now - ttl and not live then
+  local graph = redis.call('HGET', KEYS[1], 'gn') or ''
   redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
-  return {'deleted'}
+  return {'deleted', graph}
 end
 local score = updated
 if live and tonumber(v[4]) - ttl > score then score = tonumber(v[4]) - ttl end
@@ -222,7 +228,7 @@ return {'kept', fmt(score)}
 type Reply = unknown;
 
 /** The commands `defineScripts` adds to a client. */
-export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands {
+export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands, StatusScriptCommands {
   graphCreate(
     w: string,
     g: string,
@@ -233,7 +239,8 @@ export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands 
     fence: string,
     wakeAt: string,
   ): Promise<Reply>;
-  graphIndexAdd(all: string, roots: string, ids: string, ttl: string, ...args: string[]): Promise<Reply>;
+  /** KEYS: all, roots, ids, ttl, then the graph set and the status set; the first argument is their number. */
+  graphIndexAdd(numberOfKeys: number, ...keysThenArgs: string[]): Promise<Reply>;
   graphIndexRemove(all: string, roots: string, ids: string, ttl: string, ...ids_: string[]): Promise<Reply>;
   graphClaim(w: string, owner: string, ttlMs: string, ifPausedAt: string): Promise<Reply>;
   graphRelease(w: string, owner: string, epoch: string): Promise<Reply>;
@@ -250,7 +257,7 @@ export interface ScriptCommands extends TimeScriptCommands, CacheScriptCommands 
 
 const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; readonly lua: string }> = {
   graphCreate: { numberOfKeys: 2, lua: CREATE },
-  graphIndexAdd: { numberOfKeys: 4, lua: INDEX_ADD },
+  graphIndexAdd: { lua: INDEX_ADD },
   graphIndexRemove: { numberOfKeys: 4, lua: INDEX_REMOVE },
   graphClaim: { numberOfKeys: 1, lua: CLAIM },
   graphRelease: { numberOfKeys: 1, lua: RELEASE },
@@ -264,6 +271,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; re
   graphPrune: { numberOfKeys: 3, lua: PRUNE },
   ...TIME_SCRIPTS,
   ...CACHE_SCRIPTS,
+  ...STATUS_SCRIPTS,
 };
 
 /** Registers the scripts on a client (idempotent) and returns it typed with the script commands. */

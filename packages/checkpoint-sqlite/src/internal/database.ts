@@ -33,6 +33,9 @@ export function openDatabase(file: string, busyTimeoutMs: number): CachedDatabas
   const db = openNative(file, busyTimeoutMs);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // Takes effect only in a file without tables yet (a new one): deleted rows' pages can then be handed back a
+    // batch at a time (the retention sweeper's `PRAGMA incremental_vacuum`) instead of only by a full `VACUUM`.
+    db.pragma("auto_vacuum = INCREMENTAL");
     // Switching a fresh file to WAL needs an exclusive lock for a moment; when several processes open a new file
     // at once the switch can report SQLITE_BUSY without waiting, so retry within the busy timeout.
     const deadline = Date.now() + busyTimeoutMs;

@@ -1,3 +1,6 @@
+/** Free pages returned to the file system after one sweep batch (4 MiB at the default page size). */
+const RECLAIM_PAGES = 1024;
+
 /**
  * The SQLite side of the SQL store: write transactions take the database write lock up front (`BEGIN IMMEDIATE`),
  * so a transaction that reads and then writes can never fail half-way with SQLITE_BUSY when another process wrote
@@ -131,6 +134,14 @@ export class SqliteStoreDialect implements SqlDialect {
       const used = Number(pages.rows[0]?.page_count ?? 0) - Number(free.rows[0]?.freelist_count ?? 0);
       return used * Number(size.rows[0]?.page_size ?? 0);
     });
+  }
+
+  /**
+   * Returns free pages to the file system, a bounded number per sweep batch (a database created with
+   * `auto_vacuum = INCREMENTAL`; on an older file, without it, this does nothing and only `VACUUM` shrinks it).
+   */
+  async reclaimSpace(trx: AnyKysely): Promise<void> {
+    await sql`PRAGMA incremental_vacuum(${sql.raw(String(RECLAIM_PAGES))})`.execute(trx);
   }
 
   describeError(error: unknown, context: ErrorContext): string | undefined {

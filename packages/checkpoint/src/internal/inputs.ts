@@ -179,6 +179,31 @@ export function isReleasable(id: unknown, lease: unknown): lease is Pick<Lease, 
 }
 
 /** Validates the `status` filter of `listWorkflows`. */
+/** Checks the `graph` and `idPrefix` filters of `listWorkflows`: absent, or non-empty storable text. */
+export function validateListFilters(options: { readonly graph?: unknown; readonly idPrefix?: unknown }): void {
+  for (const key of ["graph", "idPrefix"] as const) {
+    const value = options[key];
+    if (value === undefined || (typeof value === "string" && value !== "" && isStorableText(value))) continue;
+    throw new CheckpointError({
+      message: `listWorkflows: ${key} must be a non-empty string without lone surrogates, got ${JSON.stringify(value)}.`,
+      operation: "listWorkflows",
+      path: key,
+    });
+  }
+}
+
+/** The `limit` of `sweepExpired`: absent (200), or an integer from 1 to 10,000. */
+export function resolveSweepLimit(options: { readonly limit?: unknown } | undefined): number {
+  const limit = options?.limit;
+  if (limit === undefined) return 200;
+  if (Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= 10_000) return limit as number;
+  throw new CheckpointError({
+    message: `sweepExpired: limit must be an integer from 1 to 10000, got ${JSON.stringify(limit)}.`,
+    operation: "sweepExpired",
+    path: "limit",
+  });
+}
+
 export function validateStatusFilter(status: unknown): asserts status is WorkflowStatus | undefined {
   if (status === undefined || isWorkflowStatus(status)) return;
   throw new CheckpointError({

@@ -1,5 +1,6 @@
 /**
- * The scan behind `stopMany` / `resumeMany` / `deleteMany`: pages of `listWorkflows`, the filter applied to each
+ * The scan behind `stopMany` / `resumeMany` / `deleteMany`: pages of `listWorkflows` (status, graph and id prefix
+ * passed down, so the store reads only matching workflows from its indexes), the whole filter applied to each
  * record, the operation applied page by page (so a long scan shows progress and holds one page in memory). Listing
  * pages by `createdAt` then id means deleting what was already listed never skips a later record.
  */
@@ -106,7 +107,8 @@ export async function scanWorkflows(
       "a Runner created with a checkpointer (bulk operations act on stored workflows)",
     );
   const matches = matcher(filter);
-  const single = typeof filter.status === "string" ? filter.status : undefined;
+  const single =
+    typeof filter.status === "string" ? filter.status : filter.status?.length === 1 ? filter.status[0] : undefined;
   const pageSize = opts.pageSize ?? 100;
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const dryRun = opts.dryRun === true;
@@ -120,7 +122,11 @@ export async function scanWorkflows(
     const page = await checkpointer.listWorkflows({
       limit: pageSize,
       ...(cursor === undefined ? {} : { cursor }),
+      // The store reads these filters from its indexes; `matches` still checks every record (an adapter written
+      // before they existed ignores them).
       ...(single === undefined ? {} : { status: single }),
+      ...(filter.graph === undefined ? {} : { graph: filter.graph }),
+      ...(filter.idPrefix === undefined ? {} : { idPrefix: filter.idPrefix }),
       ...(filter.includeChildren === true ? {} : { rootsOnly: true }),
     });
     scanned += page.workflows.length;

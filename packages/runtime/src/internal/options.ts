@@ -93,6 +93,25 @@ export function checkRunnerOptions(options: unknown): void {
   }
   if (options["owner"] !== undefined && (typeof options["owner"] !== "string" || options["owner"] === ""))
     fail(where, "owner", options["owner"], "a non-empty string");
+  checkHousekeeping(where, options["housekeeping"]);
+}
+
+const HOUSEKEEPING_KEYS = new Set(["intervalMs", "batchSize"]);
+
+function checkHousekeeping(where: string, housekeeping: unknown): void {
+  if (housekeeping === undefined || housekeeping === false) return;
+  if (!isRecord(housekeeping)) fail(where, "housekeeping", housekeeping, "false or { intervalMs?, batchSize? }");
+  for (const key of Object.keys(housekeeping))
+    if (!HOUSEKEEPING_KEYS.has(key))
+      fail(where, `housekeeping.${key}`, housekeeping[key], `one of ${[...HOUSEKEEPING_KEYS].join(", ")}`);
+  const { intervalMs, batchSize } = housekeeping;
+  if (intervalMs !== undefined && !(typeof intervalMs === "number" && Number.isFinite(intervalMs) && intervalMs >= 100))
+    fail(where, "housekeeping.intervalMs", intervalMs, "a number of milliseconds ≥ 100");
+  if (
+    batchSize !== undefined &&
+    !(Number.isInteger(batchSize) && (batchSize as number) >= 1 && (batchSize as number) <= 10_000)
+  )
+    fail(where, "housekeeping.batchSize", batchSize, "an integer from 1 to 10000");
 }
 
 /** `runner.run / start / stream / runSync / map` options shared by all of them. */

@@ -12,7 +12,7 @@ import { systemClock } from "../Clock.js";
 import type { NodeCache } from "../cache.js";
 import { IncompatibleRunnerError, type InvalidOptionError } from "../errors.js";
 import { keepExplanation } from "../explain.js";
-import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions } from "../options.js";
+import type { MapItemRunOptions, MapOptions, RunnerOptions, RunOptions, SweepReport } from "../options.js";
 import type { MapResult, RunResult, RunStatus } from "../RunResult.js";
 import { resolveRunnerCache } from "../storeCache.js";
 import { refuseAnsweringWithoutStore } from "./answering.js";
@@ -21,6 +21,7 @@ import { RunControl, type Shared, type Subscriber } from "./context.js";
 import { Engine } from "./engine.js";
 import { ExplainRecorder } from "./explainRecord.js";
 import { withRecorder } from "./explainShared.js";
+import { Housekeeper } from "./housekeeping.js";
 import { whileHeld } from "./lease.js";
 import { runMapItem } from "./mapItem.js";
 import { mapItems } from "./mapItems.js";
@@ -64,6 +65,8 @@ export class RunnerCore {
   readonly time: TimeKeeper;
   /** The recorders of runs started with `{ explain: true }`, by their control (the run's identity here). */
   readonly #recorders = new WeakMap<RunControl, ExplainRecorder>();
+  /** The retention sweeper (a store with a `ttlMs` policy, unless `housekeeping: false`). */
+  readonly #housekeeper: Housekeeper | undefined;
   /** The node cache: the `cache` option as given, or built from its `{ store, ttl, maxEntries }`. */
   readonly #cache: NodeCache | undefined;
 
@@ -103,6 +106,22 @@ export class RunnerCore {
       },
     );
     this.#cache = resolveRunnerCache(options.cache, options.checkpointer, options.clock ?? systemClock);
+    this.#housekeeper = undefined;
+    const checkpointer = options.checkpointer;
+    if (options.housekeeping !== false && Housekeeper.applies(checkpointer)) {
+      const settings = options.housekeeping ?? {};
+      this.#housekeeper = new Housekeeper(
+        checkpointer,
+        this.#owner,
+        {
+          intervalMs: settings.intervalMs ?? 60_000,
+          batchSize: settings.batchSize ?? 200,
+          leaseTtlMs: leaseTiming(options).ttlMs,
+        },
+        () => runPromise(Effect.asVoid(this.store())),
+      );
+      this.#housekeeper.start();
+    }
     for (const graph of options.graphs ?? []) this.time.register(graph);
   }
 
@@ -495,12 +514,34 @@ export class RunnerCore {
     });
   }
 
+  /**
+   * One retention sweep now, under the store-wide sweeper lease: `undefined` when another process is sweeping, or
+   * when the store has nothing to sweep (no `ttlMs` policy).
+   */
+  sweepExpired(): Promise<SweepReport | undefined> {
+    if (this.#closed)
+      return Promise.reject(
+        new GraphConfigError("runner.sweepExpired() was called after runner.close(). Create a new Runner."),
+      );
+    if (this.#housekeeper !== undefined) return this.#housekeeper.sweep();
+    const checkpointer = this.options.checkpointer;
+    if (!Housekeeper.applies(checkpointer)) return Promise.resolve(undefined);
+    // `housekeeping: false`: no timer, but a sweep asked for explicitly still runs under the lease.
+    const once = new Housekeeper(
+      checkpointer,
+      this.#owner,
+      { intervalMs: 60_000, batchSize: 200, leaseTtlMs: leaseTiming(this.options).ttlMs },
+      () => runPromise(Effect.asVoid(this.store())),
+    );
+    return once.sweep();
+  }
+
   close(): Effect.Effect<void> {
     return Effect.suspend(() => {
       if (this.#closed) return Effect.void;
       this.#closed = true;
       // The timer first: a due time that fires now would start a run on a closing runner.
-      const disarmed = this.time.close();
+      const disarmed = Promise.all([this.time.close(), this.#housekeeper?.close()]);
       for (const c of this.#live.values()) c.stop({ reason: "runner closed" });
       for (const c of this.#items) c.stop({ reason: "runner closed" });
       const processors = this.options.eventProcessors ?? [];

@@ -53,6 +53,55 @@ export function describeListing({ run }: StorageContext): void {
       });
     });
 
+    it("filters by graph and id prefix (verbatim, over cursor pages), alone and with status and roots", async () => {
+      await run(async (checkpointer) => {
+        const id = ids("scoped");
+        const graph = `g-${id()}`;
+        // The prefix `t%_1` must not match `t%x1…` nor `tA_1…` (no LIKE wildcards), and must match its children.
+        const names = ["t%_1a", "t%_1b", "t%_10", "t%x1a", "tA_1a", "t%_", "u1"];
+        for (const [i, name] of names.entries()) {
+          await checkpointer.createWorkflow({
+            id: id(name),
+            graphName: i % 2 === 0 ? graph : `${graph}-other`,
+            graphHash: "h",
+          });
+        }
+        await checkpointer.createWorkflow({
+          id: `${id("t%_1a")}/child`,
+          graphName: graph,
+          graphHash: "h",
+          parentId: id("t%_1a"),
+        });
+        await checkpointer.updateWorkflow(id("t%_1b"), { status: "paused" });
+        const listed = async (options: Parameters<typeof checkpointer.listWorkflows>[0]) =>
+          (await listAll(checkpointer, { limit: 2, ...options })).map((workflow) => workflow.id);
+        // In listing order: the same sequence as the full listing keeps for these ids.
+        expect(await listed({ idPrefix: id("t%_1") })).toEqual(
+          (await listed({ limit: 50 })).filter((workflowId) => workflowId.startsWith(id("t%_1"))),
+        );
+        expect((await listed({ idPrefix: id("t%_1") })).sort()).toEqual(
+          [id("t%_1a"), id("t%_1b"), id("t%_10"), `${id("t%_1a")}/child`].sort(),
+        );
+        expect((await listed({ idPrefix: id("t%_1"), rootsOnly: true })).sort()).toEqual(
+          [id("t%_1a"), id("t%_1b"), id("t%_10")].sort(),
+        );
+        expect(await listed({ idPrefix: id("t%_1"), status: "paused" })).toEqual([id("t%_1b")]);
+        expect((await listed({ graph })).sort()).toEqual(
+          [id("t%_1a"), id("t%_10"), id("tA_1a"), id("u1"), `${id("t%_1a")}/child`].sort(),
+        );
+        expect((await listed({ graph, idPrefix: id("t"), rootsOnly: true })).sort()).toEqual(
+          [id("t%_1a"), id("t%_10"), id("tA_1a")].sort(),
+        );
+        expect(await listed({ graph: `${graph}-other`, status: "paused" })).toEqual([id("t%_1b")]);
+        expect(await listed({ graph: `${graph}-none` })).toEqual([]);
+        for (const bad of [{ graph: "" }, { idPrefix: "" }, { graph: 7 }]) {
+          const error = await rejection(checkpointer.listWorkflows(bad as never));
+          assertCheckpointError(error);
+          expect(error.message).toContain("listWorkflows");
+        }
+      });
+    });
+
     it("rejects a malformed cursor or limit with CheckpointError", async () => {
       await run(async (checkpointer) => {
         assertCheckpointError(await rejection(checkpointer.listWorkflows({ cursor: "not-a-cursor!" })));

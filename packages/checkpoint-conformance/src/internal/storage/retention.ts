@@ -69,25 +69,50 @@ export function describeRetention({ run }: StorageContext): void {
       );
     });
 
-    it("ttlMs deletes idle workflows (and their children) on createWorkflow, but not live running ones", async () => {
+    it("ttlMs: sweepExpired deletes idle workflows (and their children) in batches, never live running ones; a create never prunes", async () => {
       const id = ids("ttl");
       await run(
         async (checkpointer) => {
+          expect(typeof checkpointer.sweepExpired).toBe("function");
+          const sweep = (limit?: number) => checkpointer.sweepExpired!(limit === undefined ? undefined : { limit });
           await create(checkpointer, id("done"));
           await create(checkpointer, `${id("done")}/child`, id("done"));
           await checkpointer.updateWorkflow(id("done"), { status: "completed" });
+          await create(checkpointer, id("stopped"));
+          await checkpointer.updateWorkflow(id("stopped"), { status: "stopped" });
           await create(checkpointer, id("live"));
           await checkpointer.claimWorkflow(id("live"), { owner: "runner", ttlMs: 60_000 });
           // Everything above must happen within ttlMs (a loaded CI machine can take 100 ms for it), then expire.
           await sleep(1_100);
           await create(checkpointer, id("new"));
+          // A write (a run's start) leaves housekeeping to the sweeper.
+          expect(await checkpointer.getWorkflow(id("done"))).toBeDefined();
+          expect(await checkpointer.getWorkflow(id("stopped"))).toBeDefined();
+          // At most `limit` roots per call (other tests' expired workflows may share the storage: no exact totals).
+          expect(await sweep(1)).toBe(1);
+          for (let round = 0; (await sweep(50)) > 0; round++) expect(round).toBeLessThan(1_000);
           expect(await checkpointer.getWorkflow(id("done"))).toBeUndefined();
           expect(await checkpointer.getWorkflow(`${id("done")}/child`)).toBeUndefined();
+          expect(await checkpointer.getWorkflow(id("stopped"))).toBeUndefined();
           expect(await checkpointer.getWorkflow(id("live"))).toBeDefined();
           expect(await checkpointer.getWorkflow(id("new"))).toBeDefined();
+          await expect(checkpointer.sweepExpired!({ limit: 0 })).rejects.toMatchObject({
+            _tag: "CheckpointError",
+            operation: "sweepExpired",
+          });
         },
         { ttlMs: 1_000 },
       );
+    });
+
+    it("without ttlMs, sweepExpired deletes nothing", async () => {
+      const id = ids("nottl");
+      await run(async (checkpointer) => {
+        await create(checkpointer, id("done"));
+        await checkpointer.updateWorkflow(id("done"), { status: "completed" });
+        expect(await checkpointer.sweepExpired!()).toBe(0);
+        expect(await checkpointer.getWorkflow(id("done"))).toBeDefined();
+      });
     });
   });
 }

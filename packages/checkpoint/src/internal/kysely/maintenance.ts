@@ -66,21 +66,79 @@ export async function deleteTreeIn(trx: AnyDb, d: TableLayout, id: string): Prom
   }
 }
 
-/** Deletes root workflows (and children) not updated for `ttlMs`, unless running under a live lease. */
-export async function pruneExpiredIn(trx: AnyDb, d: TableLayout, ttlMs: number): Promise<number> {
+/** Root workflows deleted per statement by the sweeper (each with its children and steps). */
+const SWEEP_CHUNK = 50;
+
+/**
+ * One batch of retention housekeeping: up to `limit` root workflows not updated for `ttlMs` (unless running under
+ * a live lease), oldest update first, read from the partial index on (updated_at, id) of root workflows, then
+ * deleted with their children and steps, {@link SWEEP_CHUNK} roots per statement, each chunk its own short write
+ * (`write`), so a run starting meanwhile waits for one chunk at most. The delete re-checks the age and lease, so a
+ * workflow a run took back since the read stays. Returns the number of root workflows deleted.
+ */
+export async function sweepExpiredIn(
+  d: TableLayout,
+  read: <T>(body: (db: AnyDb) => Promise<T>) => Promise<T>,
+  write: <T>(body: (trx: AnyDb) => Promise<T>) => Promise<T>,
+  ttlMs: number,
+  limit: number,
+): Promise<number> {
+  const cutoff = Date.now() - ttlMs;
+  const candidates = (await read((db) =>
+    d
+      .scoped(db)
+      .selectFrom(d.names.workflows)
+      .select("id")
+      .where("parent_id", "is", null)
+      .where("updated_at", "<=", cutoff)
+      .orderBy("updated_at")
+      .orderBy("id")
+      .limit(limit)
+      .execute(),
+  )) as { id: string }[];
+  let deleted = 0;
+  for (let i = 0; i < candidates.length; i += SWEEP_CHUNK) {
+    const chunk = candidates.slice(i, i + SWEEP_CHUNK).map((row) => row.id);
+    deleted += await write((trx) => deleteExpiredIn(trx, d, chunk, cutoff));
+  }
+  return deleted;
+}
+
+/** Deletes the roots of `ids` still expired at `cutoff` (and not live), then their children and steps. */
+async function deleteExpiredIn(trx: AnyDb, d: TableLayout, ids: readonly string[], cutoff: number): Promise<number> {
   const now = Date.now();
-  const expired = (await d
+  const gone = (await d
     .scoped(trx)
-    .selectFrom(d.names.workflows)
-    .select("id")
+    .deleteFrom(d.names.workflows)
+    .where("id", "in", ids)
     .where("parent_id", "is", null)
-    .where("updated_at", "<=", now - ttlMs)
+    .where("updated_at", "<=", cutoff)
     .where((eb) =>
       eb.not(
         eb.and([eb("status", "=", "running"), eb("lease_owner", "is not", null), eb("lease_expires_at", ">", now)]),
       ),
     )
+    .returning("id")
     .execute()) as { id: string }[];
-  for (const { id } of expired) await deleteTreeIn(trx, d, id);
-  return expired.length;
+  if (gone.length === 0) return 0;
+  const roots = gone.map((row) => row.id);
+  for (const [table, column] of [
+    [d.names.steps, "workflow_id"],
+    [d.names.workflows, "id"],
+  ] as const) {
+    await d
+      .scoped(trx)
+      .deleteFrom(table)
+      .where((eb) =>
+        eb.or([
+          eb(column, "in", roots),
+          ...roots.map((id) => {
+            const [low, high] = childIdRange(id);
+            return eb.and([eb(column, ">=", low), eb(column, "<", high)]);
+          }),
+        ]),
+      )
+      .execute();
+  }
+  return roots.length;
 }

@@ -2,6 +2,8 @@
  * The reads of the SQL store: steps (in history order), the pieces of a checkpoint, and a page of workflows.
  * Run through the query builder on a connection or read transaction the store provides.
  */
+
+import { type SqlBool, sql } from "kysely";
 import type {
   ListWorkflowsOptions,
   SkippedWorkflow,
@@ -12,6 +14,7 @@ import type {
 import type { CheckpointError } from "../../errors.js";
 import type { Serializer } from "../../Serializer.js";
 import { encodeWorkflowCursor } from "../../state.js";
+import { prefixRange } from "../listFilters.js";
 import type { AnyDb, TableLayout } from "./layout.js";
 import type { StepRow, WorkflowRow } from "./rows.js";
 import { decodeStep, decodeWorkflow } from "./rows.js";
@@ -63,13 +66,21 @@ export function listQuery(
   after: { readonly createdAt: Date; readonly id: string } | undefined,
 ) {
   let query = d.scoped(db).selectFrom(d.names.workflows).selectAll();
+  // Each filter users page by has an index ending in (created_at, id), so an equality filter plus the cursor is one
+  // bounded range of it: the cost follows the page, not how far into the list it is.
   if (options.status !== undefined) query = query.where("status", "=", options.status);
+  if (options.graph !== undefined) query = query.where("graph_name", "=", options.graph);
   if (options.rootsOnly === true) query = query.where("parent_id", "is", null);
+  if (options.idPrefix !== undefined) {
+    const [low, high] = prefixRange(options.idPrefix);
+    query = query.where("id", ">=", low);
+    if (high !== undefined) query = query.where("id", "<", high);
+  }
   if (after !== undefined) {
+    // A row-value comparison is what both planners turn into the start of an index range; the spelled-out
+    // `created_at > ? OR (created_at = ? AND id > ?)` is not, and made every deep page read all the rows before it.
     const at = after.createdAt.getTime();
-    query = query.where((eb) =>
-      eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
-    );
+    query = query.where(sql<SqlBool>`(created_at, id) > (${at}, ${after.id})`);
   }
   return query
     .orderBy("created_at")

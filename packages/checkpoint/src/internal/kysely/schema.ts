@@ -170,6 +170,23 @@ export const MIGRATIONS: readonly Migration[] = [
     // without an attempt.
     statements: (c) => [`ALTER TABLE ${c.table("steps")} ADD COLUMN "attempt" TEXT`],
   },
+  {
+    version: 8,
+    name: "listing and retention indexes",
+    // The filters listings and bulk operations page by (status, graph), each ending in the listing order so a filter
+    // plus a cursor is one index range; and the last update of root workflows, which the retention sweeper reads
+    // oldest first (partial: children are deleted with their root and never looked up by age).
+    statements: (c) => {
+      const index = (name: string) => quoteIdentifier(`${c.prefix}${name}`);
+      const workflows = c.table("workflows");
+      return [
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_status")} ON ${workflows} (status, created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_graph")} ON ${workflows} (graph_name, created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS ${index("workflows_expiry")} ON ${workflows} (updated_at, id) ` +
+          "WHERE parent_id IS NULL",
+      ];
+    },
+  },
 ];
 
 /** The newest schema version this code knows. */

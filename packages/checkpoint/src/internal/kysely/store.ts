@@ -36,7 +36,9 @@ import { assembleCheckpoint } from "../checkpoints.js";
 import {
   isReleasable,
   requireStorableText,
+  resolveSweepLimit,
   validateFinish,
+  validateListFilters,
   validateNewWorkflow,
   validateStartSteps,
   validateStatusFilter,
@@ -51,7 +53,7 @@ import { checkKyselyOptions } from "./config.js";
 import type { AnyDb } from "./layout.js";
 import { TableLayout } from "./layout.js";
 import { decodeStop, encodeStop, lockInOrder, renewedLease, renewIn, requestStopIn } from "./leases.js";
-import { deleteTreeIn, pruneExpiredIn } from "./maintenance.js";
+import { deleteTreeIn, sweepExpiredIn } from "./maintenance.js";
 import { readCacheEntryIn, writeCacheEntryIn } from "./nodeCache.js";
 import { firstRow } from "./program.js";
 import { listQuery, pageOf, readCheckpointIn, readStepsIn } from "./reads.js";
@@ -65,6 +67,9 @@ import { getStructureIn, putStructureIn } from "./structures.js";
 import { listDueIn, listWaitingIn, nextDueIn } from "./times.js";
 import type { WorkflowContext } from "./workflowWrites.js";
 import { claimIn, createIn, encodeUpdate, finishIn, startIn, updateIn } from "./workflowWrites.js";
+
+/** Root workflows per batch when `pruneExpired` deletes everything expired. */
+const SWEEP_BATCH = 200;
 
 /** The store behind `KyselyCheckpointer`. */
 export class KyselyStore {
@@ -105,11 +110,21 @@ export class KyselyStore {
     return decodeWorkflow(row, this.#serializer, operation);
   }
 
-  /** Deletes root workflows (and children) not updated for `ttlMs`, unless running under a live lease. */
-  async #pruneExpired(): Promise<number> {
+  /** One sweep batch (see `sweepExpiredIn`), then what the dialect does to give the freed space back. */
+  async #sweep(limit: number): Promise<number> {
     const ttlMs = this.policy.ttlMs;
     if (ttlMs === undefined) return 0;
-    return this.#session.write((trx) => pruneExpiredIn(trx, this.dialect, ttlMs));
+    const session = this.#session;
+    const deleted = await sweepExpiredIn(
+      this.dialect,
+      (body) => session.read(body),
+      (body) => session.write(body),
+      ttlMs,
+      limit,
+    );
+    const reclaim = this.dialect.dialect.reclaimSpace;
+    if (deleted > 0 && reclaim !== undefined) await session.write((trx) => reclaim.call(this.dialect.dialect, trx));
+    return deleted;
   }
 
   #encode(steps: readonly StepRecord[], fence: Fence | undefined, operation: string): EncodedGroup {
@@ -120,15 +135,7 @@ export class KyselyStore {
   // the contract
 
   setup(): Promise<void> {
-    return this.#session.run(
-      "setup",
-      undefined,
-      async () => {
-        await this.#session.ensureSetup();
-        await this.#pruneExpired();
-      },
-      false,
-    );
+    return this.#session.run("setup", undefined, () => this.#session.ensureSetup(), false);
   }
 
   createWorkflow(
@@ -139,7 +146,6 @@ export class KyselyStore {
     return this.#session.run("createWorkflow", workflowId, async () => {
       validateNewWorkflow(workflow, "createWorkflow");
       validateFence(workflow.id, fence, "createWorkflow");
-      await this.#pruneExpired();
       const { row, created } = await this.#session.transact(() => createIn(this.#context, workflow, fence));
       return { workflow: this.#decode(row, "createWorkflow"), created };
     });
@@ -153,7 +159,6 @@ export class KyselyStore {
       validateClaimOptions(workflow.id, claim);
       const start = validateStartSteps(workflow.id, steps);
       const group = start.length === 0 ? undefined : this.#encode(start, undefined, "startWorkflow");
-      await this.#pruneExpired();
       if (group !== undefined) {
         // The steps ride in the start's transaction, fenced by the lease it takes: all or nothing.
         const context = this.#context;
@@ -371,6 +376,7 @@ export class KyselyStore {
       const limit = resolveListLimit(opts.limit);
       const after = opts.cursor === undefined ? undefined : decodeWorkflowCursor(opts.cursor);
       validateStatusFilter(opts.status);
+      validateListFilters(opts);
       const query = listQuery(this.#db, this.dialect, opts, limit, after);
       const rows = (await this.#session.read(() => query.execute())) as WorkflowRow[];
       return pageOf(
@@ -443,9 +449,21 @@ export class KyselyStore {
     );
   }
 
-  /** Deletes expired workflows now (see `CheckpointPolicy.ttlMs`); returns how many root workflows were deleted. */
+  /** Deletes every expired workflow now, batch after batch (see `sweepExpired`); returns how many roots went. */
   pruneExpired(): Promise<number> {
-    return this.#session.run("pruneExpired", undefined, () => this.#pruneExpired());
+    return this.#session.run("pruneExpired", undefined, async () => {
+      let total = 0;
+      for (;;) {
+        const deleted = await this.#sweep(SWEEP_BATCH);
+        total += deleted;
+        if (deleted < SWEEP_BATCH) return total;
+      }
+    });
+  }
+
+  /** One batch of retention housekeeping (see `Checkpointer.sweepExpired`). */
+  sweepExpired(options?: { readonly limit?: number }): Promise<number> {
+    return this.#session.run("sweepExpired", undefined, () => this.#sweep(resolveSweepLimit(options)));
   }
 
   close(): Promise<void> {

@@ -1,8 +1,11 @@
 /**
  * The time queries of the SQL store — `listDue`, `nextDue`, `listWaiting` — each one range read of a partial index
  * of schema version 3 (`workflows_due` on due time then id, `workflows_waiting` on event, key, creation then id).
- * The status filter restates the contract: only paused and running workflows ever keep a due time or a wait.
+ * The status filter restates the contract: only paused and running workflows ever keep a due time or a wait. It is
+ * written as an expression (`status || ''`) so that no planner reads the status index for it instead of the due-time
+ * or wait index (most workflows are paused or running: that would read them all).
  */
+import { sql } from "kysely";
 import type { DueWorkflow, EventWait } from "../../Checkpointer.js";
 import { corruptRecordError } from "../recordGuards.js";
 import type { AnyDb, TableLayout } from "./layout.js";
@@ -23,7 +26,7 @@ export async function listDueIn(db: AnyDb, d: TableLayout, before: number, limit
     .select(["id", "wake_at"])
     .where("wake_at", "is not", null)
     .where("wake_at", "<=", before)
-    .where("status", "in", ["paused", "running"])
+    .where(sql<string>`status || ''`, "in", ["paused", "running"])
     .orderBy("wake_at")
     .orderBy("id")
     .limit(limit)
@@ -38,7 +41,7 @@ export async function nextDueIn(db: AnyDb, d: TableLayout): Promise<Date | undef
     .selectFrom(d.names.workflows)
     .select(["id", "wake_at"])
     .where("wake_at", "is not", null)
-    .where("status", "in", ["paused", "running"])
+    .where(sql<string>`status || ''`, "in", ["paused", "running"])
     .orderBy("wake_at")
     .orderBy("id")
     .limit(1)
@@ -54,7 +57,7 @@ export async function listWaitingIn(db: AnyDb, d: TableLayout, wait: EventWait, 
     .select("id")
     .where("waiting_event", "=", wait.event)
     .where("waiting_key", "=", wait.key)
-    .where("status", "=", "paused")
+    .where(sql<string>`status || ''`, "=", "paused")
     .orderBy("created_at")
     .orderBy("id")
     .limit(limit)
