@@ -17,7 +17,10 @@ async function versionTwoSchema(): Promise<string> {
   await current.setup();
   await current.close();
   await admin(
-    `DROP INDEX "${schema}".workflows_due; DROP INDEX "${schema}".workflows_waiting; ` +
+    // The due-time triggers setup() installs read wake_at: a version-2 schema had neither.
+    `DROP TRIGGER workflows_due_insert ON "${schema}".workflows; ` +
+      `DROP TRIGGER workflows_due_update ON "${schema}".workflows; ` +
+      `DROP INDEX "${schema}".workflows_due; DROP INDEX "${schema}".workflows_waiting; ` +
       `ALTER TABLE "${schema}".workflows DROP COLUMN wake_at, DROP COLUMN waiting_event, DROP COLUMN waiting_key; ` +
       `ALTER TABLE "${schema}".steps DROP COLUMN usage, DROP COLUMN budget, DROP COLUMN attempt; ` +
       `DROP TABLE "${schema}".structures; DELETE FROM "${schema}".migrations WHERE version >= 3`,
