@@ -12,7 +12,7 @@ const SEGMENT = /^[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,127}$/;
 /** The scope every caller of a server constructed for a single local user gets. */
 export const LOCAL_SCOPE = "local";
 
-export const isSegment = (value: unknown): value is string => typeof value === "string" && SEGMENT.test(value);
+const isSegment = (value: unknown): value is string => typeof value === "string" && SEGMENT.test(value);
 
 /** The client's chat id, or a 400 saying what a chat id may be (before anything is read). */
 export function checkChatId(chatId: unknown): string {

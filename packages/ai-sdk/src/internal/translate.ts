@@ -32,7 +32,7 @@ const DROPPED = new Set(["start", "finish", "start-step", "finish-step", "messag
  * The default error text: the tag (and node), never a cause's message, which may hold server details. The names of
  * missing inputs are the graph's own, so they are said: the client usually sent the wrong values.
  */
-export function defaultErrorMessage(error: unknown): string {
+function defaultErrorMessage(error: unknown): string {
   const e = error as { _tag?: unknown; name?: unknown; nodeName?: unknown; missing?: unknown } | null | undefined;
   const tag = typeof e?._tag === "string" ? e._tag : typeof e?.name === "string" ? e.name : "Error";
   if (tag === "MissingInputError" && Array.isArray(e?.missing))

@@ -32,8 +32,8 @@ const HOUR = 3_600_000;
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 
 /** Processes that send at once, and how many times the race is run. */
-export const SEND_PROCESSES = 4;
-export const SEND_TRIALS = 5;
+const SEND_PROCESSES = 4;
+const SEND_TRIALS = 5;
 /** Runners in this process that answer one pause at once, and how many times. */
 const ANSWER_RACERS = 4;
 const ANSWER_TRIALS = 10;

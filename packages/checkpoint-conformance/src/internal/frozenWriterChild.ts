@@ -25,7 +25,7 @@ export interface FrozenWriterSpec {
 }
 
 /** The adapter's hook: `onLocked` runs inside each write transaction once its locks are taken. */
-export type InsideWrite = (onLocked: () => void | Promise<void>) => void;
+type InsideWrite = (onLocked: () => void | Promise<void>) => void;
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as FrozenWriterSpec;

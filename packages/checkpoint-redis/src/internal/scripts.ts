@@ -277,8 +277,16 @@ const SCRIPTS: Record<keyof ScriptCommands, { readonly numberOfKeys?: number; re
 /** Registers the scripts on a client (idempotent) and returns it typed with the script commands. */
 export function defineScripts(client: Redis | Cluster): ScriptCommands {
   const commands = client as unknown as ScriptCommands & Record<string, unknown>;
+  const ignored = new Set(client.options.autoPipeliningIgnoredCommands ?? []);
   for (const [name, script] of Object.entries(SCRIPTS)) {
     if (typeof commands[name] !== "function") client.defineCommand(name, script);
+    // ioredis groups an auto-pipelined script call by the slot of its first argument. With a key count given per
+    // call that argument is the count, not a key: on a Cluster the call can land in another node's pipeline, which
+    // then fails as a whole ("All keys in the pipeline should belong to the same slots allocation group"). These
+    // scripts are sent on their own instead; every other command keeps the client's auto-pipelining.
+    if (script.numberOfKeys === undefined) ignored.add(name);
   }
+  // A new array: ioredis may share its default one between clients.
+  client.options.autoPipeliningIgnoredCommands = [...ignored];
   return commands;
 }

@@ -74,7 +74,7 @@ export function refusedWhenSettled<A>(
 }
 
 /** The refusal of an answer whose pause is no longer pending: what it named, what the workflow is now, what to do. */
-export function stalePauseError(
+function stalePauseError(
   workflowId: string,
   pause: NamedPause,
   values: Readonly<Record<string, unknown>>,

@@ -36,7 +36,7 @@ function structureOf(graph: RefGraph): { rejected: string } | Structure {
 }
 
 /** The values the caller may give: read with no producer wired in, or only over feedback edges. */
-export function graphInputs(s: Structure): Set<string> {
+function graphInputs(s: Structure): Set<string> {
   const out = new Set<string>();
   for (const r of s.names)
     for (const k of s.node.get(r)!.inputs) {

@@ -61,7 +61,7 @@ interface Port {
 }
 
 /** The ports of the GraphNode: the child's inputs but its own loop state (unless mapped in), all its outputs. */
-export function subPorts(sub: RefSub): { inputs: Port[]; outputs: Port[]; defaults: string[] } {
+function subPorts(sub: RefSub): { inputs: Port[]; outputs: Port[]; defaults: string[] } {
   const ins = refInputs(sub.child);
   const own = refPrivateState(sub.child);
   const inputs = [...ins.all]
@@ -98,7 +98,7 @@ export function subNode(sub: RefSub): RefNode {
 const NOT_GIVEN: unique symbol = Symbol("not given");
 
 /** A nested run failed: the parent fails with it. */
-export class NestedFailure extends Error {
+class NestedFailure extends Error {
   constructor(readonly outcome: RefOutcome) {
     super(outcome.error);
   }

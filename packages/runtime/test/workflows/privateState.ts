@@ -9,7 +9,7 @@ import { Runner } from "../../src/index.js";
  * (a new checkpointer on the same storage for every run): a call resumed mid-loop keeps its own stored `log`, and
  * the next call (the outer loop's next turn) starts from `[]` again, never from the previous call's history.
  */
-export function privateLoopGraphs(calls: string[]) {
+function privateLoopGraphs(calls: string[]) {
   const step = node(
     { name: "step", output: ["log", "count"] },
     ({ item, log, count }: { item: string; log: string[]; count: number }): [string[], number] => {

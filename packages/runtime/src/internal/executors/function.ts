@@ -49,7 +49,7 @@ export function retrySchedule(retry: Retry): Schedule.Schedule<unknown, unknown>
  * The delays from a resumed attempt on: the ones {@link retrySchedule} has after attempt `from - 1` failed, so a step
  * resumed at attempt 3 of 4 waits what attempt 3's failure always waits, and retries only up to the budget.
  */
-export function retryScheduleFrom(retry: Retry, from: number): Schedule.Schedule<unknown, unknown> {
+function retryScheduleFrom(retry: Retry, from: number): Schedule.Schedule<unknown, unknown> {
   if (from <= 1) return retrySchedule(retry);
   const initial = retry.initialDelayMs ?? 100;
   const max = retry.maxDelayMs ?? 30_000;
