@@ -92,6 +92,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (ownState.length > 0) state.resetOwnState(ownState);
   }
   state.regions.drainReopened(); // every node is examined at the start anyway
+  state.regions.drainClosed();
   const events: Array<() => void> = [];
   if (!newTurn) {
     for (const [gate, { superstep, decision }] of lastDecision) {

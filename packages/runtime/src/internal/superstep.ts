@@ -233,6 +233,7 @@ function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void
     }
   state.regions.flush();
   for (const r of state.regions.drainReopened()) state.touch(r);
+  for (const c of state.regions.drainClosed()) state.closedGate(c);
   let failed: Execution | undefined;
   let paused: Execution | undefined;
   for (let i = 0; i < executions.length; i++) {
