@@ -54,6 +54,31 @@ describe("exclusive producers inside a loop", () => {
     expect(error.message).toContain("How to fix: set entrypoint");
   });
 
+  it("a second gate with defaultOpen: false over the same two writers does not make them safe, in any listing", () => {
+    // `pick` (defaultOpen) can't decide before `write` has run, so both writers may start the loop through it; `check`
+    // also separates them but waits to be chosen. A target runs when any of its gates permits it: refused either way.
+    const nodes = [
+      route({ name: "pick", targets: ["writeA", "writeB"] }, ({ turn }: { turn: number }) =>
+        turn % 2 === 0 ? "writeA" : "writeB",
+      ),
+      node({ name: "writeA", output: ["log", "res"] }, ({ log }: { log: number }) => [log + 1, "a"]),
+      node({ name: "writeB", output: ["turn", "res"] }, ({ log }: { log: number }) => [log, "b"]),
+      route({ name: "again", targets: ["pick", END], defaultOpen: false }, ({ log }: { log: number }) =>
+        log > 3 ? END : "pick",
+      ),
+      route({ name: "check", targets: ["writeA", "writeB", END], defaultOpen: false }, ({ log }: { log: number }) =>
+        log > 3 ? END : "writeA",
+      ),
+    ];
+    for (const listing of [nodes, [...nodes].reverse()]) {
+      const error = errorOf(() => new Graph(listing));
+      expect(error._tag).toBe("GraphConfigError");
+      expect(error.message).toContain(
+        "are in exclusive branches of gate 'pick', but that gate is in a loop with no entrypoint",
+      );
+    }
+  });
+
   it("defaultOpen: false without an entrypoint is accepted (nothing runs a branch before the gate chooses it)", () => {
     expect(
       () =>

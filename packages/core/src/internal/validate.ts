@@ -80,16 +80,20 @@ interface ExclusivePair {
   readonly targets: readonly [string, string];
 }
 
-/** Gate whose exclusive branches hold `a` and `b` (in different branches), or undefined. */
-function exclusiveGate(graph: Graph, nodes: readonly AnyNode[], a: string, b: string): ExclusivePair | undefined {
+/**
+ * Every gate whose exclusive branches hold `a` and `b` (in different branches), by name: all of them are asked, so
+ * the verdict never depends on which gate is listed first.
+ */
+function exclusiveGates(graph: Graph, nodes: readonly AnyNode[], a: string, b: string): ExclusivePair[] {
+  const out: ExclusivePair[] = [];
   for (const g of nodes) {
     if (g.kind !== "gate" || g.multiTarget) continue;
     const owned = [...ownedBranches(graph, g)];
     const ia = owned.findIndex(([, s]) => s.has(a));
     const ib = owned.findIndex(([, s]) => s.has(b));
-    if (ia >= 0 && ib >= 0 && ia !== ib) return { gate: g, targets: [owned[ia]![0], owned[ib]![0]] };
+    if (ia >= 0 && ib >= 0 && ia !== ib) out.push({ gate: g, targets: [owned[ia]![0], owned[ib]![0]] });
   }
-  return undefined;
+  return out.sort((x, y) => (x.gate.name < y.gate.name ? -1 : 1));
 }
 
 /**
@@ -111,9 +115,11 @@ function checkProducers(graph: Graph, nodes: readonly AnyNode[], where: string):
       for (let j = i + 1; j < producers.length; j++) {
         const a = producers[i]!;
         const b = producers[j]!;
-        const pair = exclusiveGate(graph, nodes, a, b);
-        if (pair !== undefined && opensBeforeDeciding(graph, pair)) {
-          const gate = pair.gate;
+        const pairs = exclusiveGates(graph, nodes, a, b);
+        // One gate that lets both run before it first decides is enough: a target runs when any of its gates permits.
+        const open = pairs.find((p) => opensBeforeDeciding(graph, p));
+        if (open !== undefined) {
+          const gate = open.gate;
           throw new GraphConfigError(
             `Multiple nodes produce '${value}' in ${where}: '${a}' and '${b}' are in exclusive branches of gate '${gate.name}', but that gate is in a loop with no entrypoint, so both may run before it first decides (defaultOpen: true).\n` +
               `  → Exclusive producers are only safe when nothing in the loop runs a branch before the gate has chosen it.\n` +
@@ -121,7 +127,7 @@ function checkProducers(graph: Graph, nodes: readonly AnyNode[], where: string):
             { where: b },
           );
         }
-        if (pair !== undefined) continue;
+        if (pairs.length > 0) continue;
         throw new GraphConfigError(
           `Multiple nodes produce '${value}' in ${where}: '${a}' and '${b}'.\n` +
             `  → Two producers of one value are only allowed in mutually exclusive branches of one gate (ifElse, or route without multiTarget).\n` +

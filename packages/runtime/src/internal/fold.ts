@@ -36,7 +36,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     for (const s of sorted)
       if (s.nodeName === INPUT_STEP) parentVersionsSeen = { ...parentVersionsSeen, ...s.inputVersions };
   }
-  const lastDecision = new Map<string, { index: number; decision: readonly Target[] | null }>();
+  const lastDecision = new Map<string, { superstep: number; decision: readonly Target[] | null }>();
   const lastCompleted = new Map<string, StepRecord>();
   const paused = new Map<string, string>();
   let turnStart = 0;
@@ -81,7 +81,7 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (s.index > turnStart) state.mark(s.nodeName, RAN_THIS_RUN);
     const isGate = node.kind === "gate";
     const decision = isGate ? decisionFromStored(s.decision) : undefined;
-    if (isGate) lastDecision.set(node.name, { index: s.index, decision: decision ?? null });
+    if (isGate) lastDecision.set(node.name, { superstep: s.superstep, decision: decision ?? null });
     state.regions.completed(s.nodeName, decision, isGate);
   }
   state.regions.flush();
@@ -92,13 +92,15 @@ export function foldSteps(host: EngineHost, steps: readonly StepRecord[], newTur
     if (ownState.length > 0) state.resetOwnState(ownState);
   }
   state.regions.drainReopened(); // every node is examined at the start anyway
+  state.regions.drainClosed();
   const events: Array<() => void> = [];
   if (!newTurn) {
-    for (const [gate, { index, decision }] of lastDecision) {
+    for (const [gate, { superstep, decision }] of lastDecision) {
       state.decided.add(gate);
       if (decision === null) continue;
+      // Only a target's run in a later superstep took the decision: one beside the gate ran before it existed.
       const pending = new Set<Target>(
-        decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.index ?? -1) > index)),
+        decision.filter((t) => t === END || !((lastCompleted.get(t as string)?.superstep ?? -1) > superstep)),
       );
       state.pending.set(gate, pending);
       const node = graph.nodes.get(gate);

@@ -18,6 +18,8 @@ export class ClosedRegions {
   readonly #closed = new Map<number, Set<string>>();
   /** Nodes whose state changed and must be re-examined by the scheduler. */
   readonly #reopened: string[] = [];
+  /** Nodes newly closed (a closed gate that has not decided lets its targets start the loop: they are re-examined). */
+  readonly #newlyClosed: string[] = [];
   /** The current superstep's notes (see {@link flush}): loops whose entry ran, regions closed and opened. */
   readonly #newIteration = new Set<number>();
   readonly #closes = new Map<number, Set<string>>();
@@ -77,6 +79,7 @@ export class ClosedRegions {
       for (const n of closes) {
         if (opens?.has(n)) continue;
         if (closed === undefined) this.#closed.set(c, (closed = new Set()));
+        if (!closed.has(n)) this.#newlyClosed.push(n);
         closed.add(n);
       }
     }
@@ -95,6 +98,11 @@ export class ClosedRegions {
     this.flush();
     for (const set of this.#closed.values()) this.#reopened.push(...set);
     this.#closed.clear();
+  }
+
+  /** Nodes closed since the last call. */
+  drainClosed(): readonly string[] {
+    return this.#newlyClosed.length === 0 ? NONE : this.#newlyClosed.splice(0, this.#newlyClosed.length);
   }
 
   /** Nodes opened since the last call (the scheduler re-examines them). */

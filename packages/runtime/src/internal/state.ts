@@ -140,6 +140,15 @@ export class RunState {
     this.#touchTargets(gate, new Set());
   }
 
+  /**
+   * A gate that has not decided was closed by a branch region: it cannot decide in this iteration, so its targets
+   * may now start the loop (readiness asks whether their undecided gates can run). Marks them for re-examination.
+   */
+  closedGate(name: string): void {
+    const node = this.graph.nodes.get(name);
+    if (node?.kind === "gate" && !this.decided.has(name)) this.#touchTargets(node, new Set());
+  }
+
   #touchTargets(gate: GateNode, seen: Set<string>): void {
     for (const t of gate.targets) {
       if (t === END || seen.has(t)) continue;

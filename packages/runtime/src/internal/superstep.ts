@@ -1,4 +1,4 @@
-import type { AnyNode } from "@graph/core";
+import type { AnyNode, GateNode } from "@graph/core";
 import * as Effect from "effect/Effect";
 import type { PauseInfo } from "../RunResult.js";
 import { nextSpanId } from "./context.js";
@@ -219,9 +219,21 @@ function structuredCloneSafe(value: unknown): unknown {
  */
 function applyOutcomes(host: EngineHost, executions: readonly Execution[]): void {
   const { state } = host;
-  for (let i = 0; i < executions.length; i++) applyOutcome(host, executions[i]!, executions[i]!.outcome!);
+  // The gates' decisions come after every run of the superstep is applied: a target that ran beside its gate ran
+  // before that decision existed, so it does not consume it (whatever the order of the two in the superstep).
+  let decisions: Execution[] | undefined;
+  for (let i = 0; i < executions.length; i++) {
+    const ex = executions[i]!;
+    if (applyOutcome(host, ex, ex.outcome!)) (decisions ??= []).push(ex);
+  }
+  if (decisions !== undefined)
+    for (const ex of decisions) {
+      const o = ex.outcome as Extract<Outcome, { kind: "completed" }>;
+      state.decide(ex.node as GateNode, o.decision ?? null);
+    }
   state.regions.flush();
   for (const r of state.regions.drainReopened()) state.touch(r);
+  for (const c of state.regions.drainClosed()) state.closedGate(c);
   let failed: Execution | undefined;
   let paused: Execution | undefined;
   for (let i = 0; i < executions.length; i++) {
@@ -269,7 +281,8 @@ function noteTimes(host: EngineHost, ex: Execution, pause: PauseInfo, wakeAt: nu
     state.waitingFor = { event: wait.event, key: eventKey(wait.match), nodeName: ex.node.name };
 }
 
-function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
+/** Applies one node's outcome; true when it is a gate's decision, which the caller records once all runs are applied. */
+function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): boolean {
   const { state, config } = host;
   const n = ex.node;
   const plan = ex.plan;
@@ -282,12 +295,11 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
         if (plan.inGatedLoop) state.regions.completed(n.name, undefined, false);
         if (config.emitter.active)
           host.event("NodeEnd", endFields(n, ex, "completed", o.outputs, false, false), ex.spanId);
-        return;
+        return false;
       }
       state.completedPlan(plan, ex.list, o.outputs, o.index!, ex.responseVersion);
       if (n.kind === "gate") {
         const decision = o.decision ?? null;
-        state.decide(n, decision);
         if (config.emitter.active)
           host.event("RouteDecision", { gate: n.name, decision: decisionShape(n, decision), replayed: false });
       }
@@ -299,20 +311,20 @@ function applyOutcome(host: EngineHost, ex: Execution, o: Outcome): void {
           ex.spanId,
         );
       if (o.truncated) state.stopped = true;
-      return;
+      return n.kind === "gate";
     }
     case "paused": // reported by applyOutcomes (the first by name, when several pause)
-      return;
+      return false;
     case "stopped":
       state.flags[ex.plan.id]! |= SETTLED;
       state.stopped = true;
       host.event("NodeEnd", endFields(n, ex, "stopped", {}, false, false), ex.spanId);
-      return;
+      return false;
     case "failed": {
       state.flags[ex.plan.id]! |= SETTLED; // state.failure: set by applyOutcomes (the first by name)
       if (o.reported !== true)
         host.event("NodeError", { nodeName: n.name, error: o.error, attempt: 1, willRetry: false }, ex.spanId);
-      return;
+      return false;
     }
   }
 }

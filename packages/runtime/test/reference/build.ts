@@ -73,23 +73,27 @@ function sharedProducer(s: Structure): string | undefined {
     const producers = s.producers(v);
     for (let i = 0; i < producers.length; i++)
       for (let j = i + 1; j < producers.length; j++) {
-        const pair = exclusive(s, producers[i]!, producers[j]!);
-        if (pair === undefined) return `'${producers[i]}' and '${producers[j]}' both produce '${v}'`;
-        if (opensBeforeDeciding(s, pair.gate, pair.targets)) return `gate '${pair.gate}' lets both run before deciding`;
+        const pairs = exclusive(s, producers[i]!, producers[j]!);
+        if (pairs.length === 0) return `'${producers[i]}' and '${producers[j]}' both produce '${v}'`;
+        // A target runs when any of its gates permits it: one gate opening both before it decides is enough.
+        const open = pairs.find((pair) => opensBeforeDeciding(s, pair.gate, pair.targets));
+        if (open !== undefined) return `gate '${open.gate}' lets both run before deciding`;
       }
   }
   return undefined;
 }
 
-function exclusive(s: Structure, a: string, b: string): { gate: string; targets: [string, string] } | undefined {
+/** Every gate (by name) whose exclusive branches hold `a` and `b`, in different branches. */
+function exclusive(s: Structure, a: string, b: string): { gate: string; targets: [string, string] }[] {
+  const out: { gate: string; targets: [string, string] }[] = [];
   for (const g of s.names) {
     if (s.node.get(g)!.kind !== "gate") continue;
     const owned = ownedBranches(s, g);
     const ia = owned.findIndex(([, set]) => set.has(a));
     const ib = owned.findIndex(([, set]) => set.has(b));
-    if (ia >= 0 && ib >= 0 && ia !== ib) return { gate: g, targets: [owned[ia]![0], owned[ib]![0]] };
+    if (ia >= 0 && ib >= 0 && ia !== ib) out.push({ gate: g, targets: [owned[ia]![0], owned[ib]![0]] });
   }
-  return undefined;
+  return out;
 }
 
 /** Each target's branch: its region in the gate's loop, else what it reaches without the gate; minus what others reach. */
