@@ -278,3 +278,122 @@ export class LeaseLostError extends TaggedError("LeaseLostError")<{
  * ```
  */
 export const isLeaseLostError = (e: unknown): e is LeaseLostError => LeaseLostError.is(e);
+
+/**
+ * A node with `retry` has no attempt left after crashes: its last attempt (`attempts`) was cut short by a crash (the
+ * process died, or lost the workflow) after the step had used its one repeat, so it is not called again. Each attempt
+ * start of a node with `retry` is stored, so the attempt number and the retry budget survive a crash or a stop; the
+ * first attempt a crash cuts short runs again under its own number, later ones count as failed. It is the `cause` of
+ * the node's `NodeExecutionError`.
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { workflowId: "order-7" }); }
+ * catch (e) { if (isNodeExecutionError(e) && isAttemptsExhaustedError(e.cause)) console.warn(e.cause.nodeName, e.cause.attempts); }
+ * ```
+ */
+export class AttemptsExhaustedError extends TaggedError("AttemptsExhaustedError")<{
+  readonly workflowId: string;
+  readonly nodeName: string;
+  /** The node's `retry.attempts`. */
+  readonly attempts: number;
+}> {
+  constructor(workflowId: string, nodeName: string, attempts: number) {
+    super({
+      message:
+        `Node '${nodeName}' of workflow '${workflowId}' has no attempt left: attempt ${attempts} of ${attempts} ` +
+        "(retry.attempts) was cut short by a crash (the process died or lost the workflow while it ran), and this step " +
+        "already ran one attempt again after an earlier crash, which is all a step gets. The node is not called again.\n" +
+        "  How to fix: find why the process dies during this node (memory, a blocked event loop past the lease). " +
+        "Resuming the workflow again starts the node with a fresh retry budget; make its side effect idempotent " +
+        "(pass ctx.idempotencyKey to the API) before you do.",
+      workflowId,
+      nodeName,
+      attempts,
+    });
+  }
+}
+
+/**
+ * True for an {@link AttemptsExhaustedError}.
+ *
+ * @example
+ * ```ts
+ * if (isAttemptsExhaustedError(e)) console.log(e.nodeName, e.attempts);
+ * ```
+ */
+export const isAttemptsExhaustedError = (e: unknown): e is AttemptsExhaustedError => AttemptsExhaustedError.is(e);
+
+/**
+ * An answer to an interrupt that does not match the interrupt's `schema`: refused before anything is written, so the
+ * workflow still waits at the same pause. `issues` are the schema's complaints (`"approved: expected boolean"`).
+ *
+ * @example
+ * ```ts
+ * try { await runner.run(graph, { workflowId: "w", values: { decision: { approved: "yes" } } }); }
+ * catch (e) { if (isInvalidAnswerError(e)) console.log(e.nodeName, e.issues); }
+ * ```
+ */
+export class InvalidAnswerError extends TaggedError("InvalidAnswerError")<{
+  readonly workflowId: string;
+  /** The interrupt whose schema refused the answer. */
+  readonly nodeName: string;
+  readonly responseKey: string;
+  readonly issues: readonly string[];
+}> {
+  constructor(fields: { workflowId: string; nodeName: string; responseKey: string; issues: readonly string[] }) {
+    super({
+      message:
+        `The answer to '${fields.nodeName}' ('${fields.responseKey}') of workflow '${fields.workflowId}' does not match its schema: ${fields.issues.join("; ")}. Nothing was saved; the workflow still waits.\n` +
+        `  How to fix: send an answer the interrupt's schema accepts.`,
+      ...fields,
+    });
+  }
+}
+
+/**
+ * True for an {@link InvalidAnswerError}.
+ *
+ * @example
+ * ```ts
+ * if (isInvalidAnswerError(e)) console.log(e.issues);
+ * ```
+ */
+export const isInvalidAnswerError = (e: unknown): e is InvalidAnswerError => InvalidAnswerError.is(e);
+
+/** One list a `mapOver` was given: the mapped input's name, and its length (`undefined` when it is not an array). */
+export interface MappedList {
+  readonly name: string;
+  readonly length: number | undefined;
+}
+
+/**
+ * The values a mapped GraphNode (or `runner.map`) maps over don't make a list of items: a mapped value is not an
+ * array, zipped lists differ in length, or a product would be too large. A run-time value, so the node fails with a
+ * NodeExecutionError whose `cause` is this error; `lists` names each mapped input with its length.
+ *
+ * @example
+ * ```ts
+ * await runner.run(graph, { values }).catch((e) => isNodeExecutionError(e) && isMapInputError(e.cause) && console.log(e.cause.lists));
+ * ```
+ */
+export class MapInputError extends TaggedError("MapInputError")<{
+  /** The mapped node (or `runner.map`). */
+  readonly nodeName: string;
+  readonly reason: "notAnArray" | "unequalLengths" | "tooManyItems";
+  readonly lists: readonly MappedList[];
+}> {
+  constructor(message: string, nodeName: string, reason: MapInputError["reason"], lists: readonly MappedList[]) {
+    super({ message, nodeName, reason, lists });
+  }
+}
+
+/**
+ * True for a {@link MapInputError}.
+ *
+ * @example
+ * ```ts
+ * if (isMapInputError(e)) console.log(e.lists);
+ * ```
+ */
+export const isMapInputError = (e: unknown): e is MapInputError => MapInputError.is(e);

@@ -10,24 +10,30 @@ export {
   RenameError,
   RoutingError,
 } from "@graph/core";
-export { AttemptsExhaustedError, isAttemptsExhaustedError } from "./attemptErrors.js";
 export type { BulkOptions, BulkProgress, BulkReport, WorkflowFilter } from "./bulk.js";
 export { type Clock, systemClock, type TestClock, testClock } from "./Clock.js";
 export { MemoryCache, type NodeCache } from "./cache.js";
 export {
+  AttemptsExhaustedError,
   IncompatibleRunnerError,
   InfiniteLoopError,
+  InvalidAnswerError,
   InvalidOptionError,
+  isAttemptsExhaustedError,
   isIncompatibleRunnerError,
   isInfiniteLoopError,
+  isInvalidAnswerError,
   isInvalidOptionError,
   isLeaseLostError,
+  isMapInputError,
   isMissingInputError,
   isNodeExecutionError,
   isUnexpectedAnswerError,
   isUnknownValueError,
   isVersionMismatchError,
   LeaseLostError,
+  MapInputError,
+  type MappedList,
   MissingInputError,
   NodeExecutionError,
   UnexpectedAnswerError,
@@ -44,8 +50,6 @@ export {
   type RunHandle,
   type RunHandleParts,
 } from "./GraphRunner.js";
-export { InvalidAnswerError, isInvalidAnswerError } from "./InvalidAnswerError.js";
-export { isMapInputError, MapInputError, type MappedList } from "./mapInputError.js";
 export type {
   FramesDispatch,
   FramesDispatchRequest,

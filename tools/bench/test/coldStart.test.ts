@@ -12,9 +12,11 @@ import { describe, expect, it } from "vitest";
  * Measured at 292 (Effect 3.22 submodules 155, our own packages 134, graphology 2, croner 1; zod is not imported,
  * 356 before it went lazy). Wave 3's time, schedules, node limits, bulk operations, node cache and frames added 29
  * of our own modules to the import path (263 before them). A change that pulls in a barrel (the whole `effect`
- * index alone is ~600 modules), zod, or a new dependency on the import path goes over.
+ * index alone is ~600 modules), zod, or a new dependency on the import path goes over. Wave 4 added 16 of our own
+ * (308): durable retry attempts, answers that name their pause, due times pushed to idle runners, list filters, the
+ * retention sweeper, private state of nested graphs, and their errors (kept in the one errors module).
  */
-const MODULE_BUDGET = 300;
+const MODULE_BUDGET = 310;
 
 const bench = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const root = path.resolve(bench, "../..");

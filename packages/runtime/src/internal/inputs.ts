@@ -1,7 +1,7 @@
 import type { WorkflowRecord } from "@graph/checkpoint";
 import type { Graph } from "@graph/core";
 import type { MissingInputError, UnexpectedAnswerError, UnknownValueError } from "../errors.js";
-import { InvalidAnswerError } from "../InvalidAnswerError.js";
+import { InvalidAnswerError } from "../errors.js";
 import type { EngineHost } from "./host.js";
 import {
   graphLabel,

@@ -1,4 +1,4 @@
-import { MapInputError, type MappedList } from "../mapInputError.js";
+import { MapInputError, type MappedList } from "../errors.js";
 
 /** The most items a `product` map may expand to (ten million item records already take gigabytes). */
 const MAX_PRODUCT_ITEMS = 10_000_000;

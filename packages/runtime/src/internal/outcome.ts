@@ -5,13 +5,13 @@ import {
   InfiniteLoopError,
   type InvalidOptionError,
   type LeaseLostError,
+  MapInputError,
   type MissingInputError,
   NodeExecutionError,
   type UnexpectedAnswerError,
   type UnknownValueError,
   type VersionMismatchError,
 } from "../errors.js";
-import { MapInputError } from "../mapInputError.js";
 import type { PauseInfo, RunResult } from "../RunResult.js";
 import type { NodePlan } from "./plan.js";
 
@@ -21,7 +21,7 @@ export type RunError =
   | MissingInputError
   | UnknownValueError
   | UnexpectedAnswerError
-  | import("../InvalidAnswerError.js").InvalidAnswerError
+  | import("../errors.js").InvalidAnswerError
   | InvalidOptionError
   | InfiniteLoopError
   | LeaseLostError

@@ -3,7 +3,7 @@ import * as Deferred from "effect/Deferred";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Schedule from "effect/Schedule";
-import { AttemptsExhaustedError } from "../../attemptErrors.js";
+import { AttemptsExhaustedError } from "../../errors.js";
 import { stableKey } from "../equal.js";
 import type { EngineHost } from "../host.js";
 import { NodeCtx } from "../nodeContext.js";
