@@ -8,7 +8,7 @@
  */
 import crypto from "node:crypto";
 import { CheckpointError } from "@graph/checkpoint";
-import { DueWatchers } from "@graph/checkpoint/adapter";
+import { DuePush } from "@graph/checkpoint/adapter";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 
@@ -67,16 +67,18 @@ const RECONNECT_MS = 1_000;
 export class DueListener {
   readonly #config: pg.ClientConfig | undefined;
   readonly #channel: string;
-  readonly #watchers = new DueWatchers();
+  readonly #push: DuePush;
   #client: pg.Client | undefined;
-  #connecting: Promise<void> | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
-  #closed = false;
 
   /** `config`: how to open the connection (undefined for a `{ db }` checkpointer: then no one can listen). */
   constructor(config: pg.ClientConfig | undefined, channel: string) {
     this.#config = config;
     this.#channel = channel;
+    this.#push = new DuePush("PostgresCheckpointer", "LISTEN for", {
+      open: () => this.#open(),
+      drop: () => this.#drop(),
+    });
   }
 
   async watch(onDue: (at: Date) => void): Promise<() => Promise<void>> {
@@ -86,44 +88,11 @@ export class DueListener {
           "PostgresCheckpointer.watchDue(): a checkpointer built on your own Kysely instance ({ db }) has no connection to LISTEN on; runners re-read nextDue instead. Pass { connectionString } or { pool } to get pushed due times.",
         operation: "watchDue",
       });
-    if (typeof onDue !== "function")
-      throw new CheckpointError({
-        message: "PostgresCheckpointer.watchDue(onDue): onDue must be a function (at: Date) => void.",
-        operation: "watchDue",
-      });
-    if (this.#closed)
-      throw new CheckpointError({
-        message: "PostgresCheckpointer.watchDue() was called after close(). Create a new checkpointer instead.",
-        operation: "watchDue",
-      });
-    const remove = this.#watchers.add(onDue);
-    try {
-      await this.#listen();
-    } catch (error) {
-      remove();
-      throw new CheckpointError({
-        message: `PostgresCheckpointer.watchDue(): could not LISTEN for due times (${error instanceof Error ? error.message : String(error)}). Runners re-read nextDue meanwhile.`,
-        operation: "watchDue",
-        cause: error,
-      });
-    }
-    return async () => {
-      remove();
-      if (this.#watchers.size === 0) await this.#drop();
-    };
+    return await this.#push.watch(onDue);
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#drop();
-  }
-
-  #listen(): Promise<void> {
-    if (this.#client !== undefined) return Promise.resolve();
-    this.#connecting ??= this.#open().finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
+  close(): Promise<void> {
+    return this.#push.close();
   }
 
   async #open(): Promise<void> {
@@ -136,11 +105,12 @@ export class DueListener {
     });
     client.on("notification", (message) => {
       if (message.channel === this.#channel && message.payload !== undefined)
-        this.#watchers.notify(Number(message.payload));
+        this.#push.watchers.notify(Number(message.payload));
     });
     const lost = () => {
       if (this.#client !== client) return;
       this.#client = undefined;
+      this.#push.lost();
       client.end().catch(() => undefined);
       this.#reconnect();
     };
@@ -155,7 +125,7 @@ export class DueListener {
       await client.end().catch(() => undefined);
       throw error;
     }
-    if (this.#closed || this.#watchers.size === 0) {
+    if (this.#push.closed || this.#push.watchers.size === 0) {
       await client.end().catch(() => undefined);
       return;
     }
@@ -163,10 +133,10 @@ export class DueListener {
   }
 
   #reconnect(): void {
-    if (this.#closed || this.#watchers.size === 0 || this.#retry !== undefined) return;
+    if (this.#push.closed || this.#push.watchers.size === 0 || this.#retry !== undefined) return;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
-      this.#listen().catch(() => this.#reconnect());
+      this.#push.open().catch(() => this.#reconnect());
     }, RECONNECT_MS);
     this.#retry.unref?.();
   }
@@ -174,7 +144,6 @@ export class DueListener {
   async #drop(): Promise<void> {
     if (this.#retry !== undefined) clearTimeout(this.#retry);
     this.#retry = undefined;
-    await this.#connecting?.catch(() => undefined);
     const client = this.#client;
     this.#client = undefined;
     if (client === undefined) return;

@@ -6,7 +6,7 @@
  * the publish sends none; runners' re-reads of `nextDue` cover both.
  */
 import { CheckpointError } from "@graph/checkpoint";
-import { DueWatchers } from "@graph/checkpoint/adapter";
+import { DuePush } from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
 
 /** The channel of one store (its key prefix). Channels are not keys: Redis Cluster broadcasts them to every node. */
@@ -18,51 +18,24 @@ export function dueChannel(prefix: string): string {
 export class DueSubscriber {
   readonly #client: Redis | Cluster;
   readonly #channel: string;
-  readonly #watchers = new DueWatchers();
+  readonly #push: DuePush;
   #subscriber: Redis | Cluster | undefined;
-  #opening: Promise<void> | undefined;
-  #closed = false;
 
   constructor(client: Redis | Cluster, channel: string) {
     this.#client = client;
     this.#channel = channel;
+    this.#push = new DuePush("RedisCheckpointer", "subscribe to", {
+      open: () => this.#open(),
+      drop: () => this.#drop(),
+    });
   }
 
   async watch(onDue: (at: Date) => void): Promise<() => Promise<void>> {
-    if (typeof onDue !== "function")
-      throw new CheckpointError({
-        message: "RedisCheckpointer.watchDue(onDue): onDue must be a function (at: Date) => void.",
-        operation: "watchDue",
-      });
-    if (this.#closed)
-      throw new CheckpointError({
-        message: "RedisCheckpointer.watchDue() was called after close(). Create a new checkpointer instead.",
-        operation: "watchDue",
-      });
-    const remove = this.#watchers.add(onDue);
-    try {
-      this.#opening ??= this.#open().catch((error: unknown) => {
-        this.#opening = undefined;
-        throw error;
-      });
-      await this.#opening;
-    } catch (error) {
-      remove();
-      throw new CheckpointError({
-        message: `RedisCheckpointer.watchDue(): could not subscribe to due times (${error instanceof Error ? error.message : String(error)}). Runners re-read nextDue meanwhile.`,
-        operation: "watchDue",
-        cause: error,
-      });
-    }
-    return async () => {
-      remove();
-      if (this.#watchers.size === 0) await this.#drop();
-    };
+    return await this.#push.watch(onDue);
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#drop();
+  close(): Promise<void> {
+    return this.#push.close();
   }
 
   async #open(): Promise<void> {
@@ -70,7 +43,7 @@ export class DueSubscriber {
     const subscriber = this.#client.duplicate() as Redis | Cluster;
     subscriber.on("error", () => undefined);
     subscriber.on("message", (channel: string, message: string) => {
-      if (channel === this.#channel) this.#watchers.notify(Number(message));
+      if (channel === this.#channel) this.#push.watchers.notify(Number(message));
     });
     try {
       await subscriber.subscribe(this.#channel);
@@ -82,9 +55,6 @@ export class DueSubscriber {
   }
 
   async #drop(): Promise<void> {
-    const opening = this.#opening;
-    this.#opening = undefined;
-    await opening?.catch(() => undefined);
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     if (subscriber === undefined) return;
