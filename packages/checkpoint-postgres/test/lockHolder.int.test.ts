@@ -41,7 +41,7 @@ describe("a PostgreSQL lock timeout names what held the lock", () => {
       expect(message).toContain("waited longer than timeouts.lockTimeoutMs (500 ms) for a workflow row lock");
       expect(message).toContain(`Held by billing-report-job (pid ${holder.pid}), idle in transaction for `);
       expect(message).toMatch(/idle in transaction for \d+\.\d s in a transaction open \d+\.\d s/);
-      expect(message).toContain('last statement "SELECT id FROM');
+      expect(message).toContain(`, last statement: SELECT id FROM "${schema}".`); // cut at 60 characters
       expect(message).toContain("Nothing was written");
       expect(message).not.toContain("frozen or cut-off");
       // The failed claim wrote nothing: the row is unclaimed once the holder lets go.

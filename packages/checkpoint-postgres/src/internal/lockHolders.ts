@@ -34,7 +34,7 @@ function describeHolder(row: HolderRow): string {
   const query = (row.query ?? "").replace(/\s+/g, " ").trim();
   return (
     `${name} (pid ${row.pid}), ${state} for ${seconds(row.state_s)} in a transaction open ${seconds(row.xact_s)}` +
-    (query === "" ? "" : `, last statement ${JSON.stringify(query.length > 60 ? `${query.slice(0, 60)}…` : query)}`)
+    (query === "" ? "" : `, last statement: ${query.length > 60 ? `${query.slice(0, 60)}…` : query}`)
   );
 }
 
