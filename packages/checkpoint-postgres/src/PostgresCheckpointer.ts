@@ -14,6 +14,7 @@ import type { ServerAddress } from "./internal/connection.js";
 import { addressOf, describePostgresError, guardPool } from "./internal/connection.js";
 import { PostgresStoreDialect } from "./internal/dialect.js";
 import { DueListener, dueChannel, installDueTriggers } from "./internal/dueNotify.js";
+import { APPLICATION_NAME } from "./internal/lockHolders.js";
 
 /**
  * Options every way of connecting shares.
@@ -241,7 +242,7 @@ export class PostgresCheckpointer extends KyselyCheckpointer {
         lock_timeout: settings.lockTimeoutMs,
         statement_timeout: settings.statementTimeoutMs,
         idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
-        application_name: "graph-checkpoint",
+        application_name: `${APPLICATION_NAME} runner`,
       });
       db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPool(pool, true) }) });
     }

@@ -59,7 +59,7 @@ async function frozenHolder(idleInTransactionTimeoutMs: number, where: "transact
   // Frozen like a SIGSTOPped process: the transaction is open, the row locked, the holder silent.
   child.kill("SIGSTOP");
   const locks = await admin<{ n: string }>(
-    "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'graph-checkpoint' AND state = 'idle in transaction'",
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'graph-checkpointer runner' AND state = 'idle in transaction'",
   );
   if (where === "transaction") expect(Number(locks[0]?.n)).toBeGreaterThanOrEqual(1);
   // Locks held on this schema's tables (other tests may run transactions on the server meanwhile).
@@ -149,6 +149,9 @@ describe("a holder frozen inside an open transaction (PostgreSQL)", () => {
       expect(isCheckpointError(error)).toBe(true);
       expect((error as Error).message).toContain("timeouts.lockTimeoutMs (1000 ms)");
       expect((error as Error).message).toContain("Nothing was written");
+      // The holder is named: the frozen checkpointer's runner connection, idle inside its transaction.
+      expect((error as Error).message).toContain("Held by graph-checkpointer runner (pid ");
+      expect((error as Error).message).toContain("idle in transaction for ");
     } finally {
       holder.kill();
       await rescuer.close();

@@ -166,6 +166,17 @@ export interface SqlDialect {
   /** Turns a driver error into an actionable sentence (what is wrong, how to fix it), or `undefined`. */
   describeError?(error: unknown, context: ErrorContext): string | undefined;
   /**
+   * Optional: evidence looked up in the database after a call failed, appended to its message — e.g. which
+   * sessions held the lock a statement timed out on. Runs only on the error path, on a fresh connection; returns
+   * `undefined` when it has nothing to add. A failing or slow look-up is ignored.
+   */
+  explainError?(db: AnyKysely, error: unknown, tables: SqlTables): Promise<string | undefined>;
+  /**
+   * Optional: marks a write transaction with the role of the code running it (e.g. `"sweeper"`), so a lock holder
+   * seen from another session can be told apart — PostgreSQL sets `application_name` for the transaction.
+   */
+  labelTransaction?(trx: AnyKysely, role: string): Promise<void>;
+  /**
    * Recognises a connection that died (a pooled connection whose server backend went away). Reads, and writes whose
    * transaction had not begun, are then retried on another connection.
    */

@@ -4,7 +4,10 @@
 // 40% completed, 20% paused, 15% sleeping, 15% waiting for an event, 10% failed; 1% of them belong to graph "rare"
 // (the 1% bulk stop). Prints a Markdown table and the raw samples as JSON.
 // Run: cd tools/bench && node --conditions=@graph/source --import tsx src/scale.ts [--sizes 1000,10000,100000]
-//      [--only sqlite,postgres,redis] [--out file.json]
+//      [--only sqlite,postgres,redis] [--out file.json] [--fill clone|api] [--stop-reps 3]
+// `--fill clone` (the default) writes the first 100 workflows through the store API and clones them in bulk
+// (`scale/cloneFill.ts`); `--fill api` writes every workflow through the store API (about an hour per 1M per SQL
+// backend). At 1M and above `stopMany` is timed once (each repetition stops and resets 10k workflows).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,7 +17,16 @@ import { PostgresCheckpointer } from "@graph/checkpoint-postgres";
 import { RedisCheckpointer } from "@graph/checkpoint-redis";
 import { SqliteCheckpointer } from "@graph/checkpoint-sqlite";
 import { Runner } from "@graph/runtime";
-import { pgPool } from "./lib/drivers.js";
+import { openSqlite, pgPool } from "./lib/drivers.js";
+import {
+  type Cloner,
+  type CloneShape,
+  postgresCloner,
+  redisCloner,
+  sqliteCloner,
+  TEMPLATES,
+  verifyClones,
+} from "./scale/cloneFill.js";
 
 type Store = Checkpointer & { storageBytes(): Promise<number>; close(): Promise<void> };
 interface Backend {
@@ -23,6 +35,8 @@ interface Backend {
   open(ttlMs?: number): Store;
   /** Writes in flight while filling (SQLite has one writer). */
   readonly concurrency: number;
+  /** Clones the templates into workflows `[from, to)` (see `scale/cloneFill.ts`); `close` when done. */
+  cloner(): Promise<{ readonly clone: Cloner; close(): Promise<void> }>;
 }
 
 const args = process.argv.slice(2);
@@ -33,6 +47,9 @@ const flag = (name: string): string | undefined => {
 const sizes = (flag("sizes") ?? "1000,10000,100000").split(",").map(Number);
 const only = flag("only")?.split(",");
 const out = flag("out");
+const fillMode = flag("fill") ?? "clone";
+if (fillMode !== "clone" && fillMode !== "api") throw new Error(`--fill must be clone or api, got ${fillMode}`);
+const stopReps = Number(flag("stop-reps") ?? 3);
 
 const DAY = 86_400_000;
 const dir = mkdtempSync(path.join(tmpdir(), "graph-scale-"));
@@ -40,6 +57,10 @@ const pgUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432
 const redisUrl = process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379";
 const schema = `bench_scale_${process.pid}`;
 const prefix = `graph-bench:scale:${process.pid}:`;
+
+const idOf = (i: number) => `wf-${String(i).padStart(8, "0")}`;
+// Clones are created before the templates (written now), one per millisecond.
+const shape: CloneShape = { idOf, base: Date.now() - Math.max(...sizes) - 60_000 };
 
 const allBackends: Backend[] = [
   {
@@ -50,6 +71,11 @@ const allBackends: Backend[] = [
         path: path.join(dir, "scale.db"),
         ...(ttlMs === undefined ? {} : { policy: { ttlMs } }),
       }),
+    cloner: async () => {
+      const db = openSqlite(path.join(dir, "scale.db"));
+      db.pragma("busy_timeout = 10000");
+      return { clone: sqliteCloner(db, shape), close: async () => db.close() };
+    },
   },
   {
     name: "postgres",
@@ -60,12 +86,20 @@ const allBackends: Backend[] = [
         schema,
         ...(ttlMs === undefined ? {} : { policy: { ttlMs } }),
       }),
+    cloner: async () => {
+      const pool = pgPool(pgUrl);
+      return { clone: await postgresCloner(pool, schema, shape), close: () => pool.end() };
+    },
   },
   {
     name: "redis",
     concurrency: 32,
     open: (ttlMs) =>
       new RedisCheckpointer({ url: redisUrl, prefix, ...(ttlMs === undefined ? {} : { policy: { ttlMs } }) }),
+    cloner: async () => {
+      const clone = await redisCloner(redisUrl, prefix, shape);
+      return { clone, close: () => clone.quit() };
+    },
   },
 ];
 const backends = allBackends.filter((backend) => only === undefined || only.includes(backend.name));
@@ -81,7 +115,6 @@ function ending(i: number): WorkflowUpdate {
 }
 
 const RARE_EVERY = 100;
-const idOf = (i: number) => `wf-${String(i).padStart(8, "0")}`;
 const graphOf = (i: number) => (i % RARE_EVERY === 7 ? "rare" : "app");
 
 async function writeOne(store: Store, i: number): Promise<void> {
@@ -146,7 +179,7 @@ interface Row {
   bytesPerWorkflow: number;
 }
 
-async function measure(backend: Backend, store: Store, retained: Store, size: number): Promise<Row> {
+async function measure(backend: Backend, store: Store, retained: Store, size: number, last: boolean): Promise<Row> {
   const middle = await store.getWorkflow(idOf(Math.floor(size / 2)));
   if (middle === undefined) throw new Error("the middle workflow is missing");
   const cursor = encodeWorkflowCursor({ createdAt: middle.createdAt, id: middle.id });
@@ -171,13 +204,15 @@ async function measure(backend: Backend, store: Store, retained: Store, size: nu
   // Not closed: closing a runner closes its checkpointer, which the next size still uses.
   const runner = new Runner({ checkpointer: store });
   const rare = Math.floor((size - 8) / RARE_EVERY) + 1;
-  const stopMany = await timeIt(3, async () => {
+  const reps = size >= 1_000_000 ? 1 : stopReps;
+  const stopMany = await timeIt(reps, async (rep) => {
     const report = await runner.stopMany({ graph: "rare" });
     if (report.done !== rare)
       throw new Error(
         `stopMany stopped ${report.done} of ${rare}: ${JSON.stringify(report.skipped.slice(0, 2))} ${String(report.failed[0]?.error)}`,
       );
-    // Back to paused for the next repetition and size (not timed).
+    // Back to paused for the next repetition and size (not timed; not needed after the last).
+    if (last && rep === reps - 1) return;
     for (const id of report.ids) {
       const lease = await store.claimWorkflow(id, { owner: "reset", ttlMs: 60_000 });
       await store.updateWorkflow(id, { ...ending(8), stopRequested: null }, { epoch: lease.epoch });
@@ -196,15 +231,23 @@ try {
     const retained = backend.open(30 * DAY);
     await retained.setup?.();
     let stored = 0;
+    let cloner: Awaited<ReturnType<Backend["cloner"]>> | undefined;
     try {
-      for (const size of sizes) {
+      for (const [n, size] of sizes.entries()) {
         const started = Date.now();
-        await fill(store, stored, size, backend.concurrency);
+        if (fillMode === "api") await fill(store, stored, size, backend.concurrency);
+        else {
+          if (stored < TEMPLATES) await fill(store, stored, Math.min(size, TEMPLATES), backend.concurrency);
+          cloner ??= await backend.cloner();
+          await cloner.clone(Math.max(stored, TEMPLATES), size);
+          await verifyClones(store, shape, size);
+        }
         stored = size;
-        console.error(`${backend.name}: filled to ${size} in ${Date.now() - started} ms`);
-        rows.push(await measure(backend, store, retained, size));
+        console.error(`${backend.name}: filled to ${size} (${fillMode}) in ${Date.now() - started} ms`);
+        rows.push(await measure(backend, store, retained, size, n === sizes.length - 1));
       }
     } finally {
+      await cloner?.close();
       await retained.close();
       if (backend.name === "redis") await (store as unknown as RedisCheckpointer).clear();
       await store.close();

@@ -123,9 +123,9 @@ export function describePostgresError(
   if (code === "55P03") {
     return (
       `waited longer than ${setting(timeouts?.lockTimeoutMs, "lockTimeoutMs")} for a workflow row lock at ` +
-      `PostgreSQL ${at}: another process holds it inside a transaction (a frozen or cut-off holder; the server ends ` +
-      `such a transaction after ${setting(timeouts?.idleInTransactionTimeoutMs, "idleInTransactionTimeoutMs")}). ` +
-      "Nothing was written; retry the call. Raise timeouts.lockTimeoutMs if your transactions are legitimately slow."
+      `PostgreSQL ${at}: another session holds it inside a transaction (the server ends a transaction left idle ` +
+      `after ${setting(timeouts?.idleInTransactionTimeoutMs, "idleInTransactionTimeoutMs")}). Nothing was written; ` +
+      "retry the call. Raise timeouts.lockTimeoutMs if your transactions are legitimately slow."
     );
   }
   if (code === "25P03") {

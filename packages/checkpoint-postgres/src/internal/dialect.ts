@@ -11,6 +11,7 @@
 import type { AnyKysely, ErrorContext, SqlDialect, SqlResult, SqlTables } from "@graph/checkpoint/kysely";
 import { type CompiledQuery, sql } from "kysely";
 import { isConnectionLost } from "./connection.js";
+import { APPLICATION_NAME, lockHolders } from "./lockHolders.js";
 
 /** Options of the PostgreSQL dialect. */
 export interface PostgresDialectOptions {
@@ -80,6 +81,17 @@ export class PostgresStoreDialect implements SqlDialect {
 
   describeError(error: unknown, context: ErrorContext): string | undefined {
     return this.#describeError?.(error, context);
+  }
+
+  /** After a lock timeout (55P03): which sessions held locks on the store's tables (see `lockHolders`). */
+  async explainError(db: AnyKysely, error: unknown, tables: SqlTables): Promise<string | undefined> {
+    const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+    return code === "55P03" ? lockHolders(db, tables) : undefined;
+  }
+
+  /** Names the transaction's role in `application_name` (reset at commit), so other sessions see who holds locks. */
+  async labelTransaction(trx: AnyKysely, role: string): Promise<void> {
+    await sql`SELECT set_config('application_name', ${`${APPLICATION_NAME} ${role}`}, true)`.execute(trx);
   }
 
   isConnectionLost(error: unknown): boolean {

@@ -11,6 +11,7 @@ import { CheckpointError } from "@graph/checkpoint";
 import { DuePush } from "@graph/checkpoint/adapter";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
+import { APPLICATION_NAME } from "./lockHolders.js";
 
 /** The channel of one store (schema and table prefix): an identifier of at most 63 bytes. */
 export function dueChannel(schema: string, prefix: string): string {
@@ -101,7 +102,7 @@ export class DueListener {
       // pg waits forever for a connection by default: an unreachable server must not hold a watcher (or close()).
       connectionTimeoutMillis: this.#config?.connectionTimeoutMillis || 10_000,
       keepAlive: true,
-      application_name: "graph-checkpoint-due",
+      application_name: `${APPLICATION_NAME} due-listener`,
     });
     client.on("notification", (message) => {
       if (message.channel === this.#channel && message.payload !== undefined)

@@ -144,8 +144,11 @@ export function describeSqliteError(error: unknown, file: string, busyTimeoutMs:
   const detail = error instanceof Error ? ` (${code}: ${error.message})` : ` (${code})`;
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
     return (
-      `${where} stayed locked by another connection for longer than busyTimeoutMs (${busyTimeoutMs} ms)${detail}. ` +
-      "Another process is holding a long write transaction; raise busyTimeoutMs or find the process holding the lock."
+      `${where} stayed locked by another connection for longer than busyTimeoutMs (${busyTimeoutMs} ms)${detail}: ` +
+      "another process (or another connection in this one — a second checkpointer, a sqlite3 shell, a backup) held " +
+      "a write transaction open that long. Nothing was written; retry the call. Raise busyTimeoutMs " +
+      "(new SqliteCheckpointer({ path, busyTimeoutMs })) if such long writers are expected, or find the process " +
+      "holding the file open (e.g. fuser or lsof on the file)."
     );
   }
   if (code.startsWith("SQLITE_CANTOPEN") || code === "EACCES" || code === "EPERM" || code === "ENOTDIR") {

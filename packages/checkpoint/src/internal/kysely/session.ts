@@ -20,6 +20,9 @@ import type { HotStatements } from "./statements.js";
 /** How often a call is retried after meeting a dead pooled connection (one per connection a pool may hold). */
 const LOST_CONNECTION_RETRIES = 10;
 
+/** How long the error-path evidence look-up may take before the error is reported without it. */
+const EXPLAIN_TIMEOUT_MS = 2_000;
+
 /** One store's connection to its database. */
 export class StoreSession {
   readonly dialect: TableLayout;
@@ -62,7 +65,7 @@ export class StoreSession {
         if (needsSetup && !this.#ready) await this.ensureSetup();
         return await body();
       } catch (error) {
-        throw this.classify(error, operation, workflowId);
+        throw this.classify(error, operation, workflowId, await this.#explain(error));
       }
     })();
     this.#inFlight.add(promise);
@@ -73,10 +76,38 @@ export class StoreSession {
     }
   }
 
-  classify(error: unknown, operation: string, workflowId: string | undefined): CheckpointError | WorkflowConflictError {
+  /**
+   * The dialect's evidence for a driver error (who held a lock, ...): looked up only here, on the error path,
+   * bounded by {@link EXPLAIN_TIMEOUT_MS}; a look-up that fails or hangs adds nothing.
+   */
+  async #explain(error: unknown): Promise<string | undefined> {
+    const explain = this.dialect.dialect.explainError;
+    if (explain === undefined || isCheckpointError(error) || isWorkflowConflictError(error)) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        explain.call(this.dialect.dialect, this.#db, error, this.dialect.tables),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), EXPLAIN_TIMEOUT_MS);
+        }),
+      ]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  classify(
+    error: unknown,
+    operation: string,
+    workflowId: string | undefined,
+    evidence?: string,
+  ): CheckpointError | WorkflowConflictError {
     if (isCheckpointError(error) || isWorkflowConflictError(error)) return error;
     const where = workflowId === undefined ? "" : ` for workflow '${workflowId}'`;
-    const hint = this.#describeError?.(error, { operation, ...(workflowId === undefined ? {} : { workflowId }) });
+    const described = this.#describeError?.(error, { operation, ...(workflowId === undefined ? {} : { workflowId }) });
+    const hint = described === undefined || evidence === undefined ? described : `${described} ${evidence}`;
     const detail = error instanceof Error ? error.message : String(error);
     return new CheckpointError({
       message:

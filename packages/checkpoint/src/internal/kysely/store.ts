@@ -118,7 +118,11 @@ export class KyselyStore {
     const deleted = await sweepExpiredIn(
       this.dialect,
       (body) => session.read(body),
-      (body) => session.write(body),
+      (body) =>
+        session.write(async (trx) => {
+          await this.dialect.dialect.labelTransaction?.(trx, "sweeper");
+          return body(trx);
+        }),
       ttlMs,
       limit,
     );
