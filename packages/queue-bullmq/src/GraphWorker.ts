@@ -12,7 +12,7 @@ import { connect, redisUrl } from "./internal/connection.js";
 import { isAnswered, StreamWriter } from "./internal/eventStream.js";
 import { raiseFloor } from "./internal/fairness.js";
 import { runFiring } from "./internal/firing.js";
-import { type FrameChunkJobData, type FramesDistributeOptions, runFrameChunk } from "./internal/frameChunks.js";
+import { type FrameChunkJobData, runFrameChunk } from "./internal/frameChunks.js";
 import { type QueueKeys, queueKeys } from "./internal/keys.js";
 import type { ChunkJobData, GatherJobData } from "./internal/mapJobs.js";
 import { gatherResults, runChunk } from "./internal/mapWorker.js";

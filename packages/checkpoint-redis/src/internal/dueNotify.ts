@@ -5,7 +5,6 @@
  * forget: a message published while a subscriber reconnects is lost, and a writer that dies between its write and
  * the publish sends none; runners' re-reads of `nextDue` cover both.
  */
-import { CheckpointError } from "@graph/checkpoint";
 import { DuePush } from "@graph/checkpoint/adapter";
 import type { Cluster, Redis } from "ioredis";
 
